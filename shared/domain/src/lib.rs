@@ -1,0 +1,26 @@
+//! paygate domain: the pure core of the gateway.
+//!
+//! Typed ids, money in minor units, the payment state machine of the spec (decided in pure
+//! code), transaction and event records, and the ports (traits) that adapters implement.
+//! No AWS, no network, no clock reads: everything with a side effect comes in through a port.
+
+pub mod account;
+pub mod bank;
+pub mod error;
+pub mod event;
+pub mod ids;
+pub mod money;
+pub mod payment;
+pub mod ports;
+pub mod time;
+pub mod transaction;
+
+pub use account::{ApiKeyRecord, BinInfo, Mode, Operation, OperationSet, PosAccount};
+pub use bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult};
+pub use error::{DomainError, StoreError};
+pub use event::{EventRecord, EventType};
+pub use ids::{AccountId, EventId, IdError, MerchantId, PaymentId, TransactionId};
+pub use money::{Currency, MAX_AMOUNT};
+pub use payment::{Payment, PaymentStatus, PendingOperation, PendingState, Planned};
+pub use time::Timestamp;
+pub use transaction::{Transaction, TransactionStatus, TransactionType};

@@ -1,0 +1,101 @@
+//! Per-order state kept by the simulator, and the port that stores it.
+
+use std::{collections::HashMap, sync::Mutex};
+
+use async_trait::async_trait;
+use paygate_domain::{AccountId, Currency, StoreError, Timestamp};
+use serde::{Deserialize, Serialize};
+
+/// The state of an order at the simulated bank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SimOrderState {
+    /// A pre-authorization is open.
+    Preauth,
+    /// A sale (or a closed pre-authorization) exists.
+    Sale,
+    Cancelled,
+    Declined,
+}
+
+/// One operation the bank performed on the order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimTxn {
+    /// `capture`, `cancel` or `refund`.
+    pub kind: String,
+    pub amount: i64,
+    /// The gateway's transaction id the operation was sent with.
+    pub reference: String,
+    pub rrn: String,
+    pub at: Timestamp,
+}
+
+/// An order at the simulated bank.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimOrder {
+    pub account_id: AccountId,
+    pub order_id: String,
+    pub currency: Currency,
+    /// Held amount (pre-auth) or sold amount (sale).
+    pub amount: i64,
+    pub state: SimOrderState,
+    pub refunded: i64,
+    pub auth_code: String,
+    pub rrn: String,
+    /// The bank's business day (`YYYY-MM-DD`, Istanbul) the order belongs to.
+    pub business_day: String,
+    /// The end-of-day cut has passed for this order regardless of the date.
+    pub settled: bool,
+    pub history: Vec<SimTxn>,
+    /// Optimistic-concurrency version of the stored order (0 = not stored yet).
+    pub version: u64,
+}
+
+/// Storage for simulator orders. `store` writes conditionally: the stored version must equal
+/// `order.version - 1` (or the order must be absent when `order.version == 1`), otherwise
+/// `StoreError::Conflict { current: None }`.
+#[async_trait]
+pub trait SimLedger: Send + Sync {
+    async fn load(&self, account: &AccountId, order_id: &str)
+        -> Result<Option<SimOrder>, StoreError>;
+    async fn store(&self, order: &SimOrder) -> Result<(), StoreError>;
+}
+
+/// In-memory ledger for unit tests.
+#[derive(Default)]
+pub struct MemoryLedger {
+    orders: Mutex<HashMap<(String, String), SimOrder>>,
+}
+
+#[async_trait]
+impl SimLedger for MemoryLedger {
+    async fn load(
+        &self,
+        account: &AccountId,
+        order_id: &str,
+    ) -> Result<Option<SimOrder>, StoreError> {
+        let map = self
+            .orders
+            .lock()
+            .map_err(|_| StoreError::Unavailable("poisoned".into()))?;
+        Ok(map
+            .get(&(account.to_string(), order_id.to_owned()))
+            .cloned())
+    }
+
+    async fn store(&self, order: &SimOrder) -> Result<(), StoreError> {
+        let mut map = self
+            .orders
+            .lock()
+            .map_err(|_| StoreError::Unavailable("poisoned".into()))?;
+        let key = (order.account_id.to_string(), order.order_id.clone());
+        let stored = map.get(&key).map(|o| o.version).unwrap_or(0);
+        if stored + 1 != order.version {
+            return Err(StoreError::Conflict { current: None });
+        }
+        map.insert(key, order.clone());
+        Ok(())
+    }
+}

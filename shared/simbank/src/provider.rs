@@ -1,0 +1,1 @@
+pub const PROVIDER_CODE: &str = "simulator"; pub struct SimBank; pub enum InitialBankState {}
