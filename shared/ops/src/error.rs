@@ -1,0 +1,51 @@
+//! Everything an operation can answer besides success. The HTTP edge maps each variant to
+//! one status and one stable code; nothing here carries internal error text to clients.
+
+use paygate_domain::{DomainError, Operation, Payment, StoreError, Transaction};
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    /// No such payment for this merchant and mode (or no such account).
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// A business rule refused it (state, amount, operation in flight or unknown).
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+    /// The payment's POS account does not support the operation; nothing was sent.
+    #[error("the POS account does not support {}", operation.as_str())]
+    Unsupported {
+        operation: Operation,
+        account_id: String,
+    },
+    /// The bank declined: payment unchanged, transaction recorded.
+    #[error("the bank declined the operation")]
+    Declined {
+        payment: Box<Payment>,
+        transaction: Box<Transaction>,
+        after_cutoff: bool,
+    },
+    /// Technical error at the bank, or no answer (transaction `unknown`).
+    #[error("the bank or provider failed")]
+    Provider {
+        payment: Box<Payment>,
+        transaction: Box<Transaction>,
+    },
+    /// The payment kept changing under us; the caller may retry.
+    #[error("concurrent modification")]
+    Contended,
+    /// No POS account of the merchant can serve this card.
+    #[error("no POS account for the card's issuing bank")]
+    NoAccountForCard,
+    /// Request content the domain cannot accept (field, reason).
+    #[error("invalid {field}: {reason}")]
+    Invalid { field: &'static str, reason: String },
+    /// A store or configuration failure; logged, answered as a generic 500.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+impl From<StoreError> for OpError {
+    fn from(e: StoreError) -> Self {
+        Self::Internal(e.to_string())
+    }
+}
