@@ -1,1 +1,14 @@
-fn main() {}
+//! Lambda entry point of the API key authorizer.
+
+use lambda_runtime::{service_fn, LambdaEvent};
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    lambda_runtime::tracing::init_default_subscriber();
+    let deps = fn_authorizer::Deps::from_env().await?;
+    let deps = &deps;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<_>| async move {
+        Ok::<_, std::convert::Infallible>(fn_authorizer::handle(deps, event.payload).await)
+    }))
+    .await
+}

@@ -1,1 +1,28 @@
+//! `POST /v1/payments/{id}/capture`: closes a pre-authorization, fully or partially.
+//!
+//! Reserve on the payment (conditional write), ask the bank, then commit payment,
+//! transaction and outbox event in one transaction. See `paygate_ops::run_operation`.
 
+use lambda_http::{Body, Request, Response};
+use paygate_domain::TransactionType;
+use paygate_ops::OperationDeps;
+
+/// Dependencies, built once per Lambda instance.
+pub struct Deps {
+    pub ops: OperationDeps,
+}
+
+impl Deps {
+    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
+        let tables = paygate_compose::OperationTables::from_env()?;
+        let client = paygate_dynamo::client_from_env().await;
+        let (clock, ids) = paygate_compose::system();
+        Ok(Self {
+            ops: paygate_compose::operation_deps(&client, &tables, clock, ids),
+        })
+    }
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
+    paygate_http::handlers::money_operation(&deps.ops, &req, TransactionType::Capture).await
+}

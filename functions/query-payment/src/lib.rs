@@ -1,1 +1,25 @@
+//! `POST /v1/payments/{id}/query`: asks the bank for the order's state, returns it with the
+//! recorded payment, settles an operation whose outcome was unknown, and finalizes a
+//! `pending` payment. See `paygate_ops::query_payment`.
 
+use lambda_http::{Body, Request, Response};
+use paygate_ops::OperationDeps;
+
+pub struct Deps {
+    pub ops: OperationDeps,
+}
+
+impl Deps {
+    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
+        let tables = paygate_compose::OperationTables::from_env()?;
+        let client = paygate_dynamo::client_from_env().await;
+        let (clock, ids) = paygate_compose::system();
+        Ok(Self {
+            ops: paygate_compose::operation_deps(&client, &tables, clock, ids),
+        })
+    }
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
+    paygate_http::handlers::query(&deps.ops, &req).await
+}

@@ -1,1 +1,169 @@
+//! `POST /v1/test_helpers/payments` (test keys only): creates a payment to operate on and
+//! registers its order at the bank simulator, so later operations and queries are real.
+//!
+//! Body: `{amount, currency, status: authorized|captured|pending, accountId?, bankState?,
+//! settled?}`. `bankState` (pending only) is what the bank holds: `approved`, `preauth`,
+//! `declined` or `none` (default). `settled: true` puts the order past the bank's
+//! end-of-day cut, so a cancel is declined. Live keys get 404: the route does not exist
+//! for them.
 
+use std::sync::Arc;
+
+use lambda_http::{http::StatusCode, Body, Request, Response};
+use paygate_domain::{
+    money::valid_amount,
+    payment::PaymentView,
+    ports::{AccountLookup, Clock, Expectation, IdGenerator, PaymentChange, PaymentWriter},
+    AccountId, Currency, Mode, Payment, PaymentId, PaymentStatus, PosAccount,
+};
+use paygate_http::{
+    body::{parse_object, Fields},
+    error::invalid_amount,
+    handlers::caller,
+    respond, ApiError,
+};
+use paygate_ops::OpError;
+use paygate_simbank::{InitialBankState, SimBank, PROVIDER_CODE};
+
+pub struct Deps {
+    pub payments: Arc<dyn PaymentWriter>,
+    pub accounts: Arc<dyn AccountLookup>,
+    pub sim: Arc<SimBank>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+impl Deps {
+    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
+        use paygate_dynamo::schema::{POS_ACCOUNTS, PAYMENTS, SIMBANK};
+        let client = paygate_dynamo::client_from_env().await;
+        let (clock, ids) = paygate_compose::system();
+        let (_, sim) = paygate_compose::providers(&client, &paygate_compose::table(&SIMBANK)?, clock.clone());
+        Ok(Self {
+            payments: Arc::new(paygate_dynamo::DynamoPayments::new(
+                client.clone(),
+                paygate_compose::table(&PAYMENTS)?,
+                "",
+            )),
+            accounts: Arc::new(paygate_dynamo::DynamoAccounts::new(
+                client,
+                paygate_compose::table(&POS_ACCOUNTS)?,
+            )),
+            sim,
+            clock,
+            ids,
+        })
+    }
+}
+
+struct CreateRequest {
+    amount: i64,
+    currency: Currency,
+    status: PaymentStatus,
+    account_id: Option<AccountId>,
+    bank_state: InitialBankState,
+    settled: bool,
+}
+
+fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
+    let body = parse_object(req)?;
+    let f = Fields::new(&body);
+    f.only(&["amount", "currency", "status", "accountId", "bankState", "settled"])?;
+    let amount = f.req_i64("amount")?;
+    if !valid_amount(amount) {
+        return Err(invalid_amount());
+    }
+    let currency = Currency::parse(f.req_str("currency")?)
+        .ok_or_else(|| ApiError::invalid("currency", "must be one of TRY, USD, EUR, GBP"))?;
+    let status = match f.req_str("status")? {
+        "authorized" => PaymentStatus::Authorized,
+        "captured" => PaymentStatus::Captured,
+        "pending" => PaymentStatus::Pending,
+        _ => return Err(ApiError::invalid("status", "must be authorized, captured or pending")),
+    };
+    let bank_state = match (status, f.opt_str("bankState")?) {
+        (PaymentStatus::Authorized, None) => InitialBankState::Preauth,
+        (PaymentStatus::Captured, None) => InitialBankState::Approved,
+        (_, None) => InitialBankState::None,
+        (PaymentStatus::Pending, Some(s)) => InitialBankState::parse(s).ok_or_else(|| {
+            ApiError::invalid("bankState", "must be approved, preauth, declined or none")
+        })?,
+        (_, Some(_)) => return Err(ApiError::invalid("bankState", "is only for pending payments")),
+    };
+    let account_id = f
+        .opt_str("accountId")?
+        .map(|s| AccountId::parse(s).map_err(|_| ApiError::invalid("accountId", "must be an acc_… id")))
+        .transpose()?;
+    let settled = match body.get("settled") {
+        None | Some(serde_json::Value::Null) => false,
+        Some(v) => v.as_bool().ok_or_else(|| ApiError::invalid("settled", "must be a boolean"))?,
+    };
+    Ok(CreateRequest { amount, currency, status, account_id, bank_state, settled })
+}
+
+async fn account(deps: &Deps, who: &paygate_ops::Principal, id: Option<AccountId>) -> Result<PosAccount, ApiError> {
+    let found = match id {
+        Some(id) => deps.accounts.get_account(&who.merchant_id, &id).await.map_err(OpError::from)?,
+        None => deps
+            .accounts
+            .list_accounts(&who.merchant_id)
+            .await
+            .map_err(OpError::from)?
+            .into_iter()
+            .find(|a| a.provider_code == PROVIDER_CODE),
+    };
+    let account = found.ok_or_else(|| ApiError::not_found("account"))?;
+    if account.provider_code != PROVIDER_CODE {
+        return Err(ApiError::invalid("accountId", "must be a simulator account for test payments"));
+    }
+    Ok(account)
+}
+
+async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
+    let who = caller(req)?;
+    if who.mode != Mode::Test {
+        return Err(ApiError::not_found("route"));
+    }
+    let r = parse(req)?;
+    let account = account(deps, &who, r.account_id.clone()).await?;
+    let now = deps.clock.now();
+    let id = PaymentId::generate(deps.ids.as_ref());
+    let opaque = id.as_str().trim_start_matches(PaymentId::PREFIX);
+    let order_id = format!("PG{}", opaque.chars().take(20).collect::<String>().to_uppercase());
+    deps.sim
+        .register_order(&account, &order_id, r.amount, r.currency, r.bank_state, r.settled)
+        .await
+        .map_err(OpError::from)?;
+    let payment = Payment {
+        id,
+        merchant_id: who.merchant_id,
+        mode: Mode::Test,
+        account_id: account.id,
+        order_id,
+        currency: r.currency,
+        amount: r.amount,
+        captured_amount: if r.status == PaymentStatus::Captured { r.amount } else { 0 },
+        refunded_amount: 0,
+        status: r.status,
+        pending: None,
+        auth_code: String::new(),
+        rrn: String::new(),
+        version: 1,
+        created_at: now,
+        updated_at: now,
+    };
+    deps.payments
+        .save(PaymentChange {
+            payment: payment.clone(),
+            expect: Expectation::Absent,
+            transaction: None,
+            event: None,
+        })
+        .await
+        .map_err(OpError::from)?;
+    Ok(payment.view())
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
+    respond(StatusCode::CREATED, create(deps, &req).await)
+}

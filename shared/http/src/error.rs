@@ -1,0 +1,193 @@
+//! The error envelope: `{"error": {"code", "message", "details"?}}`. Every error a client can
+//! see is built here, with a stable code; internal error text is logged, never returned.
+
+use lambda_http::{http::StatusCode, Body, Response};
+use paygate_domain::{DomainError, Payment, Transaction};
+use paygate_ops::{AuthError, OpError};
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+    pub details: Option<Value>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// 400 `invalid_request`, naming the offending field.
+    pub fn invalid(field: &str, reason: &str) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            format!("Invalid request: `{field}` {reason}."),
+        )
+        .with_details(json!({ "field": field }))
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found", format!("No such {what}."))
+    }
+
+    pub fn internal() -> Self {
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+            "An internal error occurred. The request may be retried; if it moved money, query the payment first.",
+        )
+    }
+
+    pub fn unauthorized(message: &str) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+    }
+
+    pub fn body(&self) -> Value {
+        let mut err = json!({ "code": self.code, "message": self.message });
+        if let (Some(d), Some(obj)) = (&self.details, err.as_object_mut()) {
+            obj.insert("details".into(), d.clone());
+        }
+        json!({ "error": err })
+    }
+
+    pub fn into_response(self) -> Response<Body> {
+        crate::respond::json(self.status, &self.body())
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(e: AuthError) -> Self {
+        match e {
+            AuthError::Missing => Self::unauthorized(
+                "No API key provided. Send `Authorization: Bearer sk_test_…` or `sk_live_…`.",
+            ),
+            AuthError::Invalid => Self::unauthorized("Invalid API key."),
+            AuthError::Unavailable => Self::internal(),
+        }
+    }
+}
+
+fn provider_details(payment: &Payment, transaction: &Transaction) -> Value {
+    json!({ "payment": payment.view(), "transaction": transaction })
+}
+
+impl From<DomainError> for ApiError {
+    fn from(e: DomainError) -> Self {
+        use StatusCode as S;
+        match e {
+            DomainError::InvalidState { status, operation } => Self::new(
+                S::CONFLICT,
+                "invalid_state",
+                format!("Cannot {operation} a payment whose status is {status}."),
+            )
+            .with_details(json!({ "status": status, "operation": operation })),
+            DomainError::OperationInProgress { transaction_id } => Self::new(
+                S::CONFLICT,
+                "operation_in_progress",
+                "Another operation on this payment is at the bank right now. Retry shortly.",
+            )
+            .with_details(json!({ "transactionId": transaction_id })),
+            DomainError::OperationOutcomeUnknown { transaction_id } => Self::new(
+                S::CONFLICT,
+                "operation_outcome_unknown",
+                "A previous operation on this payment got no answer from the bank. Call POST /v1/payments/{id}/query to settle it before trying again.",
+            )
+            .with_details(json!({ "transactionId": transaction_id })),
+            DomainError::AmountExceedsAuthorized { max } => Self::new(
+                S::BAD_REQUEST,
+                "amount_exceeds_authorized",
+                format!("Amount exceeds the authorized amount ({max})."),
+            )
+            .with_details(json!({ "field": "amount", "maxAmount": max })),
+            DomainError::AmountExceedsRefundable { refundable } => Self::new(
+                S::BAD_REQUEST,
+                "amount_exceeds_refundable",
+                format!("Amount exceeds the refundable amount ({refundable})."),
+            )
+            .with_details(json!({ "field": "amount", "refundableAmount": refundable })),
+            DomainError::InvalidAmount => invalid_amount(),
+            DomainError::NothingPending => Self::internal(),
+        }
+    }
+}
+
+/// 400 `invalid_amount`.
+pub fn invalid_amount() -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "invalid_amount",
+        format!(
+            "Amount must be a positive integer in minor units, at most {}.",
+            paygate_domain::MAX_AMOUNT
+        ),
+    )
+    .with_details(json!({ "field": "amount" }))
+}
+
+impl From<OpError> for ApiError {
+    fn from(e: OpError) -> Self {
+        use StatusCode as S;
+        match e {
+            OpError::NotFound(what) => Self::not_found(what),
+            OpError::Domain(d) => d.into(),
+            OpError::Unsupported { operation, account_id } => Self::new(
+                S::BAD_REQUEST,
+                "operation_not_supported",
+                format!(
+                    "The POS account {account_id} does not support {}.",
+                    operation.as_str()
+                ),
+            )
+            .with_details(json!({ "operation": operation, "accountId": account_id })),
+            OpError::Declined { payment, transaction, after_cutoff } => {
+                let mut details = provider_details(&payment, &transaction);
+                let message = if after_cutoff {
+                    if let Some(o) = details.as_object_mut() {
+                        o.insert("suggestedOperation".into(), json!("refund"));
+                    }
+                    "The bank declined the cancel: its end-of-day cut has passed. Refund the payment instead.".to_owned()
+                } else {
+                    format!("The bank declined the operation (code {}).", transaction.bank_code)
+                };
+                Self::new(S::UNPROCESSABLE_ENTITY, "provider_declined", message).with_details(details)
+            }
+            OpError::Provider { payment, transaction } => {
+                let message = if payment.pending.is_some() {
+                    "The bank did not answer in time; the outcome is unknown. Query the payment to settle it."
+                } else {
+                    "The bank or provider reported a technical error; nothing was changed."
+                };
+                Self::new(S::UNPROCESSABLE_ENTITY, "provider_error", message)
+                    .with_details(provider_details(&payment, &transaction))
+            }
+            OpError::Contended => Self::new(
+                S::CONFLICT,
+                "concurrent_modification",
+                "The payment was changed by another request. Retry.",
+            ),
+            OpError::NoAccountForCard => Self::new(
+                S::BAD_REQUEST,
+                "no_account_for_card",
+                "No POS account of yours is at the card's issuing bank. Pass accountId.",
+            ),
+            OpError::Invalid { field, reason } => Self::invalid(field, &reason),
+            OpError::Internal(msg) => {
+                tracing::error!(error = %msg, "internal error");
+                Self::internal()
+            }
+        }
+    }
+}

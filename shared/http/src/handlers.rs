@@ -1,0 +1,202 @@
+//! The request → operation → response steps of the merchant API, shared by the functions.
+//! Each function's `handle` is one call into here with its own deps.
+
+use lambda_http::{http::StatusCode, Body, Request, RequestExt, Response};
+use paygate_domain::{
+    money::valid_amount, payment::PaymentView, AccountId, BankStatus, CardDetails, PaymentId,
+    Transaction, TransactionType,
+};
+use paygate_ops::{
+    operate::get_payment, points_inquiry, query_payment, run_operation, OperationDeps,
+    PointsDeps, PointsRequest, Principal,
+};
+use serde::Serialize;
+
+use crate::{
+    body::{parse_object, Fields},
+    context::principal,
+    error::{invalid_amount, ApiError},
+    respond::respond,
+};
+
+/// `payment` + `transaction`: the answer to capture, cancel and refund.
+#[derive(Debug, Serialize)]
+pub struct OperationBody {
+    pub payment: PaymentView,
+    pub transaction: Transaction,
+}
+
+/// The spec's `bank` object.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BankBody {
+    pub found: bool,
+    pub state: paygate_domain::BankState,
+    pub amount: i64,
+    pub code: String,
+    pub auth_code: String,
+    pub rrn: String,
+}
+
+impl From<&BankStatus> for BankBody {
+    fn from(b: &BankStatus) -> Self {
+        Self {
+            found: b.found,
+            state: b.state,
+            amount: b.amount,
+            code: b.code.clone(),
+            auth_code: b.auth_code.clone(),
+            rrn: b.rrn.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct QueryBody {
+    pub payment: PaymentView,
+    pub bank: BankBody,
+}
+
+/// A payment with its transactions: the answer to `GET /v1/payments/{id}`.
+#[derive(Debug, Serialize)]
+pub struct PaymentBody {
+    #[serde(flatten)]
+    pub payment: PaymentView,
+    pub transactions: Vec<Transaction>,
+}
+
+/// The caller, or 401.
+pub fn caller(req: &Request) -> Result<Principal, ApiError> {
+    principal(req).map_err(ApiError::from)
+}
+
+/// The `{id}` path parameter. An id that cannot exist is simply not found.
+pub fn path_payment_id(req: &Request) -> Result<PaymentId, ApiError> {
+    req.path_parameters_ref()
+        .and_then(|p| p.first("id"))
+        .and_then(|s| PaymentId::parse(s).ok())
+        .ok_or_else(|| ApiError::not_found("payment"))
+}
+
+/// An optional `amount` field: a positive integer of minor units.
+fn amount_field(f: &Fields<'_>) -> Result<Option<i64>, ApiError> {
+    match f.opt_i64("amount")? {
+        Some(a) if !valid_amount(a) => Err(invalid_amount()),
+        other => Ok(other),
+    }
+}
+
+async fn money_operation_inner(
+    ops: &OperationDeps,
+    req: &Request,
+    kind: TransactionType,
+) -> Result<OperationBody, ApiError> {
+    let who = caller(req)?;
+    let id = path_payment_id(req)?;
+    let body = parse_object(req)?;
+    let fields = Fields::new(&body);
+    let amount = match kind {
+        TransactionType::Cancel => {
+            fields.only(&[])?;
+            None
+        }
+        _ => {
+            fields.only(&["amount"])?;
+            amount_field(&fields)?
+        }
+    };
+    let r = run_operation(ops, &who, &id, kind, amount).await?;
+    Ok(OperationBody {
+        payment: r.payment.view(),
+        transaction: r.transaction,
+    })
+}
+
+/// `POST /v1/payments/{id}/capture|cancel|refund`.
+pub async fn money_operation(
+    ops: &OperationDeps,
+    req: &Request,
+    kind: TransactionType,
+) -> Response<Body> {
+    respond(StatusCode::OK, money_operation_inner(ops, req, kind).await)
+}
+
+async fn query_inner(ops: &OperationDeps, req: &Request) -> Result<QueryBody, ApiError> {
+    let who = caller(req)?;
+    let id = path_payment_id(req)?;
+    Fields::new(&parse_object(req)?).only(&[])?;
+    let r = query_payment(ops, &who, &id).await?;
+    Ok(QueryBody {
+        payment: r.payment.view(),
+        bank: BankBody::from(&r.bank),
+    })
+}
+
+/// `POST /v1/payments/{id}/query`.
+pub async fn query(ops: &OperationDeps, req: &Request) -> Response<Body> {
+    respond(StatusCode::OK, query_inner(ops, req).await)
+}
+
+async fn get_inner(
+    payments: &dyn paygate_domain::ports::PaymentReader,
+    req: &Request,
+) -> Result<PaymentBody, ApiError> {
+    let who = caller(req)?;
+    let id = path_payment_id(req)?;
+    let payment = get_payment(payments, &who, &id).await?;
+    let transactions = payments
+        .list_transactions(&payment.id)
+        .await
+        .map_err(paygate_ops::OpError::from)?;
+    Ok(PaymentBody {
+        payment: payment.view(),
+        transactions,
+    })
+}
+
+/// `GET /v1/payments/{id}`.
+pub async fn get(payments: &dyn paygate_domain::ports::PaymentReader, req: &Request) -> Response<Body> {
+    respond(StatusCode::OK, get_inner(payments, req).await)
+}
+
+fn parse_points(req: &Request) -> Result<PointsRequest, ApiError> {
+    let body = parse_object(req)?;
+    let f = Fields::new(&body);
+    f.only(&["card", "currency", "accountId"])?;
+    let card = f.req_object("card")?;
+    let c = Fields::nested(card, "card");
+    c.only(&["number", "expMonth", "expYear", "cvv", "holder"])?;
+    let card = CardDetails {
+        number: c.req_str("number")?.to_owned(),
+        exp_month: c.req_str("expMonth")?.to_owned(),
+        exp_year: c.req_str("expYear")?.to_owned(),
+        cvv: c.req_str("cvv")?.to_owned(),
+        holder: c.req_str("holder")?.to_owned(),
+    };
+    let currency = f.req_str("currency")?.to_owned();
+    let account_id = match f.opt_str("accountId")? {
+        None => None,
+        Some(s) => Some(
+            AccountId::parse(s).map_err(|_| ApiError::invalid("accountId", "must be an acc_… id"))?,
+        ),
+    };
+    Ok(PointsRequest {
+        card,
+        currency,
+        account_id,
+    })
+}
+
+async fn points_inner(
+    deps: &PointsDeps,
+    req: &Request,
+) -> Result<paygate_ops::PointsResponse, ApiError> {
+    let who = caller(req)?;
+    let request = parse_points(req)?;
+    Ok(points_inquiry(deps, &who, request).await?)
+}
+
+/// `POST /v1/payments/points/inquiry`.
+pub async fn points(deps: &PointsDeps, req: &Request) -> Response<Body> {
+    respond(StatusCode::OK, points_inner(deps, req).await)
+}
