@@ -1,0 +1,211 @@
+//! The routes of `template.yaml`, each handing a Lambda-shaped request to the same `handle`
+//! function the deployed Lambda runs, after the emulated authorizer has filled the context.
+
+use std::{collections::HashMap, sync::Arc};
+
+use axum::{
+    body::{to_bytes, Body as AxumBody},
+    extract::{Path, Request as AxumRequest, State},
+    http::StatusCode,
+    response::Response as AxumResponse,
+    routing::{get, post},
+    Router,
+};
+use lambda_http::{
+    aws_lambda_events::apigw::{ApiGatewayRequestAuthorizer, ApiGatewayV2httpRequestContext},
+    request::RequestContext,
+    Body as LambdaBody, RequestExt,
+};
+use paygate_domain::ports::{Clock, IdGenerator};
+use paygate_dynamo::{Client, TableNames};
+use paygate_http::ApiError;
+
+/// Every function's dependencies, built once like a warm Lambda's.
+pub struct App {
+    authorizer: fn_authorizer::Deps,
+    capture: fn_capture_payment::Deps,
+    cancel: fn_cancel_payment::Deps,
+    refund: fn_refund_payment::Deps,
+    query: fn_query_payment::Deps,
+    get: fn_get_payment::Deps,
+    points: fn_points_inquiry::Deps,
+    create: fn_test_create_payment::Deps,
+}
+
+impl App {
+    pub fn new(
+        client: &Client,
+        t: &TableNames,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> Self {
+        use paygate_compose as c;
+        let op_tables = c::OperationTables {
+            payments: t.payments.clone(),
+            events: t.events.clone(),
+            pos_accounts: t.pos_accounts.clone(),
+            simbank: t.simbank.clone(),
+        };
+        let ops = || c::operation_deps(client, &op_tables, clock.clone(), ids.clone());
+        let points_tables = c::PointsTables {
+            pos_accounts: t.pos_accounts.clone(),
+            bins: t.bins.clone(),
+            simbank: t.simbank.clone(),
+        };
+        let (_, sim) = c::providers(client, &t.simbank, clock.clone());
+        Self {
+            authorizer: fn_authorizer::Deps {
+                keys: Arc::new(c::api_keys(client, &t.api_keys)),
+            },
+            capture: fn_capture_payment::Deps { ops: ops() },
+            cancel: fn_cancel_payment::Deps { ops: ops() },
+            refund: fn_refund_payment::Deps { ops: ops() },
+            query: fn_query_payment::Deps { ops: ops() },
+            get: fn_get_payment::Deps {
+                payments: Arc::new(paygate_dynamo::DynamoPayments::new(
+                    client.clone(),
+                    &t.payments,
+                    &t.events,
+                )),
+            },
+            points: fn_points_inquiry::Deps {
+                points: c::points_deps(client, &points_tables, clock.clone()),
+            },
+            create: fn_test_create_payment::Deps {
+                payments: Arc::new(paygate_dynamo::DynamoPayments::new(
+                    client.clone(),
+                    &t.payments,
+                    &t.events,
+                )),
+                accounts: Arc::new(paygate_dynamo::DynamoAccounts::new(
+                    client.clone(),
+                    &t.pos_accounts,
+                )),
+                sim,
+                clock,
+                ids,
+            },
+        }
+    }
+}
+
+type Shared = Arc<App>;
+
+#[derive(Clone, Copy)]
+enum Route {
+    Capture,
+    Cancel,
+    Refund,
+    Query,
+    Get,
+    Points,
+    CreateTestPayment,
+}
+
+impl Route {
+    fn key(self) -> &'static str {
+        match self {
+            Self::Capture => "POST /v1/payments/{id}/capture",
+            Self::Cancel => "POST /v1/payments/{id}/cancel",
+            Self::Refund => "POST /v1/payments/{id}/refund",
+            Self::Query => "POST /v1/payments/{id}/query",
+            Self::Get => "GET /v1/payments/{id}",
+            Self::Points => "POST /v1/payments/points/inquiry",
+            Self::CreateTestPayment => "POST /v1/test_helpers/payments",
+        }
+    }
+}
+
+pub fn router(app: Shared) -> Router {
+    let with_id = |route: Route| {
+        move |State(app): State<Shared>, Path(id): Path<String>, req: AxumRequest| async move {
+            dispatch(app, route, Some(id), req).await
+        }
+    };
+    let without_id = |route: Route| {
+        move |State(app): State<Shared>, req: AxumRequest| async move {
+            dispatch(app, route, None, req).await
+        }
+    };
+    Router::new()
+        .route("/v1/payments/points/inquiry", post(without_id(Route::Points)))
+        .route("/v1/payments/{id}/capture", post(with_id(Route::Capture)))
+        .route("/v1/payments/{id}/cancel", post(with_id(Route::Cancel)))
+        .route("/v1/payments/{id}/refund", post(with_id(Route::Refund)))
+        .route("/v1/payments/{id}/query", post(with_id(Route::Query)))
+        .route("/v1/payments/{id}", get(with_id(Route::Get)))
+        .route("/v1/test_helpers/payments", post(without_id(Route::CreateTestPayment)))
+        .fallback(|| async { to_axum(ApiError::not_found("route").into_response()) })
+        .method_not_allowed_fallback(|| async {
+            to_axum(
+                ApiError::new(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "method_not_allowed",
+                    "This route does not accept that method.",
+                )
+                .into_response(),
+            )
+        })
+        .with_state(app)
+}
+
+/// Largest body the emulated API Gateway accepts before the function sees it.
+const GATEWAY_BODY_LIMIT: usize = 1024 * 1024;
+
+async fn dispatch(app: Shared, route: Route, id: Option<String>, req: AxumRequest) -> AxumResponse {
+    let (parts, body) = req.into_parts();
+    let Ok(bytes) = to_bytes(body, GATEWAY_BODY_LIMIT).await else {
+        return to_axum(
+            ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "request_too_large", "Request body too large.")
+                .into_response(),
+        );
+    };
+    // The authorizer runs first, exactly as API Gateway would invoke it.
+    let auth_header = parts
+        .headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok());
+    let fields = fn_authorizer::context_for(&app.authorizer, auth_header).await;
+    let mut authorizer = ApiGatewayRequestAuthorizer::default();
+    authorizer.fields = fields;
+    let mut ctx = ApiGatewayV2httpRequestContext::default();
+    ctx.authorizer = Some(authorizer);
+    ctx.route_key = Some(route.key().to_owned());
+
+    let body = if bytes.is_empty() {
+        LambdaBody::Empty
+    } else {
+        match String::from_utf8(bytes.to_vec()) {
+            Ok(s) => LambdaBody::Text(s),
+            Err(e) => LambdaBody::Binary(e.into_bytes()),
+        }
+    };
+    let mut lreq = lambda_http::http::Request::from_parts(parts, body);
+    if let Some(id) = id {
+        let mut params = HashMap::new();
+        params.insert("id".to_owned(), id);
+        lreq = lreq.with_path_parameters(params);
+    }
+    let lreq = lreq.with_request_context(RequestContext::ApiGatewayV2(ctx));
+
+    let resp = match route {
+        Route::Capture => fn_capture_payment::handle(&app.capture, lreq).await,
+        Route::Cancel => fn_cancel_payment::handle(&app.cancel, lreq).await,
+        Route::Refund => fn_refund_payment::handle(&app.refund, lreq).await,
+        Route::Query => fn_query_payment::handle(&app.query, lreq).await,
+        Route::Get => fn_get_payment::handle(&app.get, lreq).await,
+        Route::Points => fn_points_inquiry::handle(&app.points, lreq).await,
+        Route::CreateTestPayment => fn_test_create_payment::handle(&app.create, lreq).await,
+    };
+    to_axum(resp)
+}
+
+fn to_axum(resp: lambda_http::Response<LambdaBody>) -> AxumResponse {
+    let (parts, body) = resp.into_parts();
+    let bytes = match body {
+        LambdaBody::Text(s) => s.into_bytes(),
+        LambdaBody::Binary(b) => b,
+        _ => Vec::new(),
+    };
+    AxumResponse::from_parts(parts, AxumBody::from(bytes))
+}
