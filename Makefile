@@ -1,0 +1,98 @@
+# paygate - one-command entry points.
+#
+#   make dev           local stack: moto + tables + seed data + HTTP server (no cloud, no Docker)
+#   make test          everything CI runs: fmt check, clippy, cfn-lint, all tests
+#   make lint          fmt check + clippy + cfn-lint (no tests)
+#   make sam-validate  sam validate --lint (installs aws-sam-cli into .venv/sam, ~40 s once)
+#   make fmt           format the workspace
+#   make build-lambda  release arm64 Lambda bundles in target/lambda/<bin>/ (what template.yaml deploys)
+#   make deploy        build-lambda + sam deploy (needs AWS credentials; see below)
+#   make clean-local   remove local tooling and state (.venv/, .local/), not cargo's target/
+#
+# Python tools (moto, cfn-lint, cargo-lambda, aws-sam-cli) live in .venv/, pinned and
+# installed on demand by scripts/venv.sh; a fresh clone needs only python3, cargo and rustup.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+VENV := $(CURDIR)/.venv
+MOTO := PAYGATE_MOTO_SERVER=$(VENV)/bin/moto_server
+export SAM_CLI_TELEMETRY := 0
+
+# Lambda binaries = the CodeUri folders of template.yaml (single source of truth).
+LAMBDA_BINS := $(shell sed -n 's|^ *CodeUri: target/lambda/\([A-Za-z0-9_-]*\)/ *$$|\1|p' template.yaml)
+LAMBDA_TARGET := aarch64-unknown-linux-gnu
+STAGE ?= dev
+
+.PHONY: help venv toolchain dev test lint fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local
+
+help:
+	@sed -n 's/^#   make /  make /p' $(MAKEFILE_LIST)
+
+venv:
+	@bash scripts/venv.sh
+
+# rustfmt and clippy come with the toolchain on these machines; add them only when missing.
+toolchain:
+	@if ! cargo clippy --version >/dev/null 2>&1 || ! cargo fmt --version >/dev/null 2>&1; then \
+	  rustup component add clippy rustfmt; \
+	fi
+
+# The dev server (infra/devserver) starts moto itself, creates the tables, seeds them from
+# infra/local/seed.json and serves http://127.0.0.1:$${PAYGATE_PORT:-3000}.
+dev: venv
+	$(MOTO) cargo run -p paygate-devserver --bin paygate-dev
+
+fmt:
+	cargo fmt --all
+
+fmt-check: toolchain
+	cargo fmt --all -- --check
+
+clippy: toolchain
+	cargo clippy --workspace --all-targets -- -D warnings
+
+cfn-lint: venv
+	$(VENV)/bin/cfn-lint template.yaml
+
+lint: fmt-check clippy cfn-lint
+
+# Optional second opinion on the template (SAM's own transform + cfn-lint); not part of test.
+sam-validate:
+	@bash scripts/venv.sh sam
+	$(VENV)/sam/bin/sam validate --lint --template-file template.yaml
+
+# One process per test binary, so each binary shares one moto server across its tests
+# (nextest's process-per-test would start a moto for every test).
+test: venv lint
+	$(MOTO) cargo test --workspace --no-fail-fast
+
+# cargo-lambda (pip, brings zig) cross-compiles every function once; each template.yaml
+# function's CodeUri points at target/lambda/<bin>/. The arm64 Rust std comes from
+# `rustup target add aarch64-unknown-linux-gnu` (a rustup download, done once if missing).
+# .venv/bin goes first on PATH because cargo-lambda finds zig as `python3 -m ziglang`.
+build-lambda:
+	@bash scripts/venv.sh cargo-lambda
+	@if ! rustup target list --installed | grep -qx '$(LAMBDA_TARGET)'; then \
+	  rustup target add $(LAMBDA_TARGET); \
+	fi
+	PATH="$(VENV)/bin:$$PATH" cargo lambda build --release --arm64 $(addprefix --bin ,$(LAMBDA_BINS))
+	@for b in $(LAMBDA_BINS); do \
+	  test -f target/lambda/$$b/bootstrap || { echo "missing target/lambda/$$b/bootstrap" >&2; exit 1; }; \
+	done
+
+# Needs AWS credentials for the target account (AWS_PROFILE or the usual AWS_* variables)
+# and a region (AWS_DEFAULT_REGION or the profile's). samconfig.toml holds per-stage
+# settings (stack name, Stage parameter): `make deploy STAGE=prod`. Without a samconfig.toml,
+# sam asks its questions (--guided) and can write one.
+deploy: build-lambda
+	@bash scripts/venv.sh sam
+	@if [ -f samconfig.toml ]; then \
+	  set -x; $(VENV)/sam/bin/sam deploy --config-env $(STAGE); \
+	else \
+	  set -x; $(VENV)/sam/bin/sam deploy --guided --template-file template.yaml; \
+	fi
+
+clean-local:
+	rm -rf .venv .local

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Idempotent Python tool venvs for paygate (paths relative to the repo root):
+#
+#   scripts/venv.sh               .venv:     moto[server] + cfn-lint           (make dev, make test)
+#   scripts/venv.sh cargo-lambda  .venv:     ... + cargo-lambda (brings zig)   (make build-lambda)
+#   scripts/venv.sh sam           .venv/sam: aws-sam-cli, in a venv of its own (make deploy)
+#
+# aws-sam-cli gets its own venv because it pins older boto3/botocore than moto 5.2.5 was
+# measured with; installing both in one venv would silently downgrade moto's dependencies.
+#
+# Installs only what is missing or at another version. When everything is present it only
+# reads package metadata (one python start, ~0.05 s). Quiet unless it installs. Exports
+# nothing: callers use .venv/bin/moto_server, .venv/bin/cfn-lint, .venv/bin/cargo-lambda,
+# .venv/sam/bin/sam.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$root/.venv"
+
+# Pinned tool versions. moto 5.2.5 and cfn-lint 1.58.0 are the versions measured in
+# shared/reference/local-tooling.md; cargo-lambda 1.9.2 and aws-sam-cli 1.170.0 likewise.
+main_reqs=("moto[server]==5.2.5" "cfn-lint==1.58.0")
+sam_reqs=()
+for extra in "$@"; do
+  case "$extra" in
+    cargo-lambda) main_reqs+=("cargo-lambda==1.9.2") ;;
+    sam) sam_reqs+=("aws-sam-cli==1.170.0") ;;
+    *) echo "venv.sh: unknown extra '$extra' (known: cargo-lambda, sam)" >&2; exit 2 ;;
+  esac
+done
+
+# missing DIR REQ... : prints the requirements DIR's venv does not satisfy (package absent
+# or at another version). moto's [server] extra is checked through flask and flask-cors.
+missing() {
+  local dir="$1"
+  shift
+  if [ ! -x "$dir/bin/python" ]; then
+    printf '%s\n' "$@"
+    return
+  fi
+  "$dir/bin/python" - "$@" <<'PY'
+import sys
+from importlib.metadata import PackageNotFoundError, version
+
+def have(name, want=""):
+    try:
+        got = version(name)
+    except PackageNotFoundError:
+        return False
+    return not want or got == want
+
+for req in sys.argv[1:]:
+    name, _, want = req.partition("==")
+    extras = []
+    if "[" in name:
+        name, extras = name[: name.index("[")], ["flask", "flask-cors"]
+    if not have(name, want) or not all(have(e) for e in extras):
+        print(req)
+PY
+}
+
+# ensure DIR REQ... : creates the venv if needed and installs what `missing` reports.
+ensure() {
+  local dir="$1"
+  shift
+  local todo
+  todo="$(missing "$dir" "$@")"
+  [ -z "$todo" ] && return 0
+  if [ ! -x "$dir/bin/python" ]; then
+    echo "venv.sh: creating ${dir#"$root"/}" >&2
+    python3 -m venv "$dir"
+  fi
+  echo "venv.sh: installing into ${dir#"$root"/}: ${todo//$'\n'/ }" >&2
+  local -a list
+  mapfile -t list <<<"$todo" # an array: "moto[server]" must not meet pathname expansion
+  "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "${list[@]}"
+  todo="$(missing "$dir" "$@")"
+  if [ -n "$todo" ]; then
+    echo "venv.sh: still missing after pip install: ${todo//$'\n'/ }" >&2
+    exit 1
+  fi
+}
+
+# Fast path: nothing to do, no lock, no pip.
+if [ -z "$(missing "$venv" "${main_reqs[@]}")" ] &&
+  { [ ${#sam_reqs[@]} -eq 0 ] || [ -z "$(missing "$venv/sam" "${sam_reqs[@]}")" ]; }; then
+  exit 0
+fi
+
+# Slow path, serialized so that `make dev` and `make test` started together do not race.
+# The lock file lives inside .venv (git-ignored); python -m venv accepts the existing dir.
+mkdir -p "$venv"
+exec 9>"$venv/.paygate-lock"
+if command -v flock >/dev/null 2>&1; then flock 9; fi
+
+ensure "$venv" "${main_reqs[@]}"
+if [ ${#sam_reqs[@]} -gt 0 ]; then ensure "$venv/sam" "${sam_reqs[@]}"; fi
