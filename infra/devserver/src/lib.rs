@@ -99,7 +99,12 @@ pub fn banner(server: &DevServer, seed: &Seed) -> String {
     out.push_str("  DynamoDB: moto (tables created from the SAM definitions, seeded from infra/local/seed.json)\n\n  API keys:\n");
     for m in &seed.merchants {
         for k in &m.api_keys {
-            out.push_str(&format!("    {:<14} {:<5} {}\n", m.id, k.mode.as_str(), k.key));
+            out.push_str(&format!(
+                "    {:<14} {:<5} {}\n",
+                m.id,
+                k.mode.as_str(),
+                k.key
+            ));
         }
     }
     out.push_str("\n  Seeded payments:\n");
@@ -114,8 +119,17 @@ pub fn banner(server: &DevServer, seed: &Seed) -> String {
             p.status
         ));
     }
-    if let (Some(m), Some(p)) = (seed.merchants.first(), seed.payments.iter().find(|p| p.mode == paygate_domain::Mode::Test)) {
-        if let Some(k) = m.api_keys.iter().find(|k| k.mode == paygate_domain::Mode::Test) {
+    if let (Some(m), Some(p)) = (
+        seed.merchants.first(),
+        seed.payments
+            .iter()
+            .find(|p| p.mode == paygate_domain::Mode::Test),
+    ) {
+        if let Some(k) = m
+            .api_keys
+            .iter()
+            .find(|k| k.mode == paygate_domain::Mode::Test)
+        {
             out.push_str(&format!(
                 "\n  Try:\n    curl -s {}/v1/payments/{} -H 'Authorization: Bearer {}'\n",
                 server.url, p.id, k.key

@@ -10,7 +10,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .unwrap_or_else(|_| "info,aws_config=warn,aws_smithy_runtime=warn".into()),
         )
         .init();
-    let port: u16 = std::env::var("PAYGATE_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(3000);
+    let port: u16 = std::env::var("PAYGATE_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(3000);
     let seed_path = std::env::var("PAYGATE_SEED")
         .map(Into::into)
         .unwrap_or_else(|_| paygate_devserver::default_seed_path());

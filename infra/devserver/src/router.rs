@@ -91,6 +91,17 @@ impl App {
 
 type Shared = Arc<App>;
 
+/// Every route the dev server serves, as `METHOD /path` (the template's HttpApi events).
+pub const ROUTE_KEYS: [&str; 7] = [
+    Route::Capture.key(),
+    Route::Cancel.key(),
+    Route::Refund.key(),
+    Route::Query.key(),
+    Route::Get.key(),
+    Route::Points.key(),
+    Route::CreateTestPayment.key(),
+];
+
 #[derive(Clone, Copy)]
 enum Route {
     Capture,
@@ -103,7 +114,7 @@ enum Route {
 }
 
 impl Route {
-    fn key(self) -> &'static str {
+    const fn key(self) -> &'static str {
         match self {
             Self::Capture => "POST /v1/payments/{id}/capture",
             Self::Cancel => "POST /v1/payments/{id}/cancel",
@@ -128,13 +139,19 @@ pub fn router(app: Shared) -> Router {
         }
     };
     Router::new()
-        .route("/v1/payments/points/inquiry", post(without_id(Route::Points)))
+        .route(
+            "/v1/payments/points/inquiry",
+            post(without_id(Route::Points)),
+        )
         .route("/v1/payments/{id}/capture", post(with_id(Route::Capture)))
         .route("/v1/payments/{id}/cancel", post(with_id(Route::Cancel)))
         .route("/v1/payments/{id}/refund", post(with_id(Route::Refund)))
         .route("/v1/payments/{id}/query", post(with_id(Route::Query)))
         .route("/v1/payments/{id}", get(with_id(Route::Get)))
-        .route("/v1/test_helpers/payments", post(without_id(Route::CreateTestPayment)))
+        .route(
+            "/v1/test_helpers/payments",
+            post(without_id(Route::CreateTestPayment)),
+        )
         .fallback(|| async { to_axum(ApiError::not_found("route").into_response()) })
         .method_not_allowed_fallback(|| async {
             to_axum(
@@ -156,8 +173,12 @@ async fn dispatch(app: Shared, route: Route, id: Option<String>, req: AxumReques
     let (parts, body) = req.into_parts();
     let Ok(bytes) = to_bytes(body, GATEWAY_BODY_LIMIT).await else {
         return to_axum(
-            ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "request_too_large", "Request body too large.")
-                .into_response(),
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "request_too_large",
+                "Request body too large.",
+            )
+            .into_response(),
         );
     };
     // The authorizer runs first, exactly as API Gateway would invoke it.

@@ -6,12 +6,11 @@ use std::{path::Path, sync::Arc};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Clock, Expectation, PaymentChange, PaymentWriter},
-    AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation, OperationSet,
-    Payment, PaymentId, PaymentStatus, PosAccount, StoreError,
+    AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation, OperationSet, Payment,
+    PaymentId, PaymentStatus, PosAccount, StoreError,
 };
 use paygate_dynamo::{
-    Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoPayments, DynamoSimLedger,
-    TableNames,
+    Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoPayments, DynamoSimLedger, TableNames,
 };
 use paygate_simbank::{InitialBankState, SimBank};
 use serde::Deserialize;
@@ -126,7 +125,8 @@ pub async fn load(
                 mode: k.mode,
                 active: true,
             };
-            keys.put_key(&paygate_ops::hash_api_key(&k.key), &record).await?;
+            keys.put_key(&paygate_ops::hash_api_key(&k.key), &record)
+                .await?;
         }
         for a in &m.accounts {
             if let Some(acc) = seed.account(&a.id) {
@@ -147,9 +147,17 @@ pub async fn load(
             (PaymentStatus::Captured, _) => InitialBankState::Approved,
             (PaymentStatus::Pending, s) => InitialBankState::parse(s.unwrap_or("none"))
                 .ok_or_else(|| SeedError::Payment(p.id.to_string(), "bad bankState"))?,
-            _ => return Err(SeedError::Payment(p.id.to_string(), "status must be authorized, captured or pending")),
+            _ => {
+                return Err(SeedError::Payment(
+                    p.id.to_string(),
+                    "status must be authorized, captured or pending",
+                ))
+            }
         };
-        let order_id = format!("SEED{}", p.id.as_str().trim_start_matches("pay_").to_uppercase());
+        let order_id = format!(
+            "SEED{}",
+            p.id.as_str().trim_start_matches("pay_").to_uppercase()
+        );
         let payment = Payment {
             id: p.id.clone(),
             merchant_id: p.merchant_id.clone(),
@@ -158,7 +166,11 @@ pub async fn load(
             order_id: order_id.clone(),
             currency: p.currency,
             amount: p.amount,
-            captured_amount: if p.status == PaymentStatus::Captured { p.amount } else { 0 },
+            captured_amount: if p.status == PaymentStatus::Captured {
+                p.amount
+            } else {
+                0
+            },
             refunded_amount: 0,
             status: p.status,
             pending: None,
