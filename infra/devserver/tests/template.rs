@@ -39,11 +39,19 @@ fn tables_match_the_shared_definitions() {
         .map(|(k, _)| s(k))
         .collect();
     let local: BTreeSet<String> = TABLES.iter().map(|d| d.logical_id.to_owned()).collect();
-    assert_eq!(deployed, local, "tables in template.yaml vs paygate_dynamo::schema::TABLES");
+    assert_eq!(
+        deployed, local,
+        "tables in template.yaml vs paygate_dynamo::schema::TABLES"
+    );
 
     for def in TABLES {
         let props = &t["Resources"][def.logical_id]["Properties"];
-        assert_eq!(props["BillingMode"].as_str(), Some("PAY_PER_REQUEST"), "{}", def.logical_id);
+        assert_eq!(
+            props["BillingMode"].as_str(),
+            Some("PAY_PER_REQUEST"),
+            "{}",
+            def.logical_id
+        );
         assert_eq!(
             keys(&props["KeySchema"]),
             (def.hash_key.to_owned(), def.range_key.map(str::to_owned)),
@@ -117,13 +125,51 @@ fn every_function_gets_the_table_variables_it_reads() {
     let t = template();
     let needs: [(&str, &[&str]); 8] = [
         ("AuthorizerFunction", &["API_KEYS_TABLE"]),
-        ("CapturePaymentFunction", &["PAYMENTS_TABLE", "EVENTS_TABLE", "POS_ACCOUNTS_TABLE", "SIMBANK_TABLE"]),
-        ("CancelPaymentFunction", &["PAYMENTS_TABLE", "EVENTS_TABLE", "POS_ACCOUNTS_TABLE", "SIMBANK_TABLE"]),
-        ("RefundPaymentFunction", &["PAYMENTS_TABLE", "EVENTS_TABLE", "POS_ACCOUNTS_TABLE", "SIMBANK_TABLE"]),
-        ("QueryPaymentFunction", &["PAYMENTS_TABLE", "EVENTS_TABLE", "POS_ACCOUNTS_TABLE", "SIMBANK_TABLE"]),
+        (
+            "CapturePaymentFunction",
+            &[
+                "PAYMENTS_TABLE",
+                "EVENTS_TABLE",
+                "POS_ACCOUNTS_TABLE",
+                "SIMBANK_TABLE",
+            ],
+        ),
+        (
+            "CancelPaymentFunction",
+            &[
+                "PAYMENTS_TABLE",
+                "EVENTS_TABLE",
+                "POS_ACCOUNTS_TABLE",
+                "SIMBANK_TABLE",
+            ],
+        ),
+        (
+            "RefundPaymentFunction",
+            &[
+                "PAYMENTS_TABLE",
+                "EVENTS_TABLE",
+                "POS_ACCOUNTS_TABLE",
+                "SIMBANK_TABLE",
+            ],
+        ),
+        (
+            "QueryPaymentFunction",
+            &[
+                "PAYMENTS_TABLE",
+                "EVENTS_TABLE",
+                "POS_ACCOUNTS_TABLE",
+                "SIMBANK_TABLE",
+            ],
+        ),
         ("GetPaymentFunction", &["PAYMENTS_TABLE"]),
-        ("PointsInquiryFunction", &["POS_ACCOUNTS_TABLE", "BINS_TABLE", "SIMBANK_TABLE"]),
-        ("TestCreatePaymentFunction", &["PAYMENTS_TABLE", "POS_ACCOUNTS_TABLE", "SIMBANK_TABLE"]),
+        (
+            "PointsInquiryFunction",
+            &["POS_ACCOUNTS_TABLE", "BINS_TABLE", "SIMBANK_TABLE"],
+        ),
+        (
+            "TestCreatePaymentFunction",
+            &["PAYMENTS_TABLE", "POS_ACCOUNTS_TABLE", "SIMBANK_TABLE"],
+        ),
     ];
     for (function, vars) in needs {
         let env = &t["Resources"][function]["Properties"]["Environment"]["Variables"];

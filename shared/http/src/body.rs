@@ -32,7 +32,11 @@ pub fn parse_object(req: &Request) -> Result<Map<String, Value>, ApiError> {
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    if !content_type.trim_start().to_ascii_lowercase().starts_with("application/json") {
+    if !content_type
+        .trim_start()
+        .to_ascii_lowercase()
+        .starts_with("application/json")
+    {
         return Err(ApiError::new(
             lambda_http::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported_media_type",

@@ -40,7 +40,11 @@ impl ApiError {
     }
 
     pub fn not_found(what: &str) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "not_found", format!("No such {what}."))
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("No such {what}."),
+        )
     }
 
     pub fn internal() -> Self {
@@ -143,7 +147,10 @@ impl From<OpError> for ApiError {
         match e {
             OpError::NotFound(what) => Self::not_found(what),
             OpError::Domain(d) => d.into(),
-            OpError::Unsupported { operation, account_id } => Self::new(
+            OpError::Unsupported {
+                operation,
+                account_id,
+            } => Self::new(
                 S::BAD_REQUEST,
                 "operation_not_supported",
                 format!(
@@ -152,7 +159,11 @@ impl From<OpError> for ApiError {
                 ),
             )
             .with_details(json!({ "operation": operation, "accountId": account_id })),
-            OpError::Declined { payment, transaction, after_cutoff } => {
+            OpError::Declined {
+                payment,
+                transaction,
+                after_cutoff,
+            } => {
                 let mut details = provider_details(&payment, &transaction);
                 let message = if after_cutoff {
                     if let Some(o) = details.as_object_mut() {
@@ -160,11 +171,18 @@ impl From<OpError> for ApiError {
                     }
                     "The bank declined the cancel: its end-of-day cut has passed. Refund the payment instead.".to_owned()
                 } else {
-                    format!("The bank declined the operation (code {}).", transaction.bank_code)
+                    format!(
+                        "The bank declined the operation (code {}).",
+                        transaction.bank_code
+                    )
                 };
-                Self::new(S::UNPROCESSABLE_ENTITY, "provider_declined", message).with_details(details)
+                Self::new(S::UNPROCESSABLE_ENTITY, "provider_declined", message)
+                    .with_details(details)
             }
-            OpError::Provider { payment, transaction } => {
+            OpError::Provider {
+                payment,
+                transaction,
+            } => {
                 let message = if payment.pending.is_some() {
                     "The bank did not answer in time; the outcome is unknown. Query the payment to settle it."
                 } else {

@@ -7,8 +7,8 @@ use paygate_domain::{
     Transaction, TransactionType,
 };
 use paygate_ops::{
-    operate::get_payment, points_inquiry, query_payment, run_operation, OperationDeps,
-    PointsDeps, PointsRequest, Principal,
+    operate::get_payment, points_inquiry, query_payment, run_operation, OperationDeps, PointsDeps,
+    PointsRequest, Principal,
 };
 use serde::Serialize;
 
@@ -155,7 +155,10 @@ async fn get_inner(
 }
 
 /// `GET /v1/payments/{id}`.
-pub async fn get(payments: &dyn paygate_domain::ports::PaymentReader, req: &Request) -> Response<Body> {
+pub async fn get(
+    payments: &dyn paygate_domain::ports::PaymentReader,
+    req: &Request,
+) -> Response<Body> {
     respond(StatusCode::OK, get_inner(payments, req).await)
 }
 
@@ -177,7 +180,8 @@ fn parse_points(req: &Request) -> Result<PointsRequest, ApiError> {
     let account_id = match f.opt_str("accountId")? {
         None => None,
         Some(s) => Some(
-            AccountId::parse(s).map_err(|_| ApiError::invalid("accountId", "must be an acc_… id"))?,
+            AccountId::parse(s)
+                .map_err(|_| ApiError::invalid("accountId", "must be an acc_… id"))?,
         ),
     };
     Ok(PointsRequest {
