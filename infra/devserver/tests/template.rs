@@ -2,6 +2,8 @@
 //! from `paygate_dynamo::schema::TABLES`, the routes it serves are `router::ROUTE_KEYS`, and
 //! this test holds both equal to what the template deploys.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::collections::BTreeSet;
 
 use paygate_dynamo::schema::TABLES;

@@ -1,6 +1,8 @@
 //! Handler tests: Lambda-shaped requests in, the error envelope and bodies out, over
 //! in-memory stores and the simulator bank (no AWS).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::{collections::HashMap, sync::Arc};
 
 use lambda_http::{
