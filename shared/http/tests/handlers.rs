@@ -1,7 +1,7 @@
 //! Handler tests: Lambda-shaped requests in, the error envelope and bodies out, over
 //! in-memory stores and the simulator bank (no AWS).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::type_complexity)]
 
 use std::{collections::HashMap, sync::Arc};
 
