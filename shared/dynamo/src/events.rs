@@ -1,0 +1,155 @@
+//! The outbox: event items and their reader.
+
+use aws_sdk_dynamodb::Client;
+use paygate_domain::{EventId, EventRecord, StoreError};
+
+use crate::{
+    error::unavailable,
+    item::{attrs, json_doc, s, t, Fields, Item},
+    schema::UNSENT_INDEX,
+};
+
+/// How many shards the sparse `unsent` index spreads unsent events over (`"0"`, `"1"`, …).
+pub const UNSENT_SHARDS: u32 = 4;
+
+/// The `unsentShard` value of an event: a stable hash (FNV-1a) of its id.
+pub fn unsent_shard(id: &EventId) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in id.as_str().bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    (h % UNSENT_SHARDS).to_string()
+}
+
+/// The attribute whose presence puts an event in the `unsent` index.
+pub(crate) const UNSENT_ATTR: &str = "unsentShard";
+/// Condition of the event put: event ids are never reused.
+pub(crate) const EVENT_ABSENT: &str = "attribute_not_exists(#id)";
+
+/// The event item: routing fields as attributes, the whole record as JSON in `doc`, and the
+/// `unsentShard` that keeps it in the `unsent` index until it is marked sent.
+pub(crate) fn encode_event(e: &EventRecord) -> Result<Item, StoreError> {
+    Ok(Item::from([
+        ("id".to_owned(), s(e.id.as_str())),
+        ("type".to_owned(), s(e.event_type.as_str())),
+        ("mode".to_owned(), s(e.mode.as_str())),
+        ("merchantId".to_owned(), s(e.merchant_id.as_str())),
+        ("paymentId".to_owned(), s(e.payment_id.as_str())),
+        ("createdAt".to_owned(), t(e.created_at)),
+        ("doc".to_owned(), s(json_doc(e, "event")?)),
+        (UNSENT_ATTR.to_owned(), s(unsent_shard(&e.id))),
+    ]))
+}
+
+pub(crate) fn decode_event(item: &Item) -> Result<EventRecord, StoreError> {
+    Fields::new(item, "event").json("doc")
+}
+
+/// Reads the outbox. Used by the sweeper that re-sends events the stream missed.
+#[derive(Debug, Clone)]
+pub struct DynamoEvents {
+    client: Client,
+    table: String,
+}
+
+impl DynamoEvents {
+    /// An outbox reader over the events table.
+    pub fn new(client: Client, events_table: impl Into<String>) -> Self {
+        Self {
+            client,
+            table: events_table.into(),
+        }
+    }
+
+    /// One event by id (consistent read).
+    pub async fn get_event(&self, id: &EventId) -> Result<Option<EventRecord>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key("id", s(id.as_str()))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| unavailable("GetItem", &e))?;
+        out.item().map(decode_event).transpose()
+    }
+
+    /// Up to `limit` events not yet marked sent, oldest first (by `createdAt`, then id).
+    /// Reads the `unsent` index, which is eventually consistent.
+    pub async fn list_unsent(&self, limit: usize) -> Result<Vec<EventRecord>, StoreError> {
+        let page = i32::try_from(limit).unwrap_or(i32::MAX).max(1);
+        let mut found = Vec::new();
+        for shard in 0..UNSENT_SHARDS {
+            let out = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(UNSENT_INDEX.name)
+                .key_condition_expression("#shard = :shard")
+                .set_expression_attribute_names(Some(attrs(&[("#shard", UNSENT_ATTR.to_owned())])))
+                .set_expression_attribute_values(Some(attrs(&[(":shard", s(shard.to_string()))])))
+                .scan_index_forward(true)
+                .limit(page)
+                .send()
+                .await
+                .map_err(|e| unavailable("Query", &e))?;
+            for item in out.items() {
+                found.push(decode_event(item)?);
+            }
+        }
+        found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        found.truncate(limit);
+        Ok(found)
+    }
+
+    /// Takes an event out of the `unsent` index once it is on the queue. `false` when there
+    /// is no such event.
+    pub async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError> {
+        let res = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key("id", s(id.as_str()))
+            .update_expression("REMOVE #shard")
+            .condition_expression(EVENT_EXISTS)
+            .set_expression_attribute_names(Some(attrs(&[
+                ("#shard", UNSENT_ATTR.to_owned()),
+                ("#id", "id".to_owned()),
+            ])))
+            .send()
+            .await;
+        match res {
+            Ok(_) => Ok(true),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|se| se.is_conditional_check_failed_exception()) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(unavailable("UpdateItem", &e)),
+        }
+    }
+}
+
+const EVENT_EXISTS: &str = "attribute_exists(#id)";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_are_stable_and_in_range() {
+        let id = EventId::parse("evt_abc").unwrap();
+        assert_eq!(unsent_shard(&id), unsent_shard(&id));
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..200 {
+            let sh = unsent_shard(&EventId::parse(&format!("evt_{i}")).unwrap());
+            let v: u32 = sh.parse().unwrap();
+            assert!(v < UNSENT_SHARDS);
+            seen.insert(sh);
+        }
+        assert_eq!(seen.len(), UNSENT_SHARDS as usize, "all shards get used");
+    }
+}

@@ -1,0 +1,205 @@
+//! DynamoPayments and DynamoEvents against moto: what is written reads back.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test crate: helpers may panic
+
+mod common;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use common::*;
+use paygate_domain::{
+    ports::{Expectation, PaymentChange, PaymentReader, PaymentWriter},
+    BankOutcome, EventType, PaymentStatus, TransactionStatus, TransactionType,
+};
+
+fn refundable_attr(item: &std::collections::HashMap<String, AttributeValue>) -> String {
+    match item.get("refundable") {
+        Some(AttributeValue::N(v)) => v.clone(),
+        other => panic!("refundable is {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn payment_round_trips_without_and_with_a_pending_operation() {
+    // GIVEN a captured payment with no pending operation, stored
+    let env = Env::new("roundtrip").await;
+    let p = captured(10_000);
+    env.payments.save(create(&p)).await.unwrap();
+
+    // WHEN it is read back THEN it is identical, and its stored refundable is derived
+    assert_eq!(
+        env.payments.get_payment(&p.id).await.unwrap(),
+        Some(p.clone())
+    );
+    let raw = env.raw_payment(&p.id).await.unwrap();
+    assert_eq!(refundable_attr(&raw), "10000");
+    assert!(
+        !raw.contains_key("pendingOp"),
+        "pendingOp is absent when None"
+    );
+
+    // WHEN a refund is reserved on it
+    let planned = p.plan(TransactionType::Refund, Some(2_500), T0).unwrap();
+    let reserved = p.reserve(planned, txn_id(), T0.plus_millis(10));
+    env.payments.save(update(&p, &reserved)).await.unwrap();
+
+    // THEN the pending operation round-trips too
+    let back = env.payments.get_payment(&p.id).await.unwrap().unwrap();
+    assert_eq!(back, reserved);
+    assert!(back.pending.is_some());
+    assert!(env
+        .raw_payment(&p.id)
+        .await
+        .unwrap()
+        .contains_key("pendingOp"));
+}
+
+#[tokio::test]
+async fn refundable_attribute_follows_every_write() {
+    // GIVEN a captured payment with a refund reserved
+    let env = Env::new("refundable").await;
+    let p = captured(10_000);
+    env.payments.save(create(&p)).await.unwrap();
+    let txn = transaction(&p, TransactionType::Refund, 4_000, T0);
+    let planned = p.plan(TransactionType::Refund, Some(4_000), T0).unwrap();
+    let reserved = p.reserve(planned, txn.id.clone(), T0);
+    env.payments.save(update(&p, &reserved)).await.unwrap();
+
+    // WHEN the bank approves and the settlement is saved
+    let outcome = BankOutcome::Approved {
+        code: "00".into(),
+        auth_code: None,
+        rrn: None,
+    };
+    let s = reserved.settle(&txn, &outcome, event_id(), T0).unwrap();
+    env.payments
+        .save(PaymentChange {
+            payment: s.payment.clone(),
+            expect: Expectation::over(&reserved),
+            transaction: Some(s.transaction),
+            event: s.event,
+        })
+        .await
+        .unwrap();
+
+    // THEN the stored refundable is the new remainder, and the pending op is gone
+    let raw = env.raw_payment(&p.id).await.unwrap();
+    assert_eq!(refundable_attr(&raw), "6000");
+    assert!(!raw.contains_key("pendingOp"));
+    let back = env.payments.get_payment(&p.id).await.unwrap().unwrap();
+    assert_eq!(back.status, PaymentStatus::PartiallyRefunded);
+    assert_eq!(back.refunded_amount, 4_000);
+}
+
+#[tokio::test]
+async fn transactions_round_trip_and_list_in_creation_order() {
+    // GIVEN a payment and three transactions written out of creation order
+    let env = Env::new("txns").await;
+    let p = captured(10_000);
+    env.payments.save(create(&p)).await.unwrap();
+    let t_late = transaction(&p, TransactionType::Refund, 300, T0.plus_millis(3_000));
+    let mut t_early = transaction(&p, TransactionType::Capture, 10_000, T0.plus_millis(1_000));
+    t_early.status = TransactionStatus::Approved;
+    t_early.bank_code = "00".into();
+    t_early.auth_code = "AUTH01".into();
+    t_early.rrn = "612300000001".into();
+    t_early.bank_message = "Approved".into();
+    let t_mid = transaction(&p, TransactionType::Refund, 200, T0.plus_millis(2_000));
+    let mut read = p.clone();
+    for t in [&t_late, &t_early, &t_mid] {
+        let mut next = read.clone();
+        next.version += 1;
+        env.payments
+            .save(PaymentChange {
+                payment: next.clone(),
+                expect: Expectation::over(&read),
+                transaction: Some(t.clone()),
+                event: None,
+            })
+            .await
+            .unwrap();
+        read = next;
+    }
+    // ... and a transaction of another payment
+    let other = captured(500);
+    env.payments
+        .save(PaymentChange {
+            transaction: Some(transaction(&other, TransactionType::Refund, 100, T0)),
+            ..create(&other)
+        })
+        .await
+        .unwrap();
+
+    // WHEN they are listed THEN they come back whole, oldest first, only this payment's
+    let listed = env.payments.list_transactions(&p.id).await.unwrap();
+    assert_eq!(listed, vec![t_early.clone(), t_mid.clone(), t_late.clone()]);
+
+    // AND one can be read by id; an unknown id reads as None
+    assert_eq!(
+        env.payments
+            .get_transaction(&p.id, &t_early.id)
+            .await
+            .unwrap(),
+        Some(t_early)
+    );
+    assert_eq!(
+        env.payments
+            .get_transaction(&p.id, &txn_id())
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        env.payments
+            .get_transaction(&other.id, &t_mid.id)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(env.payments.get_payment(&payment_id()).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn outbox_events_are_listed_until_marked_sent() {
+    // GIVEN two payment changes with events, the later one written first
+    let env = Env::new("outbox").await;
+    let (a, b) = (captured(100), captured(200));
+    let ev_late = event(&a, EventType::PaymentCaptured, T0.plus_millis(5_000));
+    let ev_early = event(&b, EventType::PaymentCaptured, T0.plus_millis(1_000));
+    for (p, ev) in [(&a, &ev_late), (&b, &ev_early)] {
+        env.payments
+            .save(PaymentChange {
+                event: Some(ev.clone()),
+                ..create(p)
+            })
+            .await
+            .unwrap();
+    }
+
+    // WHEN the outbox is read THEN each event reads back whole, and unsent ones list oldest first
+    assert_eq!(
+        env.events.get_event(&ev_late.id).await.unwrap(),
+        Some(ev_late.clone())
+    );
+    assert_eq!(
+        env.events.list_unsent(10).await.unwrap(),
+        vec![ev_early.clone(), ev_late.clone()]
+    );
+    assert_eq!(
+        env.events.list_unsent(1).await.unwrap(),
+        vec![ev_early.clone()]
+    );
+
+    // WHEN one is marked sent THEN it leaves the unsent list but stays readable
+    assert!(env.events.mark_sent(&ev_early.id).await.unwrap());
+    assert_eq!(
+        env.events.list_unsent(10).await.unwrap(),
+        vec![ev_late.clone()]
+    );
+    assert_eq!(
+        env.events.get_event(&ev_early.id).await.unwrap(),
+        Some(ev_early)
+    );
+    // AND marking an unknown event reports false without creating it
+    let ghost = event_id();
+    assert!(!env.events.mark_sent(&ghost).await.unwrap());
+    assert_eq!(env.events.get_event(&ghost).await.unwrap(), None);
+}
