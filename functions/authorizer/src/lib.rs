@@ -76,7 +76,9 @@ mod tests {
                 active: true,
             },
         );
-        let deps = Deps { keys: Arc::new(keys) };
+        let deps = Deps {
+            keys: Arc::new(keys),
+        };
         let mut event = ApiGatewayV2CustomAuthorizerV2Request::default();
         event
             .headers

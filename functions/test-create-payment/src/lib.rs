@@ -35,10 +35,11 @@ pub struct Deps {
 
 impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        use paygate_dynamo::schema::{POS_ACCOUNTS, PAYMENTS, SIMBANK};
+        use paygate_dynamo::schema::{PAYMENTS, POS_ACCOUNTS, SIMBANK};
         let client = paygate_dynamo::client_from_env().await;
         let (clock, ids) = paygate_compose::system();
-        let (_, sim) = paygate_compose::providers(&client, &paygate_compose::table(&SIMBANK)?, clock.clone());
+        let (_, sim) =
+            paygate_compose::providers(&client, &paygate_compose::table(&SIMBANK)?, clock.clone());
         Ok(Self {
             payments: Arc::new(paygate_dynamo::DynamoPayments::new(
                 client.clone(),
@@ -68,7 +69,14 @@ struct CreateRequest {
 fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
     let body = parse_object(req)?;
     let f = Fields::new(&body);
-    f.only(&["amount", "currency", "status", "accountId", "bankState", "settled"])?;
+    f.only(&[
+        "amount",
+        "currency",
+        "status",
+        "accountId",
+        "bankState",
+        "settled",
+    ])?;
     let amount = f.req_i64("amount")?;
     if !valid_amount(amount) {
         return Err(invalid_amount());
@@ -79,7 +87,12 @@ fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
         "authorized" => PaymentStatus::Authorized,
         "captured" => PaymentStatus::Captured,
         "pending" => PaymentStatus::Pending,
-        _ => return Err(ApiError::invalid("status", "must be authorized, captured or pending")),
+        _ => {
+            return Err(ApiError::invalid(
+                "status",
+                "must be authorized, captured or pending",
+            ))
+        }
     };
     let bank_state = match (status, f.opt_str("bankState")?) {
         (PaymentStatus::Authorized, None) => InitialBankState::Preauth,
@@ -88,22 +101,46 @@ fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
         (PaymentStatus::Pending, Some(s)) => InitialBankState::parse(s).ok_or_else(|| {
             ApiError::invalid("bankState", "must be approved, preauth, declined or none")
         })?,
-        (_, Some(_)) => return Err(ApiError::invalid("bankState", "is only for pending payments")),
+        (_, Some(_)) => {
+            return Err(ApiError::invalid(
+                "bankState",
+                "is only for pending payments",
+            ))
+        }
     };
     let account_id = f
         .opt_str("accountId")?
-        .map(|s| AccountId::parse(s).map_err(|_| ApiError::invalid("accountId", "must be an acc_… id")))
+        .map(|s| {
+            AccountId::parse(s).map_err(|_| ApiError::invalid("accountId", "must be an acc_… id"))
+        })
         .transpose()?;
     let settled = match body.get("settled") {
         None | Some(serde_json::Value::Null) => false,
-        Some(v) => v.as_bool().ok_or_else(|| ApiError::invalid("settled", "must be a boolean"))?,
+        Some(v) => v
+            .as_bool()
+            .ok_or_else(|| ApiError::invalid("settled", "must be a boolean"))?,
     };
-    Ok(CreateRequest { amount, currency, status, account_id, bank_state, settled })
+    Ok(CreateRequest {
+        amount,
+        currency,
+        status,
+        account_id,
+        bank_state,
+        settled,
+    })
 }
 
-async fn account(deps: &Deps, who: &paygate_ops::Principal, id: Option<AccountId>) -> Result<PosAccount, ApiError> {
+async fn account(
+    deps: &Deps,
+    who: &paygate_ops::Principal,
+    id: Option<AccountId>,
+) -> Result<PosAccount, ApiError> {
     let found = match id {
-        Some(id) => deps.accounts.get_account(&who.merchant_id, &id).await.map_err(OpError::from)?,
+        Some(id) => deps
+            .accounts
+            .get_account(&who.merchant_id, &id)
+            .await
+            .map_err(OpError::from)?,
         None => deps
             .accounts
             .list_accounts(&who.merchant_id)
@@ -114,7 +151,10 @@ async fn account(deps: &Deps, who: &paygate_ops::Principal, id: Option<AccountId
     };
     let account = found.ok_or_else(|| ApiError::not_found("account"))?;
     if account.provider_code != PROVIDER_CODE {
-        return Err(ApiError::invalid("accountId", "must be a simulator account for test payments"));
+        return Err(ApiError::invalid(
+            "accountId",
+            "must be a simulator account for test payments",
+        ));
     }
     Ok(account)
 }
@@ -129,9 +169,19 @@ async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
     let now = deps.clock.now();
     let id = PaymentId::generate(deps.ids.as_ref());
     let opaque = id.as_str().trim_start_matches(PaymentId::PREFIX);
-    let order_id = format!("PG{}", opaque.chars().take(20).collect::<String>().to_uppercase());
+    let order_id = format!(
+        "PG{}",
+        opaque.chars().take(20).collect::<String>().to_uppercase()
+    );
     deps.sim
-        .register_order(&account, &order_id, r.amount, r.currency, r.bank_state, r.settled)
+        .register_order(
+            &account,
+            &order_id,
+            r.amount,
+            r.currency,
+            r.bank_state,
+            r.settled,
+        )
         .await
         .map_err(OpError::from)?;
     let payment = Payment {
@@ -142,7 +192,11 @@ async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
         order_id,
         currency: r.currency,
         amount: r.amount,
-        captured_amount: if r.status == PaymentStatus::Captured { r.amount } else { 0 },
+        captured_amount: if r.status == PaymentStatus::Captured {
+            r.amount
+        } else {
+            0
+        },
         refunded_amount: 0,
         status: r.status,
         pending: None,

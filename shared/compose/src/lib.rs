@@ -34,7 +34,11 @@ pub fn system() -> (Arc<dyn Clock>, Arc<dyn IdGenerator>) {
 }
 
 /// Every bank protocol the gateway speaks, registered once.
-pub fn providers(client: &Client, simbank_table: &str, clock: Arc<dyn Clock>) -> (Providers, Arc<SimBank>) {
+pub fn providers(
+    client: &Client,
+    simbank_table: &str,
+    clock: Arc<dyn Clock>,
+) -> (Providers, Arc<SimBank>) {
     let sim = Arc::new(SimBank::new(
         Arc::new(DynamoSimLedger::new(client.clone(), simbank_table)),
         clock,

@@ -95,7 +95,9 @@ mod tests {
     #[tokio::test]
     async fn valid_key_maps_to_merchant_and_mode() {
         let keys = store(Mode::Test, true);
-        let p = authenticate(&keys, Some(&format!("Bearer {KEY}"))).await.unwrap();
+        let p = authenticate(&keys, Some(&format!("Bearer {KEY}")))
+            .await
+            .unwrap();
         assert_eq!(p.merchant_id.as_str(), "mch_1");
         assert_eq!(p.mode, Mode::Test);
     }
@@ -104,16 +106,31 @@ mod tests {
     async fn missing_malformed_unknown_inactive_and_mismatched_keys_fail() {
         let keys = store(Mode::Test, true);
         assert_eq!(authenticate(&keys, None).await, Err(AuthError::Missing));
-        assert_eq!(authenticate(&keys, Some("  ")).await, Err(AuthError::Missing));
-        assert_eq!(authenticate(&keys, Some(KEY)).await, Err(AuthError::Invalid));
-        assert_eq!(authenticate(&keys, Some("Basic abc")).await, Err(AuthError::Invalid));
+        assert_eq!(
+            authenticate(&keys, Some("  ")).await,
+            Err(AuthError::Missing)
+        );
+        assert_eq!(
+            authenticate(&keys, Some(KEY)).await,
+            Err(AuthError::Invalid)
+        );
+        assert_eq!(
+            authenticate(&keys, Some("Basic abc")).await,
+            Err(AuthError::Invalid)
+        );
         assert_eq!(
             authenticate(&keys, Some("Bearer sk_test_0123456789abcdefXXXXXX")).await,
             Err(AuthError::Invalid)
         );
-        assert_eq!(authenticate(&store(Mode::Test, false), Some(&format!("Bearer {KEY}"))).await, Err(AuthError::Invalid));
+        assert_eq!(
+            authenticate(&store(Mode::Test, false), Some(&format!("Bearer {KEY}"))).await,
+            Err(AuthError::Invalid)
+        );
         // A record whose mode disagrees with the key's prefix is refused.
-        assert_eq!(authenticate(&store(Mode::Live, true), Some(&format!("Bearer {KEY}"))).await, Err(AuthError::Invalid));
+        assert_eq!(
+            authenticate(&store(Mode::Live, true), Some(&format!("Bearer {KEY}"))).await,
+            Err(AuthError::Invalid)
+        );
     }
 
     #[test]

@@ -140,9 +140,10 @@ pub async fn run_operation(
             transaction,
             after_cutoff,
         }),
-        BankOutcome::Error { .. } | BankOutcome::Unknown { .. } => {
-            Err(OpError::Provider { payment, transaction })
-        }
+        BankOutcome::Error { .. } | BankOutcome::Unknown { .. } => Err(OpError::Provider {
+            payment,
+            transaction,
+        }),
     }
 }
 
@@ -168,7 +169,14 @@ async fn reserve(
         let planned = payment.plan(kind, amount, now)?;
         let txn_id = TransactionId::generate(deps.ids.as_ref());
         let reserved = payment.reserve(planned, txn_id.clone(), now);
-        let txn = Transaction::pending(txn_id, payment.id.clone(), kind, planned.amount, payment.currency, now);
+        let txn = Transaction::pending(
+            txn_id,
+            payment.id.clone(),
+            kind,
+            planned.amount,
+            payment.currency,
+            now,
+        );
         let expect = Expectation::Version {
             version: payment.version,
             status: payment.status,
@@ -183,7 +191,9 @@ async fn reserve(
         };
         match deps.payments.save(change).await {
             Ok(()) => return Ok((reserved, txn, account)),
-            Err(StoreError::Conflict { current: Some(now_stored) }) => payment = *now_stored,
+            Err(StoreError::Conflict {
+                current: Some(now_stored),
+            }) => payment = *now_stored,
             Err(StoreError::Conflict { current: None }) => {
                 payment = get_payment(deps.payments.as_ref(), principal, id).await?;
             }

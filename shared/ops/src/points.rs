@@ -64,7 +64,7 @@ fn luhn_ok(digits: &str) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 fn all_digits(s: &str) -> bool {
@@ -79,7 +79,10 @@ pub fn validate_card(card: &CardDetails) -> Result<(), OpError> {
     };
     let n = &card.number;
     if !all_digits(n) || !(12..=19).contains(&n.len()) || !luhn_ok(n) {
-        return Err(invalid("card.number", "must be 12-19 digits with a valid check digit"));
+        return Err(invalid(
+            "card.number",
+            "must be 12-19 digits with a valid check digit",
+        ));
     }
     let month: u32 = card.exp_month.parse().unwrap_or(0);
     if !all_digits(&card.exp_month) || card.exp_month.len() > 2 || !(1..=12).contains(&month) {
@@ -171,10 +174,18 @@ pub async fn points_inquiry(
             resp.balances = balances;
         }
         PointsResult::Declined { code, message } => {
-            resp.failure = Some(PointsFailure { kind: "declined", bank_code: code, message });
+            resp.failure = Some(PointsFailure {
+                kind: "declined",
+                bank_code: code,
+                message,
+            });
         }
         PointsResult::Error { code, message } => {
-            resp.failure = Some(PointsFailure { kind: "provider_error", bank_code: code, message });
+            resp.failure = Some(PointsFailure {
+                kind: "provider_error",
+                bank_code: code,
+                message,
+            });
         }
     }
     Ok(resp)

@@ -58,8 +58,11 @@ pub struct SimOrder {
 /// `StoreError::Conflict { current: None }`.
 #[async_trait]
 pub trait SimLedger: Send + Sync {
-    async fn load(&self, account: &AccountId, order_id: &str)
-        -> Result<Option<SimOrder>, StoreError>;
+    async fn load(
+        &self,
+        account: &AccountId,
+        order_id: &str,
+    ) -> Result<Option<SimOrder>, StoreError>;
     async fn store(&self, order: &SimOrder) -> Result<(), StoreError>;
 }
 

@@ -92,7 +92,11 @@ impl SimBank {
             amount,
             state,
             refunded: 0,
-            auth_code: if approved { auth_code(order_id) } else { String::new() },
+            auth_code: if approved {
+                auth_code(order_id)
+            } else {
+                String::new()
+            },
             rrn: if approved { rrn(now, 0) } else { String::new() },
             business_day: now.business_day(BANK_UTC_OFFSET_HOURS),
             settled,
@@ -157,9 +161,10 @@ impl SimBank {
             return Ok(Applied::Refused(declined("CORE-2008", "ORDER NOT FOUND")));
         };
         let refusal = match (kind, order.state) {
-            ("capture", SimOrderState::Preauth) if op.amount > order.amount => {
-                Some(declined("CORE-2010", "POSTAUTH AMOUNT EXCEEDS PREAUTH AMOUNT"))
-            }
+            ("capture", SimOrderState::Preauth) if op.amount > order.amount => Some(declined(
+                "CORE-2010",
+                "POSTAUTH AMOUNT EXCEEDS PREAUTH AMOUNT",
+            )),
             ("capture", SimOrderState::Preauth) => None,
             ("capture", _) => Some(declined("CORE-2012", "NO OPEN PREAUTH FOR ORDER")),
             ("cancel", SimOrderState::Preauth | SimOrderState::Sale) if order.refunded > 0 => {
@@ -176,9 +181,9 @@ impl SimBank {
             }
             ("cancel", SimOrderState::Preauth | SimOrderState::Sale) => None,
             ("cancel", _) => Some(declined("CORE-2008", "NO SALE ELIGIBLE FOR VOID")),
-            ("refund", SimOrderState::Sale) if op.amount > order.amount - order.refunded => {
-                Some(declined("CORE-2504", "REFUND AMOUNT EXCEEDS REMAINING AMOUNT"))
-            }
+            ("refund", SimOrderState::Sale) if op.amount > order.amount - order.refunded => Some(
+                declined("CORE-2504", "REFUND AMOUNT EXCEEDS REMAINING AMOUNT"),
+            ),
             ("refund", SimOrderState::Sale) => None,
             _ => Some(declined("CORE-2502", "NO SALE ELIGIBLE FOR REFUND")),
         };
@@ -310,7 +315,12 @@ impl PosProvider for SimBank {
             state,
             amount: order.amount,
             refunded_amount: order.refunded,
-            code: if state == BankState::Declined { "05" } else { "00" }.to_owned(),
+            code: if state == BankState::Declined {
+                "05"
+            } else {
+                "00"
+            }
+            .to_owned(),
             auth_code: order.auth_code,
             rrn: order.rrn,
         }

@@ -86,7 +86,13 @@ impl MemoryPayments {
     }
 
     pub fn transactions(&self) -> Vec<Transaction> {
-        self.inner.lock().unwrap().transactions.values().cloned().collect()
+        self.inner
+            .lock()
+            .unwrap()
+            .transactions
+            .values()
+            .cloned()
+            .collect()
     }
 
     /// Lets `n` saves through, then fails the next one with `Unavailable`.
@@ -167,7 +173,9 @@ impl PaymentWriter for MemoryPayments {
         }
         if let Some(ev) = &change.event {
             if s.events.iter().any(|e| e.id == ev.id) {
-                return Err(StoreError::Conflict { current: current.map(Box::new) });
+                return Err(StoreError::Conflict {
+                    current: current.map(Box::new),
+                });
             }
         }
         if let Some(t) = change.transaction {

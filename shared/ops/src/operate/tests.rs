@@ -3,9 +3,8 @@
 use std::sync::Arc;
 
 use paygate_domain::{
-    ids::ApiKeyId,
-    ports::PosProvider, AccountId, BankState, Currency, DomainError, EventType, MerchantId, Mode,
-    OperationSet, PaymentStatus, PendingState, PosAccount, TransactionStatus,
+    ids::ApiKeyId, ports::PosProvider, AccountId, BankState, Currency, DomainError, EventType,
+    MerchantId, Mode, OperationSet, PaymentStatus, PendingState, PosAccount, TransactionStatus,
 };
 use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
 use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPayments, SeqIds, T0};
@@ -42,7 +41,10 @@ fn world() -> World {
         "acc_nocancel",
         OperationSet::of(&[Operation::Capture, Operation::Refund, Operation::Query]),
     ));
-    let bank = Arc::new(SimBank::new(Arc::new(MemoryLedger::default()), clock.clone()));
+    let bank = Arc::new(SimBank::new(
+        Arc::new(MemoryLedger::default()),
+        clock.clone(),
+    ));
     let deps = OperationDeps {
         payments: store.clone(),
         accounts,
@@ -64,9 +66,20 @@ fn world() -> World {
 }
 
 impl World {
-    async fn payment(&self, id: &str, acc: &str, status: PaymentStatus, amount: i64, bank: InitialBankState) -> PaymentId {
+    async fn payment(
+        &self,
+        id: &str,
+        acc: &str,
+        status: PaymentStatus,
+        amount: i64,
+        bank: InitialBankState,
+    ) -> PaymentId {
         let pid = PaymentId::parse(id).unwrap();
-        let captured = if status == PaymentStatus::Captured { amount } else { 0 };
+        let captured = if status == PaymentStatus::Captured {
+            amount
+        } else {
+            0
+        };
         self.store.insert(Payment {
             id: pid.clone(),
             merchant_id: self.principal.merchant_id.clone(),
@@ -87,13 +100,25 @@ impl World {
         });
         let acct = account(acc, OperationSet::all());
         self.bank
-            .register_order(&acct, &format!("ORD{id}"), amount, Currency::Try, bank, false)
+            .register_order(
+                &acct,
+                &format!("ORD{id}"),
+                amount,
+                Currency::Try,
+                bank,
+                false,
+            )
             .await
             .unwrap();
         pid
     }
 
-    async fn op(&self, id: &PaymentId, kind: TransactionType, amount: Option<i64>) -> Result<OperationResult, OpError> {
+    async fn op(
+        &self,
+        id: &PaymentId,
+        kind: TransactionType,
+        amount: Option<i64>,
+    ) -> Result<OperationResult, OpError> {
         run_operation(&self.deps, &self.principal, id, kind, amount).await
     }
 }
@@ -101,27 +126,61 @@ impl World {
 #[tokio::test]
 async fn partial_capture_then_refunds_to_zero() {
     let w = world();
-    let id = w.payment("pay_1", "acc_all", PaymentStatus::Authorized, 20_000, InitialBankState::Preauth).await;
-    let r = w.op(&id, TransactionType::Capture, Some(15_000)).await.unwrap();
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Authorized,
+            20_000,
+            InitialBankState::Preauth,
+        )
+        .await;
+    let r = w
+        .op(&id, TransactionType::Capture, Some(15_000))
+        .await
+        .unwrap();
     assert_eq!(r.payment.status, PaymentStatus::Captured);
     assert_eq!(r.payment.captured_amount, 15_000);
     assert_eq!(r.transaction.status, TransactionStatus::Approved);
     assert!(r.transaction.rrn.chars().all(|c| c.is_ascii_digit()) && !r.transaction.rrn.is_empty());
-    let r = w.op(&id, TransactionType::Refund, Some(5_000)).await.unwrap();
+    let r = w
+        .op(&id, TransactionType::Refund, Some(5_000))
+        .await
+        .unwrap();
     assert_eq!(r.payment.status, PaymentStatus::PartiallyRefunded);
     let r = w.op(&id, TransactionType::Refund, None).await.unwrap();
     assert_eq!(r.transaction.amount, 10_000);
     assert_eq!(r.payment.status, PaymentStatus::Refunded);
     let types: Vec<_> = w.store.events().iter().map(|e| e.event_type).collect();
-    assert_eq!(types, [EventType::PaymentCaptured, EventType::PaymentRefunded, EventType::PaymentRefunded]);
+    assert_eq!(
+        types,
+        [
+            EventType::PaymentCaptured,
+            EventType::PaymentRefunded,
+            EventType::PaymentRefunded
+        ]
+    );
     assert_eq!(w.store.transactions().len(), 3);
 }
 
 #[tokio::test]
 async fn declined_refund_keeps_status_and_records_the_transaction() {
     let w = world();
-    let id = w.payment("pay_1", "acc_all", PaymentStatus::Captured, 20_000, InitialBankState::Approved).await;
-    let Err(OpError::Declined { payment, transaction, after_cutoff }) = w.op(&id, TransactionType::Refund, Some(5100)).await else {
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Captured,
+            20_000,
+            InitialBankState::Approved,
+        )
+        .await;
+    let Err(OpError::Declined {
+        payment,
+        transaction,
+        after_cutoff,
+    }) = w.op(&id, TransactionType::Refund, Some(5100)).await
+    else {
         panic!("expected a decline")
     };
     assert!(!after_cutoff);
@@ -135,8 +194,20 @@ async fn declined_refund_keeps_status_and_records_the_transaction() {
 #[tokio::test]
 async fn technical_error_releases_the_reservation() {
     let w = world();
-    let id = w.payment("pay_1", "acc_all", PaymentStatus::Captured, 20_000, InitialBankState::Approved).await;
-    let Err(OpError::Provider { payment, transaction }) = w.op(&id, TransactionType::Refund, Some(9100)).await else {
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Captured,
+            20_000,
+            InitialBankState::Approved,
+        )
+        .await;
+    let Err(OpError::Provider {
+        payment,
+        transaction,
+    }) = w.op(&id, TransactionType::Refund, Some(9100)).await
+    else {
         panic!("expected a provider error")
     };
     assert_eq!(transaction.status, TransactionStatus::Failed);
@@ -147,12 +218,27 @@ async fn technical_error_releases_the_reservation() {
 #[tokio::test]
 async fn timeout_is_unknown_until_query_settles_it() {
     let w = world();
-    let id = w.payment("pay_1", "acc_all", PaymentStatus::Captured, 20_000, InitialBankState::Approved).await;
-    let Err(OpError::Provider { payment, transaction }) = w.op(&id, TransactionType::Refund, Some(9900)).await else {
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Captured,
+            20_000,
+            InitialBankState::Approved,
+        )
+        .await;
+    let Err(OpError::Provider {
+        payment,
+        transaction,
+    }) = w.op(&id, TransactionType::Refund, Some(9900)).await
+    else {
         panic!("expected a provider error")
     };
     assert_eq!(transaction.status, TransactionStatus::Unknown);
-    assert_eq!(payment.pending.as_ref().unwrap().state, PendingState::Unknown);
+    assert_eq!(
+        payment.pending.as_ref().unwrap().state,
+        PendingState::Unknown
+    );
     for kind in [TransactionType::Refund, TransactionType::Cancel] {
         assert!(matches!(
             w.op(&id, kind, None).await,
@@ -164,42 +250,97 @@ async fn timeout_is_unknown_until_query_settles_it() {
     assert_eq!(q.payment.status, PaymentStatus::PartiallyRefunded);
     assert_eq!(q.payment.refunded_amount, 9900);
     assert_eq!(q.payment.pending, None);
-    let txn = w.store.transactions().into_iter().find(|t| t.id == transaction.id).unwrap();
+    let txn = w
+        .store
+        .transactions()
+        .into_iter()
+        .find(|t| t.id == transaction.id)
+        .unwrap();
     assert_eq!(txn.status, TransactionStatus::Approved);
-    assert_eq!(w.store.events().last().unwrap().event_type, EventType::PaymentRefunded);
+    assert_eq!(
+        w.store.events().last().unwrap().event_type,
+        EventType::PaymentRefunded
+    );
 }
 
 #[tokio::test]
 async fn unsupported_operation_never_reaches_the_bank() {
     let w = world();
-    let id = w.payment("pay_1", "acc_nocancel", PaymentStatus::Authorized, 20_000, InitialBankState::Preauth).await;
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_nocancel",
+            PaymentStatus::Authorized,
+            20_000,
+            InitialBankState::Preauth,
+        )
+        .await;
     assert!(matches!(
         w.op(&id, TransactionType::Cancel, None).await,
-        Err(OpError::Unsupported { operation: Operation::Cancel, .. })
+        Err(OpError::Unsupported {
+            operation: Operation::Cancel,
+            ..
+        })
     ));
     let acct = account("acc_nocancel", OperationSet::all());
-    assert_eq!(w.bank.query(&acct, "ORDpay_1").await.state, BankState::Preauth);
+    assert_eq!(
+        w.bank.query(&acct, "ORDpay_1").await.state,
+        BankState::Preauth
+    );
     assert!(w.store.transactions().is_empty());
 }
 
 #[tokio::test]
 async fn other_merchants_and_other_modes_see_nothing() {
     let w = world();
-    let id = w.payment("pay_1", "acc_all", PaymentStatus::Authorized, 20_000, InitialBankState::Preauth).await;
-    let other = Principal { merchant_id: MerchantId::parse("mch_b").unwrap(), ..w.principal.clone() };
-    let live = Principal { mode: Mode::Live, ..w.principal.clone() };
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Authorized,
+            20_000,
+            InitialBankState::Preauth,
+        )
+        .await;
+    let other = Principal {
+        merchant_id: MerchantId::parse("mch_b").unwrap(),
+        ..w.principal.clone()
+    };
+    let live = Principal {
+        mode: Mode::Live,
+        ..w.principal.clone()
+    };
     for p in [other, live] {
-        assert!(matches!(run_operation(&w.deps, &p, &id, TransactionType::Capture, None).await, Err(OpError::NotFound("payment"))));
-        assert!(matches!(query_payment(&w.deps, &p, &id).await, Err(OpError::NotFound("payment"))));
+        assert!(matches!(
+            run_operation(&w.deps, &p, &id, TransactionType::Capture, None).await,
+            Err(OpError::NotFound("payment"))
+        ));
+        assert!(matches!(
+            query_payment(&w.deps, &p, &id).await,
+            Err(OpError::NotFound("payment"))
+        ));
     }
 }
 
 #[tokio::test]
 async fn cancel_after_the_cut_is_declined_with_a_hint() {
     let w = world();
-    let id = w.payment("pay_1", "acc_all", PaymentStatus::Captured, 20_000, InitialBankState::Approved).await;
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Captured,
+            20_000,
+            InitialBankState::Approved,
+        )
+        .await;
     w.clock.advance_millis(24 * 3600 * 1000);
-    let Err(OpError::Declined { after_cutoff, payment, .. }) = w.op(&id, TransactionType::Cancel, None).await else {
+    let Err(OpError::Declined {
+        after_cutoff,
+        payment,
+        ..
+    }) = w.op(&id, TransactionType::Cancel, None).await
+    else {
         panic!("expected a decline")
     };
     assert!(after_cutoff);
@@ -210,43 +351,104 @@ async fn cancel_after_the_cut_is_declined_with_a_hint() {
 #[tokio::test]
 async fn lost_commit_is_settled_by_query_once_stale() {
     let w = world();
-    let id = w.payment("pay_1", "acc_all", PaymentStatus::Authorized, 20_000, InitialBankState::Preauth).await;
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Authorized,
+            20_000,
+            InitialBankState::Preauth,
+        )
+        .await;
     // GIVEN the reservation is written but the commit after the bank call fails
     w.store.fail_save_after(1);
-    assert!(matches!(w.op(&id, TransactionType::Capture, None).await, Err(OpError::Internal(_))));
+    assert!(matches!(
+        w.op(&id, TransactionType::Capture, None).await,
+        Err(OpError::Internal(_))
+    ));
     // THEN the bank captured, the payment still holds the reservation, and nothing else may run
     let acct = account("acc_all", OperationSet::all());
-    assert_eq!(w.bank.query(&acct, "ORDpay_1").await.state, BankState::Approved);
+    assert_eq!(
+        w.bank.query(&acct, "ORDpay_1").await.state,
+        BankState::Approved
+    );
     let stuck = w.store.payment(&id).unwrap();
     assert_eq!(stuck.status, PaymentStatus::Authorized);
-    assert_eq!(stuck.pending.as_ref().unwrap().state, PendingState::InFlight);
-    assert!(matches!(w.op(&id, TransactionType::Cancel, None).await, Err(OpError::Domain(DomainError::OperationInProgress { .. }))));
+    assert_eq!(
+        stuck.pending.as_ref().unwrap().state,
+        PendingState::InFlight
+    );
+    assert!(matches!(
+        w.op(&id, TransactionType::Cancel, None).await,
+        Err(OpError::Domain(DomainError::OperationInProgress { .. }))
+    ));
     // WHEN it is stale and the merchant queries
     w.clock.advance_millis(61_000);
     let q = query_payment(&w.deps, &w.principal, &id).await.unwrap();
     // THEN it is settled from the bank's records, with its event
     assert_eq!(q.payment.status, PaymentStatus::Captured);
     assert_eq!(q.payment.captured_amount, 20_000);
-    assert_eq!(w.store.events().last().unwrap().event_type, EventType::PaymentCaptured);
-    assert_eq!(w.store.transactions()[0].status, TransactionStatus::Approved);
+    assert_eq!(
+        w.store.events().last().unwrap().event_type,
+        EventType::PaymentCaptured
+    );
+    assert_eq!(
+        w.store.transactions()[0].status,
+        TransactionStatus::Approved
+    );
 }
 
 #[tokio::test]
 async fn stale_in_flight_reservation_is_settled_by_query() {
     let w = world();
-    let id = w.payment("pay_1", "acc_all", PaymentStatus::Authorized, 20_000, InitialBankState::Preauth).await;
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Authorized,
+            20_000,
+            InitialBankState::Preauth,
+        )
+        .await;
     // Simulate a Lambda that reserved, got the bank to capture, and died before committing.
     let p = w.store.payment(&id).unwrap();
     let planned = p.plan(TransactionType::Capture, None, T0).unwrap();
     let tid = TransactionId::parse("txn_dead").unwrap();
     let reserved = p.reserve(planned, tid.clone(), T0);
-    let txn = Transaction::pending(tid.clone(), id.clone(), TransactionType::Capture, 20_000, Currency::Try, T0);
-    w.store.save(PaymentChange { payment: reserved, expect: Expectation::over(&p), transaction: Some(txn), event: None }).await.unwrap();
+    let txn = Transaction::pending(
+        tid.clone(),
+        id.clone(),
+        TransactionType::Capture,
+        20_000,
+        Currency::Try,
+        T0,
+    );
+    w.store
+        .save(PaymentChange {
+            payment: reserved,
+            expect: Expectation::over(&p),
+            transaction: Some(txn),
+            event: None,
+        })
+        .await
+        .unwrap();
     let acct = account("acc_all", OperationSet::all());
-    let op = BankOperation { order_id: "ORDpay_1".into(), transaction_id: tid.clone(), amount: 20_000, currency: Currency::Try, full: true };
-    assert!(matches!(w.bank.capture(&acct, &op).await, paygate_domain::BankOutcome::Approved { .. }));
+    let op = BankOperation {
+        order_id: "ORDpay_1".into(),
+        transaction_id: tid.clone(),
+        amount: 20_000,
+        currency: Currency::Try,
+        full: true,
+    };
+    assert!(matches!(
+        w.bank.capture(&acct, &op).await,
+        paygate_domain::BankOutcome::Approved { .. }
+    ));
     // While fresh, it is in progress; query leaves it alone.
-    assert!(matches!(w.op(&id, TransactionType::Cancel, None).await, Err(OpError::Domain(DomainError::OperationInProgress { .. }))));
+    assert!(matches!(
+        w.op(&id, TransactionType::Cancel, None).await,
+        Err(OpError::Domain(DomainError::OperationInProgress { .. }))
+    ));
     let q = query_payment(&w.deps, &w.principal, &id).await.unwrap();
     assert!(q.payment.pending.is_some());
     // Once stale, query settles it from the bank's records.
@@ -254,20 +456,45 @@ async fn stale_in_flight_reservation_is_settled_by_query() {
     let q = query_payment(&w.deps, &w.principal, &id).await.unwrap();
     assert_eq!(q.payment.status, PaymentStatus::Captured);
     assert_eq!(q.payment.pending, None);
-    assert_eq!(w.store.events().last().unwrap().event_type, EventType::PaymentCaptured);
+    assert_eq!(
+        w.store.events().last().unwrap().event_type,
+        EventType::PaymentCaptured
+    );
 }
 
 #[tokio::test]
 async fn query_finalizes_pending_payments() {
     let w = world();
     let cases = [
-        ("pay_a", InitialBankState::Approved, PaymentStatus::Captured, EventType::PaymentCaptured),
-        ("pay_p", InitialBankState::Preauth, PaymentStatus::Authorized, EventType::PaymentAuthorized),
-        ("pay_d", InitialBankState::Declined, PaymentStatus::Declined, EventType::PaymentFailed),
-        ("pay_n", InitialBankState::None, PaymentStatus::Failed, EventType::PaymentFailed),
+        (
+            "pay_a",
+            InitialBankState::Approved,
+            PaymentStatus::Captured,
+            EventType::PaymentCaptured,
+        ),
+        (
+            "pay_p",
+            InitialBankState::Preauth,
+            PaymentStatus::Authorized,
+            EventType::PaymentAuthorized,
+        ),
+        (
+            "pay_d",
+            InitialBankState::Declined,
+            PaymentStatus::Declined,
+            EventType::PaymentFailed,
+        ),
+        (
+            "pay_n",
+            InitialBankState::None,
+            PaymentStatus::Failed,
+            EventType::PaymentFailed,
+        ),
     ];
     for (id, bank, next, ev) in cases {
-        let pid = w.payment(id, "acc_all", PaymentStatus::Pending, 12_000, bank).await;
+        let pid = w
+            .payment(id, "acc_all", PaymentStatus::Pending, 12_000, bank)
+            .await;
         let q = query_payment(&w.deps, &w.principal, &pid).await.unwrap();
         assert_eq!(q.payment.status, next, "{id}");
         assert_eq!(w.store.events().last().unwrap().event_type, ev, "{id}");
