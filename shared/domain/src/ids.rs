@@ -49,6 +49,13 @@ macro_rules! id_type {
             pub fn as_str(&self) -> &str {
                 &self.0
             }
+
+            /// An id from an opaque part already known to be valid.
+            #[allow(dead_code)]
+            pub(crate) fn from_valid_opaque(opaque: &str) -> Self {
+                debug_assert!(valid_opaque(opaque));
+                Self(format!("{}{}", $prefix, opaque))
+            }
         }
 
         impl fmt::Display for $name {
@@ -102,6 +109,16 @@ id_type!(
     /// A POS account at a bank (`acc_…`).
     AccountId,
     "acc_"
+);
+id_type!(
+    /// A merchant's webhook endpoint (`whe_…`).
+    WebhookEndpointId,
+    "whe_"
+);
+id_type!(
+    /// One event's delivery to one endpoint (`dlv_…`); sent as `X-Svc-Delivery`.
+    DeliveryId,
+    "dlv_"
 );
 id_type!(
     /// An API key's public identifier (`key_…`), never the key itself.

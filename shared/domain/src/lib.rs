@@ -14,12 +14,16 @@ pub mod payment;
 pub mod ports;
 pub mod time;
 pub mod transaction;
+pub mod webhook;
 
 pub use account::{ApiKeyRecord, BinInfo, Mode, Operation, OperationSet, PosAccount};
 pub use bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult};
 pub use error::{DomainError, StoreError};
 pub use event::{EventRecord, EventType};
-pub use ids::{AccountId, EventId, IdError, MerchantId, PaymentId, TransactionId};
+pub use ids::{
+    AccountId, DeliveryId, EventId, IdError, MerchantId, PaymentId, TransactionId,
+    WebhookEndpointId,
+};
 pub use money::{Currency, MAX_AMOUNT};
 pub use payment::{Payment, PaymentStatus, PendingOperation, PendingState, Planned};
 pub use time::Timestamp;

@@ -124,3 +124,123 @@ pub trait PosProvider: Send + Sync {
         currency: Currency,
     ) -> PointsResult;
 }
+
+// ---------------------------------------------------------------------------------------
+// Webhooks
+// ---------------------------------------------------------------------------------------
+
+use crate::{
+    ids::EventId,
+    webhook::{Attempt, Delivery, DeliveryId, WebhookEndpoint, WebhookEndpointId},
+    Timestamp,
+};
+
+/// Hands committed outbox events to the events queue (the fast path; the sweeper is the
+/// guarantee).
+#[async_trait]
+pub trait EventPublisher: Send + Sync {
+    async fn publish(&self, event: &EventRecord) -> Result<(), StoreError>;
+}
+
+/// The outbox side of the events table.
+#[async_trait]
+pub trait Outbox: Send + Sync {
+    async fn get_event(&self, id: &EventId) -> Result<Option<EventRecord>, StoreError>;
+    /// Events not yet handed to the queue, oldest first, created at or before `before`.
+    async fn list_unsent(
+        &self,
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<EventRecord>, StoreError>;
+    /// Marks an event as handed to the queue; `false` if it was already marked.
+    async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError>;
+}
+
+/// Webhook endpoints (read side; the dashboard writes them).
+#[async_trait]
+pub trait EndpointReader: Send + Sync {
+    async fn list_endpoints(
+        &self,
+        merchant: &MerchantId,
+    ) -> Result<Vec<WebhookEndpoint>, StoreError>;
+    async fn get_endpoint(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+    ) -> Result<Option<WebhookEndpoint>, StoreError>;
+}
+
+/// Deliveries and their attempts.
+#[async_trait]
+pub trait DeliveryStore: Send + Sync {
+    /// Creates the delivery unless one with its id exists; `true` when created.
+    async fn create_delivery(&self, delivery: &Delivery) -> Result<bool, StoreError>;
+    async fn get_delivery(&self, id: &DeliveryId) -> Result<Option<Delivery>, StoreError>;
+    /// Claims attempt `number` for the caller until `lease_until`: succeeds only while the
+    /// delivery is pending, has `number - 1` attempts recorded, and no other unexpired lease
+    /// (`now` decides expiry). `false` when someone else has it or it is done already.
+    async fn claim_attempt(
+        &self,
+        id: &DeliveryId,
+        number: u32,
+        lease_until: Timestamp,
+        now: Timestamp,
+    ) -> Result<bool, StoreError>;
+    /// Writes the attempt (unless attempt `attempt.number` exists already) and the delivery
+    /// as it is after it, atomically, on condition that `attempt.number - 1` attempts were
+    /// recorded before. `false` when that condition failed (nothing written).
+    async fn record_attempt(&self, attempt: &Attempt, after: &Delivery)
+        -> Result<bool, StoreError>;
+    async fn list_attempts(&self, id: &DeliveryId) -> Result<Vec<Attempt>, StoreError>;
+    /// Pending deliveries whose next attempt was due at or before `before` (the sweeper
+    /// re-enqueues them if their queue message was lost).
+    async fn list_overdue(
+        &self,
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Delivery>, StoreError>;
+}
+
+/// A queued instruction: make attempt `attempt` of `delivery_id` once `due_at` has come.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryMessage {
+    pub delivery_id: DeliveryId,
+    pub attempt: u32,
+    pub due_at: Timestamp,
+}
+
+/// The deliveries queue.
+#[async_trait]
+pub trait DeliveryQueue: Send + Sync {
+    /// Enqueues `msg`, visible after `delay_secs` (0..=900).
+    async fn enqueue(&self, msg: &DeliveryMessage, delay_secs: i64) -> Result<(), StoreError>;
+}
+
+/// An endpoint's signing secrets: the current one first, then any still inside their
+/// rotation grace period. Values are never logged.
+#[async_trait]
+pub trait SigningSecrets: Send + Sync {
+    async fn signing_secrets(
+        &self,
+        secret_id: &str,
+        now: Timestamp,
+    ) -> Result<Vec<String>, StoreError>;
+}
+
+/// What came back from one HTTP attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendOutcome {
+    pub status_code: Option<u16>,
+    pub error: Option<crate::webhook::AttemptError>,
+    /// The start of the response body (capped by the sender).
+    pub response_body: String,
+    pub duration_ms: u64,
+}
+
+/// Posts a signed webhook (HTTPS only, private networks refused, 10 s for everything, no
+/// redirects, response body capped).
+#[async_trait]
+pub trait WebhookSender: Send + Sync {
+    async fn send(&self, url: &str, headers: &[(String, String)], body: Vec<u8>) -> SendOutcome;
+}

@@ -1,0 +1,190 @@
+use super::*;
+use crate::{
+    ids::PaymentId,
+    money::Currency,
+    payment::{Payment, PaymentStatus},
+    AccountId,
+};
+
+const T0: Timestamp = Timestamp::from_unix_millis(1_795_251_600_000);
+
+fn event(t: EventType, mode: Mode) -> EventRecord {
+    let p = Payment {
+        id: PaymentId::parse("pay_1").unwrap(),
+        merchant_id: MerchantId::parse("mch_1").unwrap(),
+        mode,
+        account_id: AccountId::parse("acc_1").unwrap(),
+        order_id: "O".into(),
+        currency: Currency::Try,
+        amount: 100,
+        captured_amount: 100,
+        refunded_amount: 0,
+        status: PaymentStatus::Captured,
+        pending: None,
+        auth_code: String::new(),
+        rrn: String::new(),
+        version: 1,
+        created_at: T0,
+        updated_at: T0,
+    };
+    EventRecord::for_payment(EventId::parse("evt_abc").unwrap(), t, &p, T0)
+}
+
+fn endpoint(events: &[&str], mode: Mode, enabled: bool) -> WebhookEndpoint {
+    WebhookEndpoint {
+        id: WebhookEndpointId::parse("whe_1").unwrap(),
+        merchant_id: MerchantId::parse("mch_1").unwrap(),
+        url: "https://example.com/hook".into(),
+        events: events
+            .iter()
+            .map(|e| EventFilter::parse(e).unwrap())
+            .collect(),
+        mode,
+        enabled,
+        description: String::new(),
+        secret_id: "s".into(),
+        created_at: T0,
+        updated_at: T0,
+    }
+}
+
+#[test]
+fn endpoints_get_subscribed_events_of_their_mode_only() {
+    let captured = event(EventType::PaymentCaptured, Mode::Test);
+    assert!(endpoint(&["*"], Mode::Test, true).wants(&captured));
+    assert!(endpoint(&["payment.captured"], Mode::Test, true).wants(&captured));
+    assert!(!endpoint(&["payment.refunded"], Mode::Test, true).wants(&captured));
+    assert!(!endpoint(&["*"], Mode::Live, true).wants(&captured));
+    assert!(!endpoint(&["*"], Mode::Test, false).wants(&captured));
+    let mut other = endpoint(&["*"], Mode::Test, true);
+    other.merchant_id = MerchantId::parse("mch_2").unwrap();
+    assert!(!other.wants(&captured));
+}
+
+#[test]
+fn delivery_ids_are_stable_per_event_and_endpoint() {
+    let e = EventId::parse("evt_abc").unwrap();
+    let w = WebhookEndpointId::parse("whe_1").unwrap();
+    assert_eq!(delivery_id(&e, &w), delivery_id(&e, &w));
+    assert_eq!(delivery_id(&e, &w).as_str(), "dlv_abc1");
+    let w2 = WebhookEndpointId::parse("whe_2").unwrap();
+    assert_ne!(delivery_id(&e, &w), delivery_id(&e, &w2));
+    let long_e = EventId::parse(&format!("evt_{}", "a".repeat(40))).unwrap();
+    let long_w = WebhookEndpointId::parse(&format!("whe_{}", "b".repeat(40))).unwrap();
+    let id = delivery_id(&long_e, &long_w);
+    assert!(DeliveryId::parse(id.as_str()).is_ok());
+    assert_ne!(
+        id,
+        delivery_id(
+            &long_e,
+            &WebhookEndpointId::parse(&format!("whe_{}", "c".repeat(40))).unwrap()
+        )
+    );
+}
+
+#[test]
+fn schedule_parses_the_spec_and_overrides() {
+    assert_eq!(
+        RetrySchedule::parse(SPEC_SCHEDULE).unwrap(),
+        RetrySchedule::default()
+    );
+    assert_eq!(
+        RetrySchedule::parse("1s,1s").unwrap().waits_seconds(),
+        &[1, 1]
+    );
+    assert_eq!(
+        RetrySchedule::parse("1d").unwrap().waits_seconds(),
+        &[86_400]
+    );
+    for bad in ["", "0s", "5", "5x", "1s,,2s", "-1s"] {
+        assert!(RetrySchedule::parse(bad).is_none(), "{bad}");
+    }
+}
+
+fn attempt(n: u32, code: Option<u16>, at: Timestamp) -> Attempt {
+    Attempt {
+        delivery_id: DeliveryId::parse("dlv_1").unwrap(),
+        number: n,
+        at,
+        duration_ms: 5,
+        status_code: code,
+        error: if code.is_none() {
+            Some(AttemptError::Timeout)
+        } else {
+            None
+        },
+        response_body: String::new(),
+        succeeded: Attempt::is_success(code),
+    }
+}
+
+#[test]
+fn one_plus_eight_attempts_at_the_specs_intervals_then_failed() {
+    let schedule = RetrySchedule::default();
+    let ev = event(EventType::PaymentCaptured, Mode::Test);
+    let mut d = Delivery::new(&ev, &endpoint(&["*"], Mode::Test, true), T0);
+    let mut at = T0;
+    let mut waits = Vec::new();
+    for n in 1..=9 {
+        let next = d.after_attempt(&attempt(n, Some(500), at), &schedule);
+        d = next.delivery;
+        match next.next {
+            Some((num, due)) => {
+                assert_eq!(num, n + 1);
+                waits.push((due.unix_millis() - at.unix_millis()) / 1000);
+                at = due;
+            }
+            None => assert_eq!(n, 9),
+        }
+    }
+    assert_eq!(waits, [30, 120, 600, 1_800, 7_200, 21_600, 43_200, 86_400]);
+    assert_eq!(d.status, DeliveryStatus::Failed);
+    assert_eq!(d.attempts_made, 9);
+    assert_eq!(d.next_attempt_at, None);
+}
+
+#[test]
+fn only_2xx_succeeds() {
+    for (code, ok) in [
+        (Some(200), true),
+        (Some(204), true),
+        (Some(299), true),
+        (Some(301), false),
+        (Some(404), false),
+        (Some(500), false),
+        (None, false),
+    ] {
+        assert_eq!(Attempt::is_success(code), ok, "{code:?}");
+    }
+    let ev = event(EventType::PaymentCaptured, Mode::Test);
+    let d = Delivery::new(&ev, &endpoint(&["*"], Mode::Test, true), T0);
+    let after = d.after_attempt(&attempt(1, Some(204), T0), &RetrySchedule::default());
+    assert_eq!(after.delivery.status, DeliveryStatus::Succeeded);
+    assert!(after.next.is_none());
+}
+
+#[test]
+fn long_waits_are_hops_of_at_most_900_seconds() {
+    let due = T0.plus_millis(7_200_000);
+    assert_eq!(hop_delay_secs(T0, due), 900);
+    assert_eq!(hop_delay_secs(T0.plus_millis(7_000_000), due), 200);
+    assert_eq!(hop_delay_secs(T0.plus_millis(7_199_500), due), 1);
+    assert_eq!(hop_delay_secs(due, due), 0);
+    assert_eq!(hop_delay_secs(due.plus_millis(5), due), 0);
+}
+
+#[test]
+fn envelope_has_the_specs_fields_and_is_serialised_once() {
+    let ev = event(EventType::PaymentRefunded, Mode::Live);
+    let bytes = Envelope::of(&ev).to_bytes();
+    let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(v["id"], "evt_abc");
+    assert_eq!(v["type"], "payment.refunded");
+    assert_eq!(v["mode"], "live");
+    assert_eq!(v["createdAt"], "2026-11-21T09:00:00.000Z");
+    assert_eq!(v["data"]["object"], "payment");
+    assert_eq!(v["data"]["id"], "pay_1");
+    assert_eq!(v["data"]["status"], "captured");
+    assert_eq!(v["data"]["amount"], 100);
+    assert_eq!(v.as_object().unwrap().len(), 5);
+}
