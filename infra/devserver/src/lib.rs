@@ -34,6 +34,8 @@ pub struct Options {
 pub struct DevServer {
     pub url: String,
     pub tables: TableNames,
+    pub queues: paygate_sqs::QueueUrls,
+    pub sqs: paygate_sqs::Client,
     pub client: Client,
     server: JoinHandle<()>,
     _moto: Option<MotoServer>,
@@ -60,19 +62,31 @@ pub enum StartError {
 /// Starts a stack with its own moto server (the `make dev` case).
 pub async fn start_with_own_moto(opts: Options) -> Result<DevServer, StartError> {
     let moto = MotoServer::start()?;
-    let client = moto.client();
-    let mut server = start_on(client, opts).await?;
+    let mut server = start_on(&moto, opts).await?;
     server._moto = Some(moto);
     Ok(server)
 }
 
-/// Starts a stack against an existing DynamoDB endpoint (tests share one moto).
-pub async fn start_on(client: Client, opts: Options) -> Result<DevServer, StartError> {
+/// Starts a stack on an existing moto server (tests share one per binary).
+pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, StartError> {
+    let client = moto.client();
     paygate_dynamo::create_tables(&client, &opts.prefix)
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;
     let tables = paygate_dynamo::table_names(&opts.prefix);
-    let app = router::App::new(&client, &tables, opts.clock.clone(), opts.ids.clone());
+    // SQS is served by the same emulator endpoint as DynamoDB.
+    let sqs = paygate_sqs::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
+    let queues = paygate_sqs::create_queues(&sqs, &opts.prefix)
+        .await
+        .map_err(|e| StartError::Tables(e.to_string()))?;
+    let app = router::App::new(
+        &client,
+        &sqs,
+        &tables,
+        &queues,
+        opts.clock.clone(),
+        opts.ids.clone(),
+    );
     seed::load(&client, &tables, &opts.seed, opts.clock.clone())
         .await
         .map_err(|e| StartError::Seed(e.to_string()))?;
@@ -87,6 +101,8 @@ pub async fn start_on(client: Client, opts: Options) -> Result<DevServer, StartE
     Ok(DevServer {
         url,
         tables,
+        queues,
+        sqs,
         client,
         server,
         _moto: None,

@@ -35,7 +35,9 @@ pub struct App {
 impl App {
     pub fn new(
         client: &Client,
+        sqs: &paygate_sqs::Client,
         t: &TableNames,
+        queues: &paygate_sqs::QueueUrls,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
     ) -> Self {
@@ -45,8 +47,9 @@ impl App {
             events: t.events.clone(),
             pos_accounts: t.pos_accounts.clone(),
             simbank: t.simbank.clone(),
+            events_queue_url: queues.events.clone(),
         };
-        let ops = || c::operation_deps(client, &op_tables, clock.clone(), ids.clone());
+        let ops = || c::operation_deps(client, sqs, &op_tables, clock.clone(), ids.clone());
         let points_tables = c::PointsTables {
             pos_accounts: t.pos_accounts.clone(),
             bins: t.bins.clone(),

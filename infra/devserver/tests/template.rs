@@ -134,6 +134,7 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "EVENTS_TABLE",
                 "POS_ACCOUNTS_TABLE",
                 "SIMBANK_TABLE",
+                "EVENTS_QUEUE_URL",
             ],
         ),
         (
@@ -143,6 +144,7 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "EVENTS_TABLE",
                 "POS_ACCOUNTS_TABLE",
                 "SIMBANK_TABLE",
+                "EVENTS_QUEUE_URL",
             ],
         ),
         (
@@ -152,6 +154,7 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "EVENTS_TABLE",
                 "POS_ACCOUNTS_TABLE",
                 "SIMBANK_TABLE",
+                "EVENTS_QUEUE_URL",
             ],
         ),
         (
@@ -161,6 +164,7 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "EVENTS_TABLE",
                 "POS_ACCOUNTS_TABLE",
                 "SIMBANK_TABLE",
+                "EVENTS_QUEUE_URL",
             ],
         ),
         ("GetPaymentFunction", &["PAYMENTS_TABLE"]),

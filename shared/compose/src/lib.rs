@@ -11,7 +11,7 @@ use paygate_dynamo::{
 };
 use paygate_ops::{
     system::{RandomIds, SystemClock},
-    OperationDeps, PointsDeps, Providers,
+    EventSink, OperationDeps, PointsDeps, Providers,
 };
 use paygate_simbank::SimBank;
 
@@ -46,12 +46,21 @@ pub fn providers(
     (Providers::new().register(sim.clone()), sim)
 }
 
-/// Table names a money-moving or query function uses.
+/// A queue URL from its environment variable.
+pub fn queue_url(def: &paygate_sqs::QueueDef) -> Result<String, ConfigError> {
+    std::env::var(def.env_var)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .ok_or(ConfigError(def.env_var))
+}
+
+/// Table names (and the events queue) a money-moving or query function uses.
 pub struct OperationTables {
     pub payments: String,
     pub events: String,
     pub pos_accounts: String,
     pub simbank: String,
+    pub events_queue_url: String,
 }
 
 impl OperationTables {
@@ -61,12 +70,19 @@ impl OperationTables {
             events: table(&EVENTS)?,
             pos_accounts: table(&POS_ACCOUNTS)?,
             simbank: table(&SIMBANK)?,
+            events_queue_url: queue_url(&paygate_sqs::EVENTS_QUEUE)?,
         })
     }
 }
 
+/// The outbox: the events table.
+pub fn outbox(client: &Client, events_table: &str) -> Arc<dyn paygate_domain::ports::Outbox> {
+    Arc::new(paygate_dynamo::DynamoEvents::new(client.clone(), events_table))
+}
+
 pub fn operation_deps(
     client: &Client,
+    sqs: &paygate_sqs::Client,
     t: &OperationTables,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -78,6 +94,13 @@ pub fn operation_deps(
         providers,
         clock,
         ids,
+        events: EventSink {
+            publisher: Arc::new(paygate_sqs::SqsEventPublisher::new(
+                sqs.clone(),
+                &t.events_queue_url,
+            )),
+            outbox: outbox(client, &t.events),
+        },
     }
 }
 

@@ -309,6 +309,7 @@ impl Payment {
                 payment.pending = None;
                 txn.status = TransactionStatus::Approved;
                 txn.bank_code = code.clone();
+                txn.bank_message = String::new();
                 txn.auth_code = auth_code.clone().unwrap_or_default();
                 txn.rrn = rrn.clone().unwrap_or_default();
                 let event_type = match op.kind {
@@ -386,10 +387,12 @@ impl Payment {
                 }
             };
         let outcome = if took_effect {
+            // The order-level status carries the sale's references, not this operation's:
+            // the settled transaction gets none rather than borrowed ones.
             BankOutcome::Approved {
                 code: status.code.clone(),
-                auth_code: Some(status.auth_code.clone()).filter(|s| !s.is_empty()),
-                rrn: Some(status.rrn.clone()).filter(|s| !s.is_empty()),
+                auth_code: None,
+                rrn: None,
             }
         } else {
             BankOutcome::Error {

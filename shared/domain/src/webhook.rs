@@ -174,6 +174,8 @@ pub enum AttemptError {
     Blocked,
     /// The endpoint's signing secret could not be read.
     Secret,
+    /// The endpoint was deleted or disabled after the delivery was created.
+    EndpointUnavailable,
 }
 
 /// One recorded attempt.

@@ -1,7 +1,8 @@
 //! The outbox: event items and their reader.
 
+use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
-use paygate_domain::{EventId, EventRecord, StoreError};
+use paygate_domain::{ports::Outbox, EventId, EventRecord, StoreError, Timestamp};
 
 use crate::{
     error::unavailable,
@@ -46,7 +47,8 @@ pub(crate) fn decode_event(item: &Item) -> Result<EventRecord, StoreError> {
     Fields::new(item, "event").json("doc")
 }
 
-/// Reads the outbox. Used by the sweeper that re-sends events the stream missed.
+/// Reads the outbox and marks events sent ([`Outbox`]). Used by the fan-out and by the
+/// sweeper that re-sends events the queue never got.
 #[derive(Debug, Clone)]
 pub struct DynamoEvents {
     client: Client,
@@ -79,24 +81,63 @@ impl DynamoEvents {
     /// Up to `limit` events not yet marked sent, oldest first (by `createdAt`, then id).
     /// Reads the `unsent` index, which is eventually consistent.
     pub async fn list_unsent(&self, limit: usize) -> Result<Vec<EventRecord>, StoreError> {
-        let page = i32::try_from(limit).unwrap_or(i32::MAX).max(1);
+        self.unsent(None, limit).await
+    }
+
+    /// Like [`DynamoEvents::list_unsent`], only events created at or before `before` when
+    /// given: up to `limit` from every shard (the oldest of each), merged and capped.
+    async fn unsent(
+        &self,
+        before: Option<Timestamp>,
+        limit: usize,
+    ) -> Result<Vec<EventRecord>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let (key_condition, names) = match before {
+            Some(_) => (
+                "#shard = :shard AND #created <= :before",
+                attrs(&[
+                    ("#shard", UNSENT_ATTR.to_owned()),
+                    ("#created", "createdAt".to_owned()),
+                ]),
+            ),
+            None => (
+                "#shard = :shard",
+                attrs(&[("#shard", UNSENT_ATTR.to_owned())]),
+            ),
+        };
         let mut found = Vec::new();
         for shard in 0..UNSENT_SHARDS {
-            let out = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name(UNSENT_INDEX.name)
-                .key_condition_expression("#shard = :shard")
-                .set_expression_attribute_names(Some(attrs(&[("#shard", UNSENT_ATTR.to_owned())])))
-                .set_expression_attribute_values(Some(attrs(&[(":shard", s(shard.to_string()))])))
-                .scan_index_forward(true)
-                .limit(page)
-                .send()
-                .await
-                .map_err(|e| unavailable("Query", &e))?;
-            for item in out.items() {
-                found.push(decode_event(item)?);
+            let mut values = attrs(&[(":shard", s(shard.to_string()))]);
+            if let Some(b) = before {
+                values.insert(":before".to_owned(), t(b));
+            }
+            let mut taken = 0;
+            let mut start: Option<Item> = None;
+            while taken < limit {
+                let out = self
+                    .client
+                    .query()
+                    .table_name(&self.table)
+                    .index_name(UNSENT_INDEX.name)
+                    .key_condition_expression(key_condition)
+                    .set_expression_attribute_names(Some(names.clone()))
+                    .set_expression_attribute_values(Some(values.clone()))
+                    .scan_index_forward(true)
+                    .limit(i32::try_from(limit - taken).unwrap_or(i32::MAX))
+                    .set_exclusive_start_key(start.take())
+                    .send()
+                    .await
+                    .map_err(|e| unavailable("Query", &e))?;
+                for item in out.items() {
+                    found.push(decode_event(item)?);
+                    taken += 1;
+                }
+                match out.last_evaluated_key() {
+                    Some(k) if !k.is_empty() => start = Some(k.clone()),
+                    _ => break,
+                }
             }
         }
         found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
@@ -105,7 +146,7 @@ impl DynamoEvents {
     }
 
     /// Takes an event out of the `unsent` index once it is on the queue. `false` when there
-    /// is no such event.
+    /// is no such event, or it was marked sent already.
     pub async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError> {
         let res = self
             .client
@@ -113,11 +154,8 @@ impl DynamoEvents {
             .table_name(&self.table)
             .key("id", s(id.as_str()))
             .update_expression("REMOVE #shard")
-            .condition_expression(EVENT_EXISTS)
-            .set_expression_attribute_names(Some(attrs(&[
-                ("#shard", UNSENT_ATTR.to_owned()),
-                ("#id", "id".to_owned()),
-            ])))
+            .condition_expression(STILL_UNSENT)
+            .expression_attribute_names("#shard", UNSENT_ATTR)
             .send()
             .await;
         match res {
@@ -133,7 +171,29 @@ impl DynamoEvents {
     }
 }
 
-const EVENT_EXISTS: &str = "attribute_exists(#id)";
+/// The outbox port. The inherent methods of the same names stay for existing callers; the
+/// port's `list_unsent` also bounds by creation time.
+#[async_trait]
+impl Outbox for DynamoEvents {
+    async fn get_event(&self, id: &EventId) -> Result<Option<EventRecord>, StoreError> {
+        DynamoEvents::get_event(self, id).await
+    }
+
+    async fn list_unsent(
+        &self,
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<EventRecord>, StoreError> {
+        self.unsent(Some(before), limit).await
+    }
+
+    async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError> {
+        DynamoEvents::mark_sent(self, id).await
+    }
+}
+
+/// Condition of marking sent: the event exists and is still in the `unsent` index.
+const STILL_UNSENT: &str = "attribute_exists(#shard)";
 
 #[cfg(test)]
 mod tests {

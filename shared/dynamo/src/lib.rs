@@ -4,12 +4,20 @@
 //!   [`schema::create_tables`] for local stacks.
 //! * [`DynamoPayments`]: payments, their transactions and the outbox, written atomically and
 //!   conditionally ([`paygate_domain::ports::PaymentReader`], [`paygate_domain::ports::PaymentWriter`]).
-//! * [`DynamoEvents`]: reads the outbox (and marks events sent).
+//! * [`DynamoEvents`]: reads the outbox and marks events sent
+//!   ([`paygate_domain::ports::Outbox`]).
+//! * [`DynamoEndpoints`]: merchants' webhook endpoints ([`paygate_domain::ports::EndpointReader`],
+//!   plus the dashboard's writes).
+//! * [`DynamoDeliveries`]: webhook deliveries and their attempts, claimed and advanced
+//!   conditionally ([`paygate_domain::ports::DeliveryStore`], plus the dashboard's queries
+//!   and resend).
 //! * [`DynamoApiKeys`], [`DynamoAccounts`], [`DynamoBins`]: the lookup ports, plus seeding.
 //! * [`DynamoSimLedger`]: the bank simulator's order store.
 //! * `moto` (feature `moto`): starts a local moto server for tests and the dev server.
 
 mod accounts;
+mod deliveries;
+mod endpoints;
 mod error;
 mod events;
 mod item;
@@ -18,6 +26,7 @@ mod payment_item;
 mod payments;
 pub mod schema;
 mod simledger;
+mod webhook_item;
 
 #[cfg(feature = "moto")]
 pub mod moto;
@@ -26,6 +35,8 @@ use aws_sdk_dynamodb::config::{retry::RetryConfig, BehaviorVersion, Credentials,
 pub use aws_sdk_dynamodb::Client;
 
 pub use accounts::{DynamoAccounts, DynamoBins};
+pub use deliveries::DynamoDeliveries;
+pub use endpoints::DynamoEndpoints;
 pub use events::{unsent_shard, DynamoEvents, UNSENT_SHARDS};
 pub use keys::DynamoApiKeys;
 pub use payments::DynamoPayments;

@@ -137,8 +137,75 @@ pub const SIMBANK: TableDef = TableDef {
     ttl_attribute: None,
 };
 
+/// Merchants' webhook endpoints, by merchant and endpoint id. Signing secrets are not
+/// here: each endpoint names its Secrets Manager secret (`secretId`).
+pub const WEBHOOK_ENDPOINTS: TableDef = TableDef {
+    logical_id: "WebhookEndpointsTable",
+    env_var: "WEBHOOK_ENDPOINTS_TABLE",
+    hash_key: "merchantId",
+    range_key: Some("endpointId"),
+    gsis: &[],
+    ttl_attribute: None,
+};
+
+/// A webhook endpoint's deliveries, newest first by `createdAt` (delivery items only:
+/// attempt items carry no `endpointId`).
+pub const BY_ENDPOINT_INDEX: GsiDef = GsiDef {
+    name: "byEndpoint",
+    hash_key: "endpointId",
+    range_key: Some("createdAt"),
+};
+
+/// An event's deliveries (one per endpoint it went to; delivery items only).
+pub const BY_EVENT_INDEX: GsiDef = GsiDef {
+    name: "byEvent",
+    hash_key: "eventId",
+    range_key: Some("createdAt"),
+};
+
+/// The sparse index of pending deliveries by when their next attempt is due: only a pending
+/// delivery carries `dueShard` (always `"0"`, see [`DUE_SHARD`]). The sweeper reads it to
+/// re-enqueue deliveries whose queue message was lost.
+pub const DUE_INDEX: GsiDef = GsiDef {
+    name: "due",
+    hash_key: "dueShard",
+    range_key: Some("nextAttemptAt"),
+};
+
+/// The one `dueShard` value. Only pending deliveries are in the `due` index, so one
+/// partition is enough; shard it like the outbox's `unsent` index if that ever changes.
+pub const DUE_SHARD: &str = "0";
+
+/// How long deliveries and their attempts are kept: 90 days after the delivery was created.
+pub const DELIVERY_RETENTION_DAYS: i64 = 90;
+
+/// Deliveries and their attempts, under `pk = <delivery id>`: the delivery item
+/// (`sk = "DELIVERY"`) and one item per attempt (`sk = "ATTEMPT#0001"`, `"ATTEMPT#0002"`, …).
+///
+/// Retention: every item carries `expiresAt` (number, epoch seconds) = the delivery's
+/// `createdAt` + [`DELIVERY_RETENTION_DAYS`]; DynamoDB's TTL deletes it some time after that
+/// (usually within days, not at the exact second), so history older than 90 days may still
+/// be read for a while and then disappears, attempts together with their delivery.
+pub const DELIVERIES: TableDef = TableDef {
+    logical_id: "DeliveriesTable",
+    env_var: "DELIVERIES_TABLE",
+    hash_key: "pk",
+    range_key: Some("sk"),
+    gsis: &[BY_ENDPOINT_INDEX, BY_EVENT_INDEX, DUE_INDEX],
+    ttl_attribute: Some("expiresAt"),
+};
+
 /// Every table of the stack.
-pub const TABLES: &[TableDef] = &[PAYMENTS, EVENTS, API_KEYS, POS_ACCOUNTS, BINS, SIMBANK];
+pub const TABLES: &[TableDef] = &[
+    PAYMENTS,
+    EVENTS,
+    API_KEYS,
+    POS_ACCOUNTS,
+    BINS,
+    SIMBANK,
+    WEBHOOK_ENDPOINTS,
+    DELIVERIES,
+];
 
 /// The actual table names of one stack.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,6 +222,10 @@ pub struct TableNames {
     pub bins: String,
     /// [`SIMBANK`] (`SIMBANK_TABLE`).
     pub simbank: String,
+    /// [`WEBHOOK_ENDPOINTS`] (`WEBHOOK_ENDPOINTS_TABLE`).
+    pub webhook_endpoints: String,
+    /// [`DELIVERIES`] (`DELIVERIES_TABLE`).
+    pub deliveries: String,
 }
 
 /// A table-name environment variable is not set (or is empty).
@@ -182,6 +253,8 @@ impl TableNames {
             pos_accounts: get(&POS_ACCOUNTS)?,
             bins: get(&BINS)?,
             simbank: get(&SIMBANK)?,
+            webhook_endpoints: get(&WEBHOOK_ENDPOINTS)?,
+            deliveries: get(&DELIVERIES)?,
         })
     }
 
@@ -194,6 +267,8 @@ impl TableNames {
             (POS_ACCOUNTS.env_var, self.pos_accounts.clone()),
             (BINS.env_var, self.bins.clone()),
             (SIMBANK.env_var, self.simbank.clone()),
+            (WEBHOOK_ENDPOINTS.env_var, self.webhook_endpoints.clone()),
+            (DELIVERIES.env_var, self.deliveries.clone()),
         ]
     }
 }
@@ -207,6 +282,8 @@ pub fn table_names(prefix: &str) -> TableNames {
         pos_accounts: POS_ACCOUNTS.name(prefix),
         bins: BINS.name(prefix),
         simbank: SIMBANK.name(prefix),
+        webhook_endpoints: WEBHOOK_ENDPOINTS.name(prefix),
+        deliveries: DELIVERIES.name(prefix),
     }
 }
 
@@ -332,7 +409,21 @@ mod tests {
             vec!["id", "unsentShard", "createdAt"]
         );
         assert_eq!(PAYMENTS.key_attributes(), vec!["pk", "sk"]);
+        assert_eq!(
+            DELIVERIES.key_attributes(),
+            vec![
+                "pk",
+                "sk",
+                "endpointId",
+                "createdAt",
+                "eventId",
+                "dueShard",
+                "nextAttemptAt"
+            ]
+        );
         let ids: Vec<_> = TABLES.iter().map(|t| t.logical_id).collect();
-        assert_eq!(ids.len(), 6);
+        assert_eq!(ids.len(), 8);
+        let vars: std::collections::HashSet<_> = TABLES.iter().map(|t| t.env_var).collect();
+        assert_eq!(vars.len(), TABLES.len(), "env vars are distinct");
     }
 }

@@ -132,6 +132,7 @@ fn order(version: u64) -> SimOrder {
         rrn: "612300000001".into(),
         business_day: "2026-11-21".into(),
         settled: false,
+        query_fails: None,
         history: vec![SimTxn {
             kind: "refund".into(),
             amount: 300,

@@ -1,11 +1,11 @@
 //! Table creation against moto.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test crate: helpers may panic
 
-use aws_sdk_dynamodb::types::{KeyType, ProjectionType, ScalarAttributeType};
+use aws_sdk_dynamodb::types::{KeyType, ProjectionType, ScalarAttributeType, TimeToLiveStatus};
 use paygate_dynamo::{
     create_tables,
     moto::{unique_prefix, MotoServer},
-    schema::TABLES,
+    schema::{DELIVERIES, TABLES},
     table_names,
 };
 
@@ -66,5 +66,35 @@ async fn create_tables_is_idempotent_and_matches_the_definitions() {
                 Some(&ProjectionType::All)
             );
         }
+        let ttl = client
+            .describe_time_to_live()
+            .table_name(def.name(&prefix))
+            .send()
+            .await
+            .unwrap()
+            .time_to_live_description
+            .unwrap();
+        match def.ttl_attribute {
+            Some(attr) => {
+                assert_eq!(ttl.attribute_name(), Some(attr), "{}", def.logical_id);
+                assert_eq!(
+                    ttl.time_to_live_status(),
+                    Some(&TimeToLiveStatus::Enabled),
+                    "{}",
+                    def.logical_id
+                );
+            }
+            None => assert_ne!(
+                ttl.time_to_live_status(),
+                Some(&TimeToLiveStatus::Enabled),
+                "{}",
+                def.logical_id
+            ),
+        }
     }
+    assert_eq!(
+        DELIVERIES.ttl_attribute,
+        Some("expiresAt"),
+        "deliveries expire"
+    );
 }

@@ -1,7 +1,12 @@
 //! Handler tests: Lambda-shaped requests in, the error envelope and bodies out, over
 //! in-memory stores and the simulator bank (no AWS).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::type_complexity)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::type_complexity
+)]
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -17,7 +22,7 @@ use paygate_domain::{
 };
 use paygate_ops::{OperationDeps, Principal, Providers};
 use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPayments, SeqIds, T0};
+use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds, T0};
 use serde_json::Value;
 
 struct World {
@@ -78,6 +83,10 @@ async fn world() -> World {
             providers: Providers::new().register(bank),
             clock,
             ids: Arc::new(SeqIds::default()),
+            events: paygate_ops::EventSink {
+                publisher: Arc::new(MemoryPublisher::default()),
+                outbox: store.clone(),
+            },
         },
         store,
     }

@@ -10,6 +10,7 @@ pub mod error;
 pub mod operate;
 pub mod points;
 pub mod providers;
+pub mod publish;
 pub mod query;
 pub mod system;
 
@@ -18,4 +19,5 @@ pub use error::OpError;
 pub use operate::{get_payment, run_operation, OperationDeps, OperationResult};
 pub use points::{points_inquiry, PointsDeps, PointsRequest, PointsResponse};
 pub use providers::Providers;
+pub use publish::EventSink;
 pub use query::{query_payment, QueryResult};

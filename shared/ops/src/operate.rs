@@ -11,7 +11,7 @@ use paygate_domain::{
     TransactionId, TransactionType,
 };
 
-use crate::{auth::Principal, error::OpError, providers::Providers};
+use crate::{auth::Principal, error::OpError, providers::Providers, publish::EventSink};
 
 /// How many times a lost reservation race is re-read and re-decided before giving up.
 const RESERVE_ATTEMPTS: usize = 4;
@@ -23,6 +23,8 @@ pub struct OperationDeps {
     pub providers: Providers,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
+    /// Where committed events go next (the events queue).
+    pub events: EventSink,
 }
 
 /// Read and write access to payments.
@@ -127,6 +129,9 @@ pub async fn run_operation(
             StoreError::Conflict { .. } => OpError::Contended,
             other => OpError::from(other),
         });
+    }
+    if let Some(event) = &settlement.event {
+        deps.events.after_commit(event).await;
     }
     let payment = Box::new(settlement.payment);
     let transaction = Box::new(settlement.transaction);

@@ -74,8 +74,14 @@ pub async fn query_payment(
         None => payment,
         Some(change) => {
             let next = change.payment.clone();
+            let event = change.event.clone();
             match deps.payments.save(change).await {
-                Ok(()) => next,
+                Ok(()) => {
+                    if let Some(event) = &event {
+                        deps.events.after_commit(event).await;
+                    }
+                    next
+                }
                 // Someone else changed it first (another query, or the operation's own
                 // commit): report the payment as it is now.
                 Err(StoreError::Conflict { .. }) => {

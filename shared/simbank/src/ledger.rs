@@ -48,6 +48,9 @@ pub struct SimOrder {
     pub business_day: String,
     /// The end-of-day cut has passed for this order regardless of the date.
     pub settled: bool,
+    /// Status queries of this order fail (it was registered with a trigger amount).
+    #[serde(default)]
+    pub query_fails: Option<String>,
     pub history: Vec<SimTxn>,
     /// Optimistic-concurrency version of the stored order (0 = not stored yet).
     pub version: u64,

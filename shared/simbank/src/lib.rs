@@ -12,8 +12,9 @@
 //!
 //! A cancel is declined (`after_cutoff`) once the bank's end-of-day cut has passed for the
 //! order: its business day (Istanbul, UTC+3) is before today's, or it was registered
-//! `settled`. A query of an order whose amount is 9100 or 9900 cannot be performed
-//! (`state = unknown`, `found = true`). Points inquiry: a card ending in `5100` is declined,
+//! `settled`. A query of an order *registered* with amount 9100 or 9900 cannot be performed
+//! (`state = unknown`, `found = true`); orders that only saw an operation of that amount
+//! query normally, so its unknown outcome can be settled. Points inquiry: a card ending in `5100` is declined,
 //! one ending in `9100` gets a technical error.
 
 mod ledger;

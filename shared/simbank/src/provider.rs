@@ -57,7 +57,7 @@ pub struct SimBank {
 }
 
 enum Applied {
-    Done(SimOrder, SimTxn),
+    Done(Box<SimOrder>, SimTxn),
     Refused(BankOutcome),
 }
 
@@ -100,6 +100,13 @@ impl SimBank {
             rrn: if approved { rrn(now, 0) } else { String::new() },
             business_day: now.business_day(BANK_UTC_OFFSET_HOURS),
             settled,
+            // Only an order *registered* with a trigger amount has failing queries, so an
+            // operation of that amount on another order can still be settled by query.
+            query_fails: match amount {
+                ERROR_AMOUNT => Some("91".to_owned()),
+                TIMEOUT_AMOUNT => Some("timeout".to_owned()),
+                _ => None,
+            },
             history: Vec::new(),
             version: 1,
         };
@@ -208,7 +215,7 @@ impl SimBank {
         order.history.push(txn.clone());
         order.version += 1;
         self.ledger.store(&order).await?;
-        Ok(Applied::Done(order, txn))
+        Ok(Applied::Done(Box::new(order), txn))
     }
 }
 
@@ -297,10 +304,8 @@ impl PosProvider for SimBank {
             Ok(None) => return BankStatus::not_found("CORE-2008"),
             Err(_) => return BankStatus::unavailable("96"),
         };
-        match order.amount {
-            ERROR_AMOUNT => return BankStatus::unavailable("91"),
-            TIMEOUT_AMOUNT => return BankStatus::unavailable("timeout"),
-            _ => {}
+        if let Some(code) = &order.query_fails {
+            return BankStatus::unavailable(code);
         }
         let state = match order.state {
             SimOrderState::Preauth => BankState::Preauth,

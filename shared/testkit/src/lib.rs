@@ -63,6 +63,8 @@ pub struct MemoryPayments {
     inner: Mutex<State>,
     /// Fault injection: `Some(n)` lets `n` more saves through, then fails one.
     fail_after: Mutex<Option<usize>>,
+    /// Events marked as handed to the queue.
+    sent: Mutex<std::collections::HashSet<EventId>>,
 }
 
 #[derive(Default)]
@@ -261,5 +263,343 @@ impl MemoryBins {
 impl BinLookup for MemoryBins {
     async fn find_bin(&self, bin: &str) -> Result<Option<BinInfo>, StoreError> {
         Ok(self.0.lock().unwrap().get(bin).cloned())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Webhook doubles
+// ---------------------------------------------------------------------------------------
+
+use paygate_domain::{
+    ports::{
+        DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointReader, EventPublisher, Outbox,
+        SendOutcome, SigningSecrets, WebhookSender,
+    },
+    webhook::{Attempt, Delivery, DeliveryStatus, WebhookEndpoint},
+    DeliveryId, EventId, WebhookEndpointId,
+};
+
+#[async_trait]
+impl Outbox for MemoryPayments {
+    async fn get_event(&self, id: &EventId) -> Result<Option<EventRecord>, StoreError> {
+        Ok(self.events().into_iter().find(|e| &e.id == id))
+    }
+
+    async fn list_unsent(
+        &self,
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<EventRecord>, StoreError> {
+        let sent = self.sent.lock().unwrap().clone();
+        Ok(self
+            .events()
+            .into_iter()
+            .filter(|e| e.created_at <= before && !sent.contains(&e.id))
+            .take(limit)
+            .collect())
+    }
+
+    async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError> {
+        Ok(self.sent.lock().unwrap().insert(id.clone()))
+    }
+}
+
+impl MemoryPayments {
+    /// Events not yet marked sent.
+    pub fn unsent(&self) -> Vec<EventId> {
+        let sent = self.sent.lock().unwrap().clone();
+        self.events()
+            .into_iter()
+            .map(|e| e.id)
+            .filter(|id| !sent.contains(id))
+            .collect()
+    }
+}
+
+/// Records published events; can be told to fail.
+#[derive(Default)]
+pub struct MemoryPublisher {
+    pub published: Mutex<Vec<EventRecord>>,
+    failing: std::sync::atomic::AtomicBool,
+}
+
+impl MemoryPublisher {
+    pub fn set_failing(&self, failing: bool) {
+        self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    pub fn ids(&self) -> Vec<EventId> {
+        self.published
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|e| e.id.clone())
+            .collect()
+    }
+}
+
+#[async_trait]
+impl EventPublisher for MemoryPublisher {
+    async fn publish(&self, event: &EventRecord) -> Result<(), StoreError> {
+        if self.failing.load(Ordering::SeqCst) {
+            return Err(StoreError::Unavailable("injected publish failure".into()));
+        }
+        self.published.lock().unwrap().push(event.clone());
+        Ok(())
+    }
+}
+
+/// Webhook endpoints.
+#[derive(Default)]
+pub struct MemoryEndpoints(pub Mutex<Vec<WebhookEndpoint>>);
+
+impl MemoryEndpoints {
+    pub fn insert(&self, e: WebhookEndpoint) {
+        self.0.lock().unwrap().push(e);
+    }
+}
+
+#[async_trait]
+impl EndpointReader for MemoryEndpoints {
+    async fn list_endpoints(
+        &self,
+        merchant: &MerchantId,
+    ) -> Result<Vec<WebhookEndpoint>, StoreError> {
+        Ok(self
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| &e.merchant_id == merchant)
+            .cloned()
+            .collect())
+    }
+
+    async fn get_endpoint(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+    ) -> Result<Option<WebhookEndpoint>, StoreError> {
+        Ok(self
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|e| &e.merchant_id == merchant && &e.id == id)
+            .cloned())
+    }
+}
+
+/// Deliveries, attempts and leases with the adapter's conditions.
+#[derive(Default)]
+pub struct MemoryDeliveries {
+    inner: Mutex<DeliveryState>,
+}
+
+#[derive(Default)]
+struct DeliveryState {
+    deliveries: HashMap<DeliveryId, (Delivery, Option<Timestamp>)>,
+    attempts: BTreeMap<(DeliveryId, u32), Attempt>,
+}
+
+impl MemoryDeliveries {
+    pub fn all(&self) -> Vec<Delivery> {
+        self.inner
+            .lock()
+            .unwrap()
+            .deliveries
+            .values()
+            .map(|(d, _)| d.clone())
+            .collect()
+    }
+
+    pub fn attempts(&self) -> Vec<Attempt> {
+        self.inner
+            .lock()
+            .unwrap()
+            .attempts
+            .values()
+            .cloned()
+            .collect()
+    }
+}
+
+#[async_trait]
+impl DeliveryStore for MemoryDeliveries {
+    async fn create_delivery(&self, delivery: &Delivery) -> Result<bool, StoreError> {
+        let mut s = self.inner.lock().unwrap();
+        if s.deliveries.contains_key(&delivery.id) {
+            return Ok(false);
+        }
+        s.deliveries
+            .insert(delivery.id.clone(), (delivery.clone(), None));
+        Ok(true)
+    }
+
+    async fn get_delivery(&self, id: &DeliveryId) -> Result<Option<Delivery>, StoreError> {
+        Ok(self
+            .inner
+            .lock()
+            .unwrap()
+            .deliveries
+            .get(id)
+            .map(|(d, _)| d.clone()))
+    }
+
+    async fn claim_attempt(
+        &self,
+        id: &DeliveryId,
+        number: u32,
+        lease_until: Timestamp,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut s = self.inner.lock().unwrap();
+        let Some((d, lease)) = s.deliveries.get_mut(id) else {
+            return Ok(false);
+        };
+        let free = lease.is_none_or(|l| l < now);
+        if d.status != DeliveryStatus::Pending || d.attempts_made + 1 != number || !free {
+            return Ok(false);
+        }
+        *lease = Some(lease_until);
+        Ok(true)
+    }
+
+    async fn record_attempt(
+        &self,
+        attempt: &Attempt,
+        after: &Delivery,
+    ) -> Result<bool, StoreError> {
+        let mut s = self.inner.lock().unwrap();
+        let key = (attempt.delivery_id.clone(), attempt.number);
+        let ok = s
+            .deliveries
+            .get(&attempt.delivery_id)
+            .is_some_and(|(d, _)| d.attempts_made + 1 == attempt.number)
+            && !s.attempts.contains_key(&key);
+        if !ok {
+            return Ok(false);
+        }
+        s.attempts.insert(key, attempt.clone());
+        s.deliveries.insert(after.id.clone(), (after.clone(), None));
+        Ok(true)
+    }
+
+    async fn list_attempts(&self, id: &DeliveryId) -> Result<Vec<Attempt>, StoreError> {
+        Ok(self
+            .inner
+            .lock()
+            .unwrap()
+            .attempts
+            .iter()
+            .filter(|((d, _), _)| d == id)
+            .map(|(_, a)| a.clone())
+            .collect())
+    }
+
+    async fn list_overdue(
+        &self,
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        Ok(self
+            .inner
+            .lock()
+            .unwrap()
+            .deliveries
+            .values()
+            .map(|(d, _)| d)
+            .filter(|d| {
+                d.status == DeliveryStatus::Pending
+                    && d.next_attempt_at.is_some_and(|t| t <= before)
+            })
+            .take(limit)
+            .cloned()
+            .collect())
+    }
+}
+
+/// A queue that records what was enqueued, with its delay.
+#[derive(Default)]
+pub struct MemoryQueue(pub Mutex<Vec<(DeliveryMessage, i64)>>);
+
+impl MemoryQueue {
+    /// Takes everything enqueued so far.
+    pub fn drain(&self) -> Vec<(DeliveryMessage, i64)> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+#[async_trait]
+impl DeliveryQueue for MemoryQueue {
+    async fn enqueue(&self, msg: &DeliveryMessage, delay_secs: i64) -> Result<(), StoreError> {
+        self.0.lock().unwrap().push((msg.clone(), delay_secs));
+        Ok(())
+    }
+}
+
+/// Fixed signing secrets per secret id.
+#[derive(Default)]
+pub struct StaticSecrets(pub Mutex<HashMap<String, Vec<String>>>);
+
+impl StaticSecrets {
+    pub fn set(&self, id: &str, secrets: &[&str]) {
+        self.0.lock().unwrap().insert(
+            id.to_owned(),
+            secrets.iter().map(|s| (*s).to_owned()).collect(),
+        );
+    }
+}
+
+#[async_trait]
+impl SigningSecrets for StaticSecrets {
+    async fn signing_secrets(&self, id: &str, _now: Timestamp) -> Result<Vec<String>, StoreError> {
+        self.0
+            .lock()
+            .unwrap()
+            .get(id)
+            .cloned()
+            .ok_or_else(|| StoreError::Unavailable("no such secret".into()))
+    }
+}
+
+/// One request a [`ScriptedSender`] saw: URL, headers, body.
+pub type SentRequest = (String, Vec<(String, String)>, Vec<u8>);
+
+/// A sender that answers from a script (default 200) and records every request.
+#[derive(Default)]
+pub struct ScriptedSender {
+    pub script: Mutex<std::collections::VecDeque<SendOutcome>>,
+    pub requests: Mutex<Vec<SentRequest>>,
+}
+
+impl ScriptedSender {
+    pub fn push_status(&self, code: u16) {
+        self.script.lock().unwrap().push_back(SendOutcome {
+            status_code: Some(code),
+            error: None,
+            response_body: format!("status {code}"),
+            duration_ms: 3,
+        });
+    }
+}
+
+#[async_trait]
+impl WebhookSender for ScriptedSender {
+    async fn send(&self, url: &str, headers: &[(String, String)], body: Vec<u8>) -> SendOutcome {
+        self.requests
+            .lock()
+            .unwrap()
+            .push((url.to_owned(), headers.to_vec(), body));
+        self.script
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(SendOutcome {
+                status_code: Some(200),
+                error: None,
+                response_body: "ok".into(),
+                duration_ms: 1,
+            })
     }
 }

@@ -16,8 +16,8 @@ use paygate_domain::{
 use paygate_dynamo::{
     create_tables,
     moto::{unique_prefix, MotoServer},
-    table_names, Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoEvents, DynamoPayments,
-    DynamoSimLedger, TableNames,
+    table_names, Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoDeliveries,
+    DynamoEndpoints, DynamoEvents, DynamoPayments, DynamoSimLedger, TableNames,
 };
 
 /// 2026-11-21T10:00:00.000Z.
@@ -33,6 +33,8 @@ pub struct Env {
     pub accounts: DynamoAccounts,
     pub bins: DynamoBins,
     pub ledger: DynamoSimLedger,
+    pub endpoints: DynamoEndpoints,
+    pub deliveries: DynamoDeliveries,
 }
 
 impl Env {
@@ -51,6 +53,8 @@ impl Env {
             accounts: DynamoAccounts::new(client.clone(), &names.pos_accounts),
             bins: DynamoBins::new(client.clone(), &names.bins),
             ledger: DynamoSimLedger::new(client.clone(), &names.simbank),
+            endpoints: DynamoEndpoints::new(client.clone(), &names.webhook_endpoints),
+            deliveries: DynamoDeliveries::new(client.clone(), &names.deliveries),
             client,
             names,
         }

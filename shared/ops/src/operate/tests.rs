@@ -7,16 +7,17 @@ use paygate_domain::{
     MerchantId, Mode, OperationSet, PaymentStatus, PendingState, PosAccount, TransactionStatus,
 };
 use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPayments, SeqIds, T0};
+use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds, T0};
 
 use super::*;
-use crate::query::query_payment;
+use crate::{publish::EventSink, query::query_payment};
 
 struct World {
     deps: OperationDeps,
     store: Arc<MemoryPayments>,
     bank: Arc<SimBank>,
     clock: Arc<ManualClock>,
+    publisher: Arc<MemoryPublisher>,
     principal: Principal,
 }
 
@@ -45,18 +46,24 @@ fn world() -> World {
         Arc::new(MemoryLedger::default()),
         clock.clone(),
     ));
+    let publisher = Arc::new(MemoryPublisher::default());
     let deps = OperationDeps {
         payments: store.clone(),
         accounts,
         providers: Providers::new().register(bank.clone()),
         clock: clock.clone(),
         ids: Arc::new(SeqIds::default()),
+        events: EventSink {
+            publisher: publisher.clone(),
+            outbox: store.clone(),
+        },
     };
     World {
         deps,
         store,
         bank,
         clock,
+        publisher,
         principal: Principal {
             merchant_id: MerchantId::parse("mch_a").unwrap(),
             mode: Mode::Test,
@@ -503,4 +510,45 @@ async fn query_finalizes_pending_payments() {
         query_payment(&w.deps, &w.principal, &pid).await.unwrap();
         assert_eq!(w.store.events().len(), n);
     }
+}
+
+#[tokio::test]
+async fn committed_events_are_queued_and_marked_sent() {
+    let w = world();
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Authorized,
+            20_000,
+            InitialBankState::Preauth,
+        )
+        .await;
+    w.op(&id, TransactionType::Capture, None).await.unwrap();
+    let events = w.store.events();
+    assert_eq!(events.len(), 1);
+    assert_eq!(w.publisher.ids(), vec![events[0].id.clone()]);
+    assert!(w.store.unsent().is_empty());
+}
+
+#[tokio::test]
+async fn a_failed_queue_send_leaves_the_event_for_the_sweeper() {
+    let w = world();
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Authorized,
+            20_000,
+            InitialBankState::Preauth,
+        )
+        .await;
+    // GIVEN the queue refuses sends after the commit
+    w.publisher.set_failing(true);
+    // WHEN the capture commits
+    let r = w.op(&id, TransactionType::Capture, None).await.unwrap();
+    // THEN the operation still succeeds and its event waits in the outbox, unsent
+    assert_eq!(r.payment.status, PaymentStatus::Captured);
+    assert!(w.publisher.ids().is_empty());
+    assert_eq!(w.store.unsent(), vec![w.store.events()[0].id.clone()]);
 }

@@ -213,3 +213,26 @@ async fn points_balances_and_triggers() {
         PointsResult::Error { .. }
     ));
 }
+
+#[tokio::test]
+async fn a_timed_out_capture_of_9900_can_be_settled_by_query() {
+    let (b, _) = bank();
+    let acc = account();
+    b.register_order(
+        &acc,
+        "ORD1",
+        20_000,
+        Currency::Try,
+        InitialBankState::Preauth,
+        false,
+    )
+    .await
+    .unwrap();
+    assert!(matches!(
+        b.capture(&acc, &op(9900)).await,
+        BankOutcome::Unknown { .. }
+    ));
+    let st = b.query(&acc, "ORD1").await;
+    assert!(st.is_conclusive());
+    assert_eq!((st.state, st.amount), (BankState::Approved, 9900));
+}

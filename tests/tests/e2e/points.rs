@@ -1,0 +1,205 @@
+//! POST /v1/payments/points/inquiry: routing by account or BIN, the response shape, and the
+//! card number never echoed.
+
+use paygate_tests::{card_number, expect_error, keys, points_body, Reply, Stack, StatusCode};
+use serde_json::Value;
+
+const PATH: &str = "/v1/payments/points/inquiry";
+
+async fn inquire(stack: &Stack, key: &str, number: &str, account: Option<&str>) -> Reply {
+    let r = stack
+        .post_reply(PATH, key, &points_body(number, account))
+        .await;
+    // The card number never comes back, whatever the answer.
+    assert!(
+        number.is_empty() || !r.text.contains(number),
+        "the card number is in the response: {}",
+        r.text
+    );
+    r
+}
+
+/// A successful inquiry: the documented shape, on the expected account.
+#[track_caller]
+fn assert_balances(r: &Reply, account: &str) {
+    let b = &r.body;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(b["accountId"], account, "{b}");
+    assert_eq!(b["providerCode"], "simulator", "{b}");
+    assert_eq!(b["ok"], true, "{b}");
+    let balances = b["balances"].as_array().expect("balances is an array");
+    assert!(!balances.is_empty(), "{b}");
+    let mut sum = 0;
+    for bal in balances {
+        assert!(bal["name"].as_str().is_some_and(|n| !n.is_empty()), "{b}");
+        let minor = bal["amountMinor"]
+            .as_i64()
+            .expect("amountMinor is an integer");
+        let value = bal["value"].as_str().expect("value is a string");
+        // a decimal amount with a fractional part, equal to the minor units
+        let (int, frac) = value.split_once('.').unwrap_or_else(|| panic!("{value}"));
+        assert!(
+            !int.is_empty()
+                && !frac.is_empty()
+                && (int.bytes().chain(frac.bytes())).all(|c| c.is_ascii_digit()),
+            "{value}"
+        );
+        assert_eq!(value, format!("{}.{:02}", minor / 100, minor % 100), "{b}");
+        sum += minor;
+    }
+    assert_eq!(b["totalAmount"], sum, "{b}");
+}
+
+#[tokio::test]
+async fn inquiry_on_a_named_account_returns_balances() {
+    let stack = Stack::start().await;
+    let k = keys();
+    // GIVEN a valid card, and the account is named explicitly — even one not at the card's
+    // bank (the card is a Garanti card, the account İşbank)
+    for number in [
+        card_number("45436099", 16, ""),
+        card_number("540669", 16, ""),
+    ] {
+        // WHEN its points are asked on Anatolia's İşbank account
+        let r = inquire(&stack, k.anatolia_test, &number, Some("acc_anatoliaIsbank")).await;
+        // THEN 200 with the balances of that account
+        assert_balances(&r, "acc_anatoliaIsbank");
+    }
+    // AND another merchant's named account answers for that merchant
+    let r = inquire(
+        &stack,
+        k.bosphorus_test,
+        &card_number("435508", 16, ""),
+        Some("acc_bosphorusAkbank"),
+    )
+    .await;
+    assert_balances(&r, "acc_bosphorusAkbank");
+}
+
+#[tokio::test]
+async fn without_an_account_the_card_bin_chooses_it() {
+    let stack = Stack::start().await;
+    let k = keys();
+    for (key, bin, account) in [
+        // 8-digit BINs
+        (k.anatolia_test, "45436099", "acc_anatoliaIsbank"),
+        (k.bosphorus_test, "54006177", "acc_bosphorusYapikredi"),
+        (k.bosphorus_test, "55260844", "acc_bosphorusAkbank"),
+        // 6-digit BINs only (the 8 digits are not in the table)
+        (k.anatolia_test, "454360", "acc_anatoliaIsbank"),
+        (k.anatolia_test, "418342", "acc_anatoliaIsbank"),
+        (k.bosphorus_test, "450803", "acc_bosphorusYapikredi"),
+        (k.bosphorus_test, "540061", "acc_bosphorusYapikredi"),
+        (k.bosphorus_test, "435508", "acc_bosphorusAkbank"),
+        (k.bosphorus_test, "552608", "acc_bosphorusAkbank"),
+    ] {
+        for len in [16, 19] {
+            // GIVEN a card of that BIN; WHEN its points are asked without accountId
+            let number = card_number(bin, len, "");
+            let r = inquire(&stack, key, &number, None).await;
+            // THEN the merchant's account at the card's bank answers
+            assert_balances(&r, account);
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_account_without_points_inquiry_is_refused() {
+    let stack = Stack::start().await;
+    let k = keys();
+    // GIVEN Anatolia's Garanti account, which lacks points_inquiry
+    for (number, account) in [
+        // named explicitly
+        (card_number("45436099", 16, ""), Some("acc_anatoliaGaranti")),
+        // chosen by a Garanti BIN (6 and 8 digits)
+        (card_number("540669", 16, ""), None),
+        (card_number("55496012", 16, ""), None),
+    ] {
+        // WHEN points are asked there
+        let r = inquire(&stack, k.anatolia_test, &number, account).await;
+        // THEN 400 operation_not_supported naming the account
+        let err = expect_error(&(r.status, r.body.clone()), 400, "operation_not_supported");
+        assert_eq!(err["details"]["accountId"], "acc_anatoliaGaranti", "{err}");
+    }
+}
+
+#[tokio::test]
+async fn a_card_of_a_bank_the_merchant_has_no_account_at() {
+    let stack = Stack::start().await;
+    let k = keys();
+    for (key, bin) in [
+        // Yapı Kredi and Akbank cards at Anatolia (İşbank, Garanti only)
+        (k.anatolia_test, "450803"),
+        (k.anatolia_test, "55260844"),
+        // İşbank and Garanti cards at Bosphorus (Yapı Kredi, Akbank only)
+        (k.bosphorus_test, "454360"),
+        (k.bosphorus_test, "540669"),
+        // a BIN no bank in the table has
+        (k.anatolia_test, "411111"),
+    ] {
+        // WHEN points are asked without accountId
+        let r = inquire(&stack, key, &card_number(bin, 16, ""), None).await;
+        // THEN 400 no_account_for_card
+        expect_error(&(r.status, r.body.clone()), 400, "no_account_for_card");
+    }
+}
+
+#[tokio::test]
+async fn another_merchants_account_does_not_exist() {
+    let stack = Stack::start().await;
+    // WHEN Anatolia names Bosphorus' account
+    let r = inquire(
+        &stack,
+        keys().anatolia_test,
+        &card_number("435508", 16, ""),
+        Some("acc_bosphorusAkbank"),
+    )
+    .await;
+    // THEN 404 not_found
+    expect_error(&(r.status, r.body.clone()), 404, "not_found");
+}
+
+#[tokio::test]
+async fn invalid_card_numbers_are_invalid_requests() {
+    let stack = Stack::start().await;
+    let good = card_number("45436099", 16, "");
+    let last = good.as_bytes()[15] - b'0';
+    let bad_check_digit = format!("{}{}", &good[..15], (last + 1) % 10);
+    for number in [
+        bad_check_digit,
+        "4543609912345678a".to_owned(),
+        "4543 6099 1234 5678".to_owned(),
+        card_number("454360", 11, ""),
+        card_number("454360", 20, ""),
+        String::new(),
+    ] {
+        for account in [None, Some("acc_anatoliaIsbank")] {
+            // WHEN the card number is not 12-19 digits with a valid check digit
+            let r = inquire(&stack, keys().anatolia_test, &number, account).await;
+            // THEN 400 invalid_request on card.number
+            let err = expect_error(&(r.status, r.body.clone()), 400, "invalid_request");
+            assert_eq!(err["details"]["field"], "card.number", "{number:?}: {err}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_card_the_bank_refuses_answers_ok_false() {
+    let stack = Stack::start().await;
+    // GIVEN valid cards ending in 5100 (declined) and 9100 (technical error)
+    for suffix in ["5100", "9100"] {
+        let number = card_number("454360", 16, suffix);
+        for account in [None, Some("acc_anatoliaIsbank")] {
+            // WHEN their points are asked
+            let r = inquire(&stack, keys().anatolia_test, &number, account).await;
+            // THEN 200 with ok false and no balances
+            let b: &Value = &r.body;
+            assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+            assert_eq!(b["ok"], false, "{b}");
+            assert_eq!(b["accountId"], "acc_anatoliaIsbank", "{b}");
+            assert_eq!(b["providerCode"], "simulator", "{b}");
+            assert_eq!(b["balances"], serde_json::json!([]), "{b}");
+            assert_eq!(b["totalAmount"], 0, "{b}");
+        }
+    }
+}
