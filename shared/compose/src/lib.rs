@@ -77,7 +77,10 @@ impl OperationTables {
 
 /// The outbox: the events table.
 pub fn outbox(client: &Client, events_table: &str) -> Arc<dyn paygate_domain::ports::Outbox> {
-    Arc::new(paygate_dynamo::DynamoEvents::new(client.clone(), events_table))
+    Arc::new(paygate_dynamo::DynamoEvents::new(
+        client.clone(),
+        events_table,
+    ))
 }
 
 pub fn operation_deps(
