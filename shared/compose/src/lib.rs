@@ -141,3 +141,127 @@ pub fn api_keys(client: &Client, api_keys_table: &str) -> DynamoApiKeys {
 pub fn api_keys_table_from_env() -> Result<String, ConfigError> {
     table(&API_KEYS)
 }
+
+// ---------------------------------------------------------------------------------------
+// Webhook pipeline
+// ---------------------------------------------------------------------------------------
+
+/// Environment variable overriding the retry schedule (default: the spec's).
+pub const RETRY_SCHEDULE_ENV: &str = "PAYGATE_WEBHOOK_RETRY_SCHEDULE";
+
+/// The retry schedule: `PAYGATE_WEBHOOK_RETRY_SCHEDULE` (e.g. `1s,1s,1s,1s,1s,1s,1s,1s` for
+/// a local trial) or the spec's `30s,2m,10m,30m,2h,6h,12h,24h`. A malformed value is an
+/// error at start-up, never a silent fallback.
+pub fn retry_schedule_from_env() -> Result<paygate_domain::webhook::RetrySchedule, ConfigError> {
+    match std::env::var(RETRY_SCHEDULE_ENV) {
+        Ok(v) if !v.trim().is_empty() => {
+            paygate_domain::webhook::RetrySchedule::parse(&v).ok_or(ConfigError(RETRY_SCHEDULE_ENV))
+        }
+        _ => Ok(paygate_domain::webhook::RetrySchedule::default()),
+    }
+}
+
+/// Tables and queues of the webhook pipeline.
+pub struct PipelineTables {
+    pub events: String,
+    pub webhook_endpoints: String,
+    pub deliveries: String,
+    pub events_queue_url: String,
+    pub deliveries_queue_url: String,
+}
+
+impl PipelineTables {
+    /// Every pipeline function gets all five names; its IAM policy decides what it may use.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        use paygate_dynamo::schema::{DELIVERIES, WEBHOOK_ENDPOINTS};
+        Ok(Self {
+            events: table(&EVENTS)?,
+            webhook_endpoints: table(&WEBHOOK_ENDPOINTS)?,
+            deliveries: table(&DELIVERIES)?,
+            events_queue_url: queue_url(&paygate_sqs::EVENTS_QUEUE)?,
+            deliveries_queue_url: queue_url(&paygate_sqs::DELIVERIES_QUEUE)?,
+        })
+    }
+}
+
+pub fn fanout_deps(
+    client: &Client,
+    sqs: &paygate_sqs::Client,
+    t: &PipelineTables,
+    clock: Arc<dyn Clock>,
+) -> paygate_pipeline::FanoutDeps {
+    paygate_pipeline::FanoutDeps {
+        endpoints: Arc::new(paygate_dynamo::DynamoEndpoints::new(
+            client.clone(),
+            &t.webhook_endpoints,
+        )),
+        deliveries: Arc::new(paygate_dynamo::DynamoDeliveries::new(
+            client.clone(),
+            &t.deliveries,
+        )),
+        queue: Arc::new(paygate_sqs::SqsDeliveryQueue::new(
+            sqs.clone(),
+            &t.deliveries_queue_url,
+        )),
+        clock,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn deliver_deps(
+    client: &Client,
+    sqs: &paygate_sqs::Client,
+    secrets: &paygate_secrets::Client,
+    t: &PipelineTables,
+    sender: Arc<dyn paygate_domain::ports::WebhookSender>,
+    clock: Arc<dyn Clock>,
+    schedule: paygate_domain::webhook::RetrySchedule,
+) -> paygate_pipeline::DeliverDeps {
+    paygate_pipeline::DeliverDeps {
+        deliveries: Arc::new(paygate_dynamo::DynamoDeliveries::new(
+            client.clone(),
+            &t.deliveries,
+        )),
+        outbox: outbox(client, &t.events),
+        endpoints: Arc::new(paygate_dynamo::DynamoEndpoints::new(
+            client.clone(),
+            &t.webhook_endpoints,
+        )),
+        secrets: Arc::new(paygate_secrets::SecretsManagerSigning::new(
+            secrets.clone(),
+            paygate_secrets::DEFAULT_TTL,
+        )),
+        sender,
+        queue: Arc::new(paygate_sqs::SqsDeliveryQueue::new(
+            sqs.clone(),
+            &t.deliveries_queue_url,
+        )),
+        clock,
+        schedule,
+    }
+}
+
+pub fn sweep_deps(
+    client: &Client,
+    sqs: &paygate_sqs::Client,
+    t: &PipelineTables,
+    clock: Arc<dyn Clock>,
+) -> paygate_pipeline::SweepDeps {
+    paygate_pipeline::SweepDeps {
+        outbox: outbox(client, &t.events),
+        publisher: Arc::new(paygate_sqs::SqsEventPublisher::new(
+            sqs.clone(),
+            &t.events_queue_url,
+        )),
+        deliveries: Arc::new(paygate_dynamo::DynamoDeliveries::new(
+            client.clone(),
+            &t.deliveries,
+        )),
+        queue: Arc::new(paygate_sqs::SqsDeliveryQueue::new(
+            sqs.clone(),
+            &t.deliveries_queue_url,
+        )),
+        clock,
+        grace_ms: paygate_pipeline::sweep::GRACE_MS,
+    }
+}
