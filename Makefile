@@ -39,8 +39,16 @@ toolchain:
 	  rustup component add clippy rustfmt; \
 	fi
 
-# The dev server (infra/devserver) starts moto itself, creates the tables, seeds them from
-# infra/local/seed.json and serves http://127.0.0.1:$${PAYGATE_PORT:-3000}.
+# The dev server (infra/devserver) starts moto itself, creates the tables and queues, seeds
+# them from infra/local/seed.json, serves http://127.0.0.1:$${PAYGATE_PORT:-3000} and runs
+# the webhook pipeline (fanout, deliver, sweeper). Environment it reads (from the shell or
+# as `make dev VAR=value`; ALLOW_ADDRS and EXTRA_CA are local-only, never deployed):
+#   PAYGATE_PORT                    API port (3000)
+#   PAYGATE_SEED                    seed file (infra/local/seed.json)
+#   PAYGATE_WEBHOOK_RETRY_SCHEDULE  retry waits, e.g. 1s,1s,1s,1s,1s,1s,1s,1s (the spec's 30s,2m,...,24h)
+#   PAYGATE_WEBHOOK_ALLOW_ADDRS     exact IPs exempt from the private-network refusal, e.g. 127.0.0.1
+#   PAYGATE_WEBHOOK_EXTRA_CA        PEM file of an extra trusted root (a local receiver's certificate)
+# e.g. make dev PAYGATE_WEBHOOK_ALLOW_ADDRS=127.0.0.1 PAYGATE_WEBHOOK_EXTRA_CA=$$PWD/.local/cert.pem
 dev: venv
 	$(MOTO) cargo run -p paygate-devserver --bin paygate-dev
 

@@ -5,15 +5,21 @@
 //! ([`MotoServer::shared`]), seeded from `infra/local/seed.json`, so tests run in parallel
 //! without seeing each other's payments.
 //!
+//! The stack runs the webhook pipeline too (fanout, deliver, sweeper); [`receiver`] is a
+//! merchant's HTTPS endpoint to point it at ([`Stack::start_with_webhooks`]).
+//!
 //! This crate is test support only: a failed expectation here is a failed test, so it
 //! panics freely.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod receiver;
 
 use std::{
     net::SocketAddr,
     sync::{Arc, LazyLock},
 };
 
+pub use paygate_devserver::WebhookOptions;
 use paygate_devserver::{DevServer, Options, Seed};
 use paygate_domain::Mode;
 use paygate_dynamo::moto::{unique_prefix, MotoServer};
@@ -95,6 +101,12 @@ impl Stack {
 
     /// [`Stack::start`] with `label` in the table prefix (shows in moto's logs).
     pub async fn start_labeled(label: &str) -> Stack {
+        Self::start_with_webhooks(label, WebhookOptions::default()).await
+    }
+
+    /// A fresh, seeded stack whose webhook pipeline runs with `webhook` (e.g. a sender
+    /// that trusts a [`receiver::Receiver`], a compressed retry schedule, a fast sweeper).
+    pub async fn start_with_webhooks(label: &str, webhook: WebhookOptions) -> Stack {
         let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
         let opts = Options {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -102,6 +114,7 @@ impl Stack {
             prefix: unique_prefix(label),
             clock: Arc::new(SystemClock),
             ids: Arc::new(RandomIds),
+            webhook,
         };
         let server = paygate_devserver::start_on(moto, opts)
             .await
@@ -113,7 +126,7 @@ impl Stack {
         }
     }
 
-    /// The dev server behind the stack (its tables and DynamoDB client).
+    /// The dev server behind the stack (its tables, queues, clients and webhook helpers).
     pub fn server(&self) -> &DevServer {
         &self.server
     }

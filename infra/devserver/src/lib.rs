@@ -1,16 +1,29 @@
-//! The local stack: moto for DynamoDB, tables created from the same definitions as the SAM
-//! template, seed data, and an HTTP server that hosts the very same function handlers behind
-//! the routes of `template.yaml`, with the authorizer emulated in front of them.
+//! The local stack: moto for DynamoDB, SQS and Secrets Manager, tables and queues created
+//! from the same definitions as the SAM template, seed data, an HTTP server that hosts the
+//! very same function handlers behind the routes of `template.yaml` (the authorizer
+//! emulated in front of them), and the webhook pipeline (`fanout`, `deliver`, `sweep`) run
+//! by background pollers the way the event source mappings and the schedule run it.
 
+pub mod endpoints;
+pub mod pipeline;
 pub mod router;
 pub mod seed;
 
-use std::{net::SocketAddr, path::PathBuf, sync::Arc};
+use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
-use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::{moto::MotoServer, Client, TableNames};
+use paygate_domain::{
+    ports::{Clock, IdGenerator},
+    webhook::{EventFilter, RetrySchedule, WebhookEndpoint, WebhookEndpointId},
+    MerchantId, Mode, StoreError,
+};
+use paygate_dynamo::{
+    moto::MotoServer, Client, DynamoDeliveries, DynamoEndpoints, DynamoEvents, DynamoPayments,
+    TableNames,
+};
+use paygate_secrets::SecretsManagerSigning;
 use tokio::{net::TcpListener, task::JoinHandle};
 
+pub use pipeline::WebhookOptions;
 pub use seed::Seed;
 
 /// Where the checked-in seed file lives.
@@ -24,20 +37,41 @@ pub struct Options {
     pub addr: SocketAddr,
     /// Seed data to load.
     pub seed: Seed,
-    /// Table name prefix (tests use a unique one per stack).
+    /// Table and queue name prefix (tests use a unique one per stack).
     pub prefix: String,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
+    /// The webhook pipeline's sender, retry schedule and timings.
+    pub webhook: WebhookOptions,
 }
 
-/// A running local stack. Dropping it stops the server; moto stops with its owner.
+/// What the stack's webhook pipeline runs with (shown in the banner).
+#[derive(Debug, Clone)]
+pub struct WebhookSettings {
+    pub schedule: RetrySchedule,
+    /// Addresses exempt from the private-network refusal.
+    pub allow_addrs: Vec<std::net::IpAddr>,
+    /// Whether extra root certificates are trusted.
+    pub extra_ca: bool,
+    /// Deadline of one attempt.
+    pub timeout: Duration,
+    pub sweep_every: Duration,
+}
+
+/// A running local stack. Dropping it stops the server and the webhook pipeline; moto
+/// stops with its owner.
 pub struct DevServer {
     pub url: String,
     pub tables: TableNames,
     pub queues: paygate_sqs::QueueUrls,
     pub sqs: paygate_sqs::Client,
     pub client: Client,
+    pub secrets: paygate_secrets::Client,
+    pub webhook: WebhookSettings,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
     server: JoinHandle<()>,
+    _pipeline: pipeline::Pipeline,
     _moto: Option<MotoServer>,
 }
 
@@ -55,6 +89,8 @@ pub enum StartError {
     Tables(String),
     #[error("seeding: {0}")]
     Seed(String),
+    #[error("webhook sender: {0}")]
+    Webhooks(#[from] paygate_webhooks::ConfigError),
     #[error("listening: {0}")]
     Listen(#[from] std::io::Error),
 }
@@ -74,8 +110,10 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;
     let tables = paygate_dynamo::table_names(&opts.prefix);
-    // SQS is served by the same emulator endpoint as DynamoDB.
+    // SQS and Secrets Manager are served by the same emulator endpoint as DynamoDB.
     let sqs = paygate_sqs::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
+    let secrets =
+        paygate_secrets::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
     let queues = paygate_sqs::create_queues(&sqs, &opts.prefix)
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;
@@ -87,9 +125,47 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         opts.clock.clone(),
         opts.ids.clone(),
     );
-    seed::load(&client, &tables, &opts.seed, opts.clock.clone())
+    let signing = SecretsManagerSigning::new(secrets.clone(), paygate_secrets::DEFAULT_TTL);
+    seed::load(&client, &signing, &tables, &opts.seed, opts.clock.clone())
         .await
         .map_err(|e| StartError::Seed(e.to_string()))?;
+
+    let w = &opts.webhook;
+    let webhook = WebhookSettings {
+        schedule: w.schedule.clone(),
+        allow_addrs: w.sender.policy.allow.clone(),
+        extra_ca: w.sender.extra_ca_pem.is_some(),
+        timeout: w.sender.timeout.min(paygate_webhooks::DELIVERY_TIMEOUT),
+        sweep_every: w.sweep_every,
+    };
+    let sender = Arc::new(paygate_webhooks::HttpSender::new(w.sender.clone())?);
+    let pipeline_tables = pipeline_tables(&tables, &queues);
+    let sweep = paygate_compose::sweep_deps(
+        &client,
+        &sqs,
+        &pipeline_tables,
+        opts.clock.clone(),
+        i64::try_from(w.sweep_grace.as_millis()).unwrap_or(i64::MAX),
+    );
+    let pipeline = pipeline::spawn(pipeline::PipelineParts {
+        sqs: sqs.clone(),
+        events_queue_url: queues.events.clone(),
+        deliveries_queue_url: queues.deliveries.clone(),
+        fanout: paygate_compose::fanout_deps(&client, &sqs, &pipeline_tables, opts.clock.clone()),
+        deliver: paygate_compose::deliver_deps(
+            &client,
+            &sqs,
+            &secrets,
+            &pipeline_tables,
+            sender,
+            opts.clock.clone(),
+            w.schedule.clone(),
+        ),
+        sweep,
+        idle_poll: w.idle_poll,
+        sweep_every: w.sweep_every,
+    });
+
     let listener = TcpListener::bind(opts.addr).await?;
     let url = format!("http://{}", listener.local_addr()?);
     let router = router::router(Arc::new(app));
@@ -104,15 +180,97 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         queues,
         sqs,
         client,
+        secrets,
+        webhook,
+        clock: opts.clock,
+        ids: opts.ids,
         server,
+        _pipeline: pipeline,
         _moto: None,
     })
+}
+
+/// The pipeline's table names and queue URLs in a stack.
+pub fn pipeline_tables(
+    t: &TableNames,
+    q: &paygate_sqs::QueueUrls,
+) -> paygate_compose::PipelineTables {
+    paygate_compose::PipelineTables {
+        events: t.events.clone(),
+        webhook_endpoints: t.webhook_endpoints.clone(),
+        deliveries: t.deliveries.clone(),
+        events_queue_url: q.events.clone(),
+        deliveries_queue_url: q.deliveries.clone(),
+    }
+}
+
+impl DevServer {
+    /// The webhook endpoints table.
+    pub fn endpoints(&self) -> DynamoEndpoints {
+        DynamoEndpoints::new(self.client.clone(), &self.tables.webhook_endpoints)
+    }
+
+    /// Deliveries and their attempts.
+    pub fn deliveries(&self) -> DynamoDeliveries {
+        DynamoDeliveries::new(self.client.clone(), &self.tables.deliveries)
+    }
+
+    /// The outbox (events table).
+    pub fn outbox(&self) -> DynamoEvents {
+        DynamoEvents::new(self.client.clone(), &self.tables.events)
+    }
+
+    /// Payments, written atomically with their outbox event.
+    pub fn payments(&self) -> DynamoPayments {
+        DynamoPayments::new(
+            self.client.clone(),
+            &self.tables.payments,
+            &self.tables.events,
+        )
+    }
+
+    /// Signing secrets (uncached reads with `read`; writes with `create` / `put`).
+    pub fn signing(&self) -> SecretsManagerSigning {
+        SecretsManagerSigning::new(self.secrets.clone(), paygate_secrets::DEFAULT_TTL)
+    }
+
+    /// Registers an enabled webhook endpoint, as the dashboard will: a new `whe_` id, a new
+    /// signing secret in Secrets Manager (`paygate/local/webhooks/<endpointId>`), the
+    /// endpoint item. Returns the endpoint and its secret (shown once, like the dashboard).
+    pub async fn register_endpoint(
+        &self,
+        merchant: &MerchantId,
+        url: &str,
+        events: &[EventFilter],
+        mode: Mode,
+    ) -> Result<(WebhookEndpoint, String), StoreError> {
+        let secret = endpoints::new_signing_secret()?;
+        let endpoint = endpoints::put(
+            &self.endpoints(),
+            &self.signing(),
+            endpoints::NewEndpoint {
+                id: WebhookEndpointId::generate(self.ids.as_ref()),
+                merchant_id: merchant.clone(),
+                url: url.to_owned(),
+                events: events.to_vec(),
+                mode,
+                enabled: true,
+                description: String::new(),
+                secret: secret.clone(),
+            },
+            self.clock.now(),
+        )
+        .await?;
+        Ok((endpoint, secret))
+    }
 }
 
 /// What `make dev` prints: where it listens and which keys to use.
 pub fn banner(server: &DevServer, seed: &Seed) -> String {
     let mut out = format!("\npaygate local stack is up\n  API:      {}\n", server.url);
-    out.push_str("  DynamoDB: moto (tables created from the SAM definitions, seeded from infra/local/seed.json)\n\n  API keys:\n");
+    out.push_str("  AWS:      moto: DynamoDB (tables created from the SAM definitions, seeded from infra/local/seed.json), SQS, Secrets Manager\n");
+    out.push_str(&webhook_lines(server, seed));
+    out.push_str("\n  API keys:\n");
     for m in &seed.merchants {
         for k in &m.api_keys {
             out.push_str(&format!(
@@ -154,4 +312,86 @@ pub fn banner(server: &DevServer, seed: &Seed) -> String {
     }
     out.push_str("\n  Ctrl-C stops the server and moto.\n");
     out
+}
+
+/// `30s,2m,10m,…`: the schedule in the notation `PAYGATE_WEBHOOK_RETRY_SCHEDULE` takes.
+pub fn schedule_notation(schedule: &RetrySchedule) -> String {
+    schedule
+        .waits_seconds()
+        .iter()
+        .map(|&s| match s {
+            s if s % 3_600 == 0 => format!("{}h", s / 3_600),
+            s if s % 60 == 0 => format!("{}m", s / 60),
+            s => format!("{s}s"),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn webhook_lines(server: &DevServer, seed: &Seed) -> String {
+    let w = &server.webhook;
+    let allow = if w.allow_addrs.is_empty() {
+        "none: private and loopback addresses are refused".to_owned()
+    } else {
+        w.allow_addrs
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = format!(
+        "  Webhooks: events queue -> fanout -> deliveries queue -> deliver, sweeper every {}s\n\
+         \x20   retry schedule  {} ({} attempts; {})\n\
+         \x20   allowed private {} ({})\n\
+         \x20   extra root CA   {} ({})\n\
+         \x20   attempt timeout {} ms\n",
+        w.sweep_every.as_secs(),
+        schedule_notation(&w.schedule),
+        w.schedule.max_attempts(),
+        paygate_compose::RETRY_SCHEDULE_ENV,
+        allow,
+        paygate_webhooks::ENV_ALLOW_ADDRS,
+        if w.extra_ca { "yes" } else { "none" },
+        paygate_webhooks::ENV_EXTRA_CA,
+        w.timeout.as_millis(),
+    );
+    if !seed.webhook_endpoints.is_empty() {
+        out.push_str("    seeded endpoints:\n");
+        for e in &seed.webhook_endpoints {
+            out.push_str(&format!(
+                "      {} {:<14} {:<5} {:<8} {} secret {}\n",
+                e.id,
+                e.merchant_id,
+                e.mode.as_str(),
+                if e.enabled { "enabled" } else { "disabled" },
+                e.url,
+                e.secret
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_notation_round_trips() {
+        for text in [
+            paygate_domain::webhook::SPEC_SCHEDULE,
+            "1s,1s,1s",
+            "90s,1m,25h",
+        ] {
+            let parsed = RetrySchedule::parse(text).unwrap_or_default();
+            assert_eq!(
+                RetrySchedule::parse(&schedule_notation(&parsed)),
+                Some(parsed)
+            );
+        }
+        assert_eq!(
+            schedule_notation(&RetrySchedule::default()),
+            paygate_domain::webhook::SPEC_SCHEDULE
+        );
+    }
 }

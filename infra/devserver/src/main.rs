@@ -1,4 +1,10 @@
 //! `make dev`: the whole local stack in one process. Ctrl-C stops everything it started.
+//!
+//! Webhook settings come from the environment, as the deployed functions read them:
+//! `PAYGATE_WEBHOOK_RETRY_SCHEDULE` (e.g. `1s,1s,1s,1s,1s,1s,1s,1s`; default the spec's),
+//! `PAYGATE_WEBHOOK_ALLOW_ADDRS` (exact IPs exempt from the private-network refusal, e.g.
+//! `127.0.0.1`) and `PAYGATE_WEBHOOK_EXTRA_CA` (PEM file of an extra trusted root, e.g. a
+//! local receiver's self-signed certificate). Endpoints are HTTPS only, always.
 
 use std::{net::SocketAddr, sync::Arc};
 
@@ -18,12 +24,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(Into::into)
         .unwrap_or_else(|_| paygate_devserver::default_seed_path());
     let seed = paygate_devserver::Seed::from_file(&seed_path)?;
+    let webhook = paygate_devserver::WebhookOptions {
+        sender: paygate_webhooks::SenderConfig::from_env()?,
+        schedule: paygate_compose::retry_schedule_from_env()?,
+        ..paygate_devserver::WebhookOptions::default()
+    };
     let opts = paygate_devserver::Options {
         addr: SocketAddr::from(([127, 0, 0, 1], port)),
         seed: seed.clone(),
         prefix: String::new(),
         clock: Arc::new(paygate_ops::system::SystemClock),
         ids: Arc::new(paygate_ops::system::RandomIds),
+        webhook,
     };
     let server = paygate_devserver::start_with_own_moto(opts).await?;
     println!("{}", paygate_devserver::banner(&server, &seed));

@@ -1,17 +1,20 @@
-//! `infra/local/seed.json`: merchants with API keys and POS accounts, the BIN table and a few
-//! payments, loaded through the same adapters the functions use.
+//! `infra/local/seed.json`: merchants with API keys and POS accounts, the BIN table, a few
+//! payments and webhook endpoints, loaded through the same adapters the functions use.
 
 use std::{path::Path, sync::Arc};
 
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Clock, Expectation, PaymentChange, PaymentWriter},
+    webhook::{EventFilter, WebhookEndpointId},
     AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation, OperationSet, Payment,
     PaymentId, PaymentStatus, PosAccount, StoreError,
 };
 use paygate_dynamo::{
-    Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoPayments, DynamoSimLedger, TableNames,
+    Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoEndpoints, DynamoPayments,
+    DynamoSimLedger, TableNames,
 };
+use paygate_secrets::SecretsManagerSigning;
 use paygate_simbank::{InitialBankState, SimBank};
 use serde::Deserialize;
 
@@ -23,6 +26,8 @@ pub struct Seed {
     pub bins: Vec<BinInfo>,
     #[serde(default)]
     pub payments: Vec<SeedPayment>,
+    #[serde(default)]
+    pub webhook_endpoints: Vec<SeedWebhookEndpoint>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -69,6 +74,27 @@ pub struct SeedPayment {
     pub bank_state: Option<String>,
 }
 
+/// A webhook endpoint with a fixed (local-only) signing secret, so that a local receiver
+/// can verify what it gets.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeedWebhookEndpoint {
+    pub id: WebhookEndpointId,
+    pub merchant_id: MerchantId,
+    pub url: String,
+    pub events: Vec<EventFilter>,
+    pub mode: Mode,
+    #[serde(default = "enabled_by_default")]
+    pub enabled: bool,
+    #[serde(default)]
+    pub description: String,
+    pub secret: String,
+}
+
+fn enabled_by_default() -> bool {
+    true
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum SeedError {
     #[error("reading {0}: {1}")]
@@ -77,6 +103,8 @@ pub enum SeedError {
     Store(#[from] StoreError),
     #[error("seed payment {0}: {1}")]
     Payment(String, &'static str),
+    #[error("seed webhook endpoint {0}: {1}")]
+    Endpoint(String, &'static str),
 }
 
 impl Seed {
@@ -102,9 +130,11 @@ impl Seed {
     }
 }
 
-/// Writes the seed into the stack's tables (idempotent: existing payments are kept).
+/// Writes the seed into the stack's tables (idempotent: existing payments are kept) and the
+/// webhook endpoints' secrets into Secrets Manager (overwritten with the seed's).
 pub async fn load(
     client: &Client,
+    signing: &SecretsManagerSigning,
     t: &TableNames,
     seed: &Seed,
     clock: Arc<dyn Clock>,
@@ -138,6 +168,34 @@ pub async fn load(
         bins.put_bin(b).await?;
     }
     let now = clock.now();
+    let endpoints = DynamoEndpoints::new(client.clone(), &t.webhook_endpoints);
+    for e in &seed.webhook_endpoints {
+        if !seed.merchants.iter().any(|m| m.id == e.merchant_id) {
+            return Err(SeedError::Endpoint(e.id.to_string(), "unknown merchant"));
+        }
+        if !e.secret.starts_with("whsec_") {
+            return Err(SeedError::Endpoint(
+                e.id.to_string(),
+                "secret must start with whsec_",
+            ));
+        }
+        crate::endpoints::put(
+            &endpoints,
+            signing,
+            crate::endpoints::NewEndpoint {
+                id: e.id.clone(),
+                merchant_id: e.merchant_id.clone(),
+                url: e.url.clone(),
+                events: e.events.clone(),
+                mode: e.mode,
+                enabled: e.enabled,
+                description: e.description.clone(),
+                secret: e.secret.clone(),
+            },
+            now,
+        )
+        .await?;
+    }
     for p in &seed.payments {
         let account = seed
             .account(&p.account_id)

@@ -241,11 +241,14 @@ pub fn deliver_deps(
     }
 }
 
+/// The sweeper's deps; `grace_ms` is how old an unsent event or overdue delivery must be
+/// (`paygate_pipeline::sweep::GRACE_MS` when deployed).
 pub fn sweep_deps(
     client: &Client,
     sqs: &paygate_sqs::Client,
     t: &PipelineTables,
     clock: Arc<dyn Clock>,
+    grace_ms: i64,
 ) -> paygate_pipeline::SweepDeps {
     paygate_pipeline::SweepDeps {
         outbox: outbox(client, &t.events),
@@ -262,6 +265,6 @@ pub fn sweep_deps(
             &t.deliveries_queue_url,
         )),
         clock,
-        grace_ms: paygate_pipeline::sweep::GRACE_MS,
+        grace_ms,
     }
 }

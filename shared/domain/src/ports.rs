@@ -123,6 +123,56 @@ pub trait PosProvider: Send + Sync {
         card: &CardDetails,
         currency: Currency,
     ) -> PointsResult;
+
+    /// Test mode only: a way to put orders at the bank so payments created by the test
+    /// helper can be operated on. Simulators have one; real banks do not.
+    fn test_orders(&self) -> Option<&dyn TestOrders> {
+        None
+    }
+}
+
+/// What the bank holds for an order the test helper registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestOrderState {
+    /// An approved sale.
+    Approved,
+    /// An open pre-authorization.
+    Preauth,
+    /// A declined attempt.
+    Declined,
+    /// No record at all.
+    None,
+}
+
+impl TestOrderState {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "approved" => Some(Self::Approved),
+            "preauth" => Some(Self::Preauth),
+            "declined" => Some(Self::Declined),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+}
+
+/// An order to put at a (simulated) bank.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestOrder {
+    pub order_id: String,
+    pub amount: i64,
+    pub currency: Currency,
+    pub state: TestOrderState,
+    /// The bank's end-of-day cut has passed for the order (a cancel is then declined).
+    pub settled: bool,
+}
+
+/// Registers orders at a simulated bank.
+#[async_trait]
+pub trait TestOrders: Send + Sync {
+    async fn register(&self, account: &PosAccount, order: &TestOrder) -> Result<(), StoreError>;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -286,8 +286,20 @@ impl Delivery {
         }
     }
 
-    /// Records attempt `attempt.number` and decides what follows it.
+    /// Records attempt `attempt.number` and decides what follows it, timing the next attempt
+    /// from when this one started. See [`Delivery::after_attempt_at`].
     pub fn after_attempt(&self, attempt: &Attempt, schedule: &RetrySchedule) -> AfterAttempt {
+        self.after_attempt_at(attempt, attempt.at, schedule)
+    }
+
+    /// Records attempt `attempt.number` and decides what follows it: the next attempt is due
+    /// its wait after `failed_at`, the moment the failure was known (the end of the attempt).
+    pub fn after_attempt_at(
+        &self,
+        attempt: &Attempt,
+        failed_at: Timestamp,
+        schedule: &RetrySchedule,
+    ) -> AfterAttempt {
         let mut d = self.clone();
         d.attempts_made = attempt.number;
         d.updated_at = attempt.at;
@@ -299,7 +311,7 @@ impl Delivery {
                 next: None,
             };
         }
-        match schedule.next_after(attempt.number, attempt.at) {
+        match schedule.next_after(attempt.number, failed_at) {
             Some(due) => {
                 d.status = DeliveryStatus::Pending;
                 d.next_attempt_at = Some(due);
@@ -348,6 +360,9 @@ impl<'a> Envelope<'a> {
         serde_json::to_vec(self).unwrap_or_default()
     }
 }
+
+/// Sent as `User-Agent` on every webhook request.
+pub const USER_AGENT: &str = concat!("paygate-webhooks/", env!("CARGO_PKG_VERSION"));
 
 /// The largest delay SQS allows on one message; longer waits are chains of hops.
 pub const MAX_QUEUE_DELAY_SECS: i64 = 900;

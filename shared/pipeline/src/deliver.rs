@@ -17,8 +17,7 @@ use paygate_domain::{
 
 use crate::PipelineError;
 
-/// Sent as `User-Agent` on every webhook request.
-pub const USER_AGENT: &str = concat!("paygate-webhooks/", env!("CARGO_PKG_VERSION"));
+pub use paygate_domain::webhook::USER_AGENT;
 
 /// How long a claimed attempt is reserved; longer than one attempt can take (10 s plus the
 /// store writes), shorter than the queue's visibility timeout.
@@ -87,7 +86,9 @@ pub async fn deliver(
         error: sent.error,
         response_body: sent.response_body,
     };
-    let after = delivery.after_attempt(&attempt, &deps.schedule);
+    // The schedule's waits run from the failure, i.e. the end of the attempt.
+    let finished = deps.clock.now();
+    let after = delivery.after_attempt_at(&attempt, finished, &deps.schedule);
     if !deps
         .deliveries
         .record_attempt(&attempt, &after.delivery)

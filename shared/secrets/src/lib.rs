@@ -151,7 +151,16 @@ impl SecretsManagerSigning {
             .secret_string(body)
             .send()
             .await
-            .map_err(|e| unavailable("CreateSecret", name, &e))?;
+            .map_err(|e| {
+                let exists = e
+                    .as_service_error()
+                    .is_some_and(|se| se.is_resource_exists_exception());
+                if exists {
+                    StoreError::AlreadyExists
+                } else {
+                    unavailable("CreateSecret", name, &e)
+                }
+            })?;
         Ok(out.arn().unwrap_or(name).to_owned())
     }
 

@@ -26,6 +26,17 @@ async fn create_read_rotate() {
         .await
         .unwrap();
     assert_eq!(s.signing_secrets(&id, T0).await.unwrap(), ["whsec_one"]);
+    assert!(matches!(
+        s.create(
+            &name,
+            &SecretDoc {
+                current: "x".into(),
+                previous: vec![]
+            }
+        )
+        .await,
+        Err(paygate_domain::StoreError::AlreadyExists)
+    ));
     let rotated = s
         .read(&id)
         .await

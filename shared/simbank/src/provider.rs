@@ -331,6 +331,10 @@ impl PosProvider for SimBank {
         }
     }
 
+    fn test_orders(&self) -> Option<&dyn paygate_domain::ports::TestOrders> {
+        Some(self)
+    }
+
     async fn points_inquiry(
         &self,
         account: &PosAccount,
@@ -352,6 +356,32 @@ impl PosProvider for SimBank {
         PointsResult::Ok {
             balances: balances(account, card),
         }
+    }
+}
+
+#[async_trait]
+impl paygate_domain::ports::TestOrders for SimBank {
+    async fn register(
+        &self,
+        account: &PosAccount,
+        order: &paygate_domain::ports::TestOrder,
+    ) -> Result<(), StoreError> {
+        use paygate_domain::ports::TestOrderState as S;
+        let state = match order.state {
+            S::Approved => InitialBankState::Approved,
+            S::Preauth => InitialBankState::Preauth,
+            S::Declined => InitialBankState::Declined,
+            S::None => InitialBankState::None,
+        };
+        self.register_order(
+            account,
+            &order.order_id,
+            order.amount,
+            order.currency,
+            state,
+            order.settled,
+        )
+        .await
     }
 }
 

@@ -217,7 +217,9 @@ pub struct Received {
     pub body: String,
 }
 
-/// Long-polls up to `max` messages (the local stand-in for an event source mapping).
+/// Receives up to `max` messages, waiting up to `wait_secs` (the local stand-in for an event
+/// source mapping). Against the local moto pass 0: it serves one request at a time, so a long
+/// poll would stall every other call for its whole wait.
 pub async fn receive(
     client: &Client,
     queue_url: &str,

@@ -25,7 +25,7 @@ pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const RESPONSE_BODY_CAP: usize = 2048;
 
 /// Sent as `User-Agent` on every webhook.
-pub const USER_AGENT: &str = concat!("paygate-webhooks/", env!("CARGO_PKG_VERSION"));
+pub use paygate_domain::webhook::USER_AGENT;
 
 /// Local-development exemptions: comma-separated IPs that may be delivered to although
 /// private (e.g. `127.0.0.1`). Not set in the deployed template.

@@ -1,0 +1,67 @@
+//! The outbox sweeper, run by an EventBridge schedule every minute: the guarantee behind
+//! the fast paths (`paygate_pipeline::sweep`). It puts outbox events still unsent after a
+//! grace period on the events queue, and re-enqueues pending deliveries whose attempt is
+//! overdue because their queue message was lost.
+//!
+//! Items it could not queue are counted in the report and found again by the next run; only
+//! a failure to read the outbox or the deliveries fails the invocation (a Lambda error, seen
+//! in the function's `Errors` metric).
+
+use aws_lambda_events::eventbridge::EventBridgeEvent;
+use paygate_pipeline::{PipelineError, SweepDeps, SweepReport};
+use serde::Serialize;
+
+/// Dependencies, built once per Lambda instance.
+pub struct Deps {
+    pub sweep: SweepDeps,
+}
+
+impl Deps {
+    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
+        let tables = paygate_compose::PipelineTables::from_env()?;
+        let client = paygate_dynamo::client_from_env().await;
+        let sqs = paygate_sqs::client_from_env().await;
+        let (clock, _) = paygate_compose::system();
+        Ok(Self {
+            sweep: paygate_compose::sweep_deps(
+                &client,
+                &sqs,
+                &tables,
+                clock,
+                paygate_pipeline::sweep::GRACE_MS,
+            ),
+        })
+    }
+}
+
+/// What one run did: the invocation's result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub events_sent: usize,
+    pub deliveries_requeued: usize,
+    /// Items that could not be queued this time (the next run tries again).
+    pub failures: usize,
+}
+
+impl From<SweepReport> for Report {
+    fn from(r: SweepReport) -> Self {
+        Self {
+            events_sent: r.events_sent,
+            deliveries_requeued: r.deliveries_requeued,
+            failures: r.failures,
+        }
+    }
+}
+
+/// One sweep. The scheduled event carries nothing the sweep needs: every run looks at the
+/// whole outbox and all pending deliveries.
+pub async fn handle(deps: &Deps, _event: EventBridgeEvent) -> Result<Report, PipelineError> {
+    match paygate_pipeline::sweep(&deps.sweep).await {
+        Ok(report) => Ok(report.into()),
+        Err(e) => {
+            tracing::error!(error = %e, "sweep failed");
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Deliveries queue consumer: each SQS record is one [`DeliveryMessage`] ("make attempt
+//! `attempt` of `deliveryId` once `dueAt` has come"); `paygate_pipeline::deliver` signs and
+//! posts it (at most 10 s), records the attempt and enqueues the next one when it failed.
+//!
+//! Records are processed concurrently (a batch of slow endpoints takes one attempt's time,
+//! not ten) and fail one by one through `batchItemFailures` (the event source has
+//! `ReportBatchItemFailures`). A failed record is a store or queue failure: the attempt
+//! outcome itself (a 500, a time-out) is recorded and retried on the spec's schedule, never
+//! through SQS redelivery. A redelivered message never makes a second attempt of the same
+//! number (lease + conditional record in the pipeline).
+
+use std::sync::Arc;
+
+use aws_lambda_events::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
+use futures::future::join_all;
+use paygate_domain::ports::DeliveryMessage;
+use paygate_pipeline::{DeliverDeps, DeliverOutcome};
+use tracing::Instrument;
+
+/// Dependencies, built once per Lambda instance.
+pub struct Deps {
+    pub deliver: DeliverDeps,
+}
+
+/// The function cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error(transparent)]
+    Config(#[from] paygate_compose::ConfigError),
+    #[error("webhook sender: {0}")]
+    Sender(#[from] paygate_webhooks::ConfigError),
+}
+
+impl Deps {
+    /// Tables and queues from the environment, the retry schedule from
+    /// `PAYGATE_WEBHOOK_RETRY_SCHEDULE` (default: the spec's), and the SSRF-guarded sender
+    /// with the strict egress policy (the deployed template sets no exemption).
+    pub async fn from_env() -> Result<Self, InitError> {
+        let tables = paygate_compose::PipelineTables::from_env()?;
+        let schedule = paygate_compose::retry_schedule_from_env()?;
+        let sender = Arc::new(paygate_webhooks::HttpSender::new(
+            paygate_webhooks::SenderConfig::from_env()?,
+        )?);
+        let client = paygate_dynamo::client_from_env().await;
+        let sqs = paygate_sqs::client_from_env().await;
+        let secrets = paygate_secrets::client_from_env().await;
+        let (clock, _) = paygate_compose::system();
+        Ok(Self {
+            deliver: paygate_compose::deliver_deps(
+                &client, &sqs, &secrets, &tables, sender, clock, schedule,
+            ),
+        })
+    }
+}
+
+/// Delivers every record of the batch; the response names the records that failed.
+pub async fn handle(deps: &Deps, event: SqsEvent) -> SqsBatchResponse {
+    let results = join_all(event.records.into_iter().map(|record| {
+        let message_id = record.message_id.clone().unwrap_or_default();
+        let span = tracing::info_span!("sqs_message", %message_id);
+        async move { (message_id, process(deps, record).await) }.instrument(span)
+    }))
+    .await;
+    let mut response = SqsBatchResponse::default();
+    // An empty id (SQS always sends one) makes Lambda retry the whole batch: nothing is lost.
+    response.batch_item_failures = results
+        .into_iter()
+        .filter(|(_, ok)| !ok)
+        .map(|(message_id, _)| {
+            let mut failure = BatchItemFailure::default();
+            failure.item_identifier = message_id;
+            failure
+        })
+        .collect();
+    response
+}
+
+/// One record; `false` when it must be retried (or, never succeeding, reach the DLQ).
+async fn process(deps: &Deps, record: SqsMessage) -> bool {
+    let body = record.body.unwrap_or_default();
+    let msg: DeliveryMessage = match serde_json::from_str(&body) {
+        Ok(m) => m,
+        Err(e) => {
+            // No retry can fix it; it fails until SQS moves it to the dead-letter queue.
+            tracing::error!(error = %e, "deliveries queue message is not a delivery message");
+            return false;
+        }
+    };
+    match paygate_pipeline::deliver(&deps.deliver, &msg).await {
+        Ok(outcome) => {
+            if let DeliverOutcome::Rescheduled { delay_secs } = outcome {
+                tracing::debug!(delivery_id = %msg.delivery_id, delay_secs, "not due yet");
+            }
+            true
+        }
+        Err(e) => {
+            tracing::warn!(
+                delivery_id = %msg.delivery_id,
+                attempt = msg.attempt,
+                error = %e,
+                "delivery step failed; SQS will retry"
+            );
+            false
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! Lambda entry point: build the dependencies once, then deliver each SQS batch.
+
+use lambda_runtime::{service_fn, LambdaEvent};
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    lambda_runtime::tracing::init_default_subscriber();
+    let deps = fn_webhook_deliver::Deps::from_env().await?;
+    let deps = &deps;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<_>| async move {
+        Ok::<_, std::convert::Infallible>(fn_webhook_deliver::handle(deps, event.payload).await)
+    }))
+    .await
+}

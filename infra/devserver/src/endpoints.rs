@@ -1,0 +1,105 @@
+//! Registering webhook endpoints in the local stack until the dashboard API exists: the
+//! endpoint item in the endpoints table, its signing secret in Secrets Manager.
+
+use paygate_domain::{
+    webhook::{EventFilter, WebhookEndpoint, WebhookEndpointId},
+    MerchantId, Mode, StoreError, Timestamp,
+};
+use paygate_secrets::{SecretDoc, SecretsManagerSigning};
+
+/// The Secrets Manager name of an endpoint's signing secret in the local stack.
+pub fn secret_name(endpoint: &WebhookEndpointId) -> String {
+    format!("paygate/local/webhooks/{endpoint}")
+}
+
+/// A fresh signing secret: `whsec_` and 32 random bytes in lowercase hex.
+pub fn new_signing_secret() -> Result<String, StoreError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| StoreError::Unavailable(format!("OS random source: {e}")))?;
+    let mut out = String::with_capacity(6 + 64);
+    out.push_str("whsec_");
+    for b in bytes {
+        out.push_str(&format!("{b:02x}"));
+    }
+    Ok(out)
+}
+
+/// Stores `secret` as the current signing secret under `name`, creating the secret or
+/// overwriting an existing one (seeds load into every stack on a shared moto). Returns
+/// the id to store on the endpoint.
+pub async fn ensure_secret(
+    signing: &SecretsManagerSigning,
+    name: &str,
+    secret: &str,
+) -> Result<String, StoreError> {
+    let doc = SecretDoc {
+        current: secret.to_owned(),
+        previous: Vec::new(),
+    };
+    match signing.create(name, &doc).await {
+        Ok(id) => Ok(id),
+        Err(create_err) => match signing.read(name).await {
+            Ok(existing) => {
+                if existing != doc {
+                    signing.put(name, &doc).await?;
+                }
+                Ok(name.to_owned())
+            }
+            // Neither created nor there: the create's error is the one that explains it.
+            Err(_) => Err(create_err),
+        },
+    }
+}
+
+/// What to register.
+#[derive(Debug, Clone)]
+pub struct NewEndpoint {
+    pub id: WebhookEndpointId,
+    pub merchant_id: MerchantId,
+    pub url: String,
+    pub events: Vec<EventFilter>,
+    pub mode: Mode,
+    pub enabled: bool,
+    pub description: String,
+    pub secret: String,
+}
+
+/// Writes the secret, then the endpoint (replacing one with the same merchant and id).
+pub async fn put(
+    endpoints: &paygate_dynamo::DynamoEndpoints,
+    signing: &SecretsManagerSigning,
+    new: NewEndpoint,
+    now: Timestamp,
+) -> Result<WebhookEndpoint, StoreError> {
+    let secret_id = ensure_secret(signing, &secret_name(&new.id), &new.secret).await?;
+    let endpoint = WebhookEndpoint {
+        id: new.id,
+        merchant_id: new.merchant_id,
+        url: new.url,
+        events: new.events,
+        mode: new.mode,
+        enabled: new.enabled,
+        description: new.description,
+        secret_id,
+        created_at: now,
+        updated_at: now,
+    };
+    endpoints.put_endpoint(&endpoint, false).await?;
+    Ok(endpoint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_prefixed_random_hex() {
+        let a = new_signing_secret().ok().unwrap_or_default();
+        let b = new_signing_secret().ok().unwrap_or_default();
+        assert!(a.starts_with("whsec_"));
+        assert_eq!(a.len(), 6 + 64);
+        assert!(a[6..].bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+}

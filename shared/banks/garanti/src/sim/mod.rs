@@ -1,0 +1,277 @@
+//! A protocol-faithful GVPS simulator (feature `sim`): `POST /VPServlet` takes the same XML
+//! the bank takes, checks terminal, user, hash and fields as the bank does, keeps per-order
+//! state in the kit's [`OrderBook`](paygate_bankkit::sim::OrderBook) (same-day refunds
+//! allowed, voids only before the end-of-day cut) and answers in ISO-8859-9 with GVPS's
+//! reason codes.
+//!
+//! Admin routes (not part of GVPS):
+//! - `POST /_sim/orders` — register a test order: [`RegisterOrder`] JSON (terminal, merchant,
+//!   and the `TestOrder` fields); `201`, `409` for a duplicate order id, `403` for another
+//!   terminal.
+//! - `POST /_sim/end-of-day` — advance the bank past its end-of-day cut.
+//! - `POST /_sim/faults` — [`FaultsBody`] JSON: latency, technical errors, dropped
+//!   connections.
+//! - `POST /_sim/rewards` — [`RewardCard`] JSON: set a card's points balances.
+
+mod rules;
+mod wire;
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use axum::{
+    body::Bytes,
+    extract::State,
+    http::{header, StatusCode},
+    response::{IntoResponse, Response},
+    routing::post,
+    Json, Router,
+};
+use paygate_bankkit::{
+    sim::{dropped_connection, FaultKind, Faults, Refusal, SimServer, SimState},
+    AccountCredentials,
+};
+use serde::{Deserialize, Serialize};
+
+pub use crate::adapter::RegisterOrder;
+use crate::keys;
+
+/// One points programme balance of a card, in kuruş (`BNS` Bonus, `FBB` FirmBonus, …).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reward {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub total_amount: i64,
+}
+
+/// A card the simulated bank knows points for.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewardCard {
+    pub number: String,
+    pub rewards: Vec<Reward>,
+}
+
+impl std::fmt::Debug for RewardCard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = &self.number;
+        let last4 = n.get(n.len().saturating_sub(4)..).unwrap_or_default();
+        f.debug_struct("RewardCard")
+            .field("number", &format!("****{last4}"))
+            .field("rewards", &self.rewards)
+            .finish()
+    }
+}
+
+/// What the simulated terminal accepts: its numbers, its two users and their passwords, and
+/// the cards it knows points for.
+#[derive(Clone)]
+pub struct SimCredentials {
+    pub terminal_id: String,
+    pub merchant_id: String,
+    pub prov_user_id: String,
+    pub prov_password: String,
+    pub refund_user_id: String,
+    pub refund_password: String,
+    pub reward_cards: Vec<RewardCard>,
+}
+
+impl std::fmt::Debug for SimCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimCredentials")
+            .field("terminal_id", &self.terminal_id)
+            .field("merchant_id", &self.merchant_id)
+            .field("prov_user_id", &self.prov_user_id)
+            .field("refund_user_id", &self.refund_user_id)
+            .field("passwords", &"[redacted]")
+            .field("reward_cards", &self.reward_cards)
+            .finish()
+    }
+}
+
+/// A Bonus card of Garanti's sample code, known to [`SimCredentials::garanti_test`].
+pub const TEST_BONUS_CARD: &str = "4824914752007011";
+
+impl SimCredentials {
+    /// The public test terminal of Garanti's and MEWS's samples (terminal `30691298`,
+    /// merchant `7000679`, PROVAUT/PROVRFN), with one Bonus card (12.35 TL Bonus, 5.00 TL
+    /// FirmBonus).
+    pub fn garanti_test() -> Self {
+        Self {
+            terminal_id: "30691298".into(),
+            merchant_id: "7000679".into(),
+            prov_user_id: "PROVAUT".into(),
+            prov_password: "123qweASD/".into(),
+            refund_user_id: "PROVRFN".into(),
+            refund_password: "123qweASD/".into(),
+            reward_cards: vec![RewardCard {
+                number: TEST_BONUS_CARD.into(),
+                rewards: vec![
+                    Reward {
+                        kind: "BNS".into(),
+                        total_amount: 1235,
+                    },
+                    Reward {
+                        kind: "FBB".into(),
+                        total_amount: 500,
+                    },
+                ],
+            }],
+        }
+    }
+
+    /// The account secret an adapter needs to talk to this simulator at `endpoint_url`.
+    pub fn account_credentials(&self, endpoint_url: &str) -> AccountCredentials {
+        AccountCredentials::new(
+            endpoint_url,
+            [
+                (keys::TERMINAL_ID, &self.terminal_id),
+                (keys::MERCHANT_ID, &self.merchant_id),
+                (keys::PROV_USER_ID, &self.prov_user_id),
+                (keys::PROV_PASSWORD, &self.prov_password),
+                (keys::REFUND_USER_ID, &self.refund_user_id),
+                (keys::REFUND_PASSWORD, &self.refund_password),
+                (keys::MODE, &"TEST".to_owned()),
+            ]
+            .map(|(k, v)| (k.to_owned(), v.clone())),
+        )
+    }
+}
+
+/// The simulator's shared state behind the router.
+pub struct Sim {
+    creds: SimCredentials,
+    state: Arc<SimState>,
+    rewards: Mutex<HashMap<String, Vec<Reward>>>,
+}
+
+impl Sim {
+    fn rewards_of(&self, card: &str) -> Option<Vec<Reward>> {
+        self.rewards
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(card)
+            .cloned()
+    }
+}
+
+/// Fault settings for `POST /_sim/faults` (each field optional, default 0).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FaultsBody {
+    pub latency_ms: u64,
+    pub technical_errors: u32,
+    pub drop_after_processing: u32,
+    pub drop_before_processing: u32,
+}
+
+impl From<FaultsBody> for Faults {
+    fn from(b: FaultsBody) -> Self {
+        Faults {
+            latency: Duration::from_millis(b.latency_ms),
+            technical_errors: b.technical_errors,
+            drop_after_processing: b.drop_after_processing,
+            drop_before_processing: b.drop_before_processing,
+        }
+    }
+}
+
+/// The simulator's routes over `state` (Garanti: refunds allowed on the sale's own day).
+pub fn router(creds: SimCredentials, state: Arc<SimState>) -> Router {
+    let rewards = creds
+        .reward_cards
+        .iter()
+        .map(|c| (c.number.clone(), c.rewards.clone()))
+        .collect();
+    let sim = Arc::new(Sim {
+        creds,
+        state,
+        rewards: Mutex::new(rewards),
+    });
+    Router::new()
+        .route("/VPServlet", post(servlet))
+        .route("/_sim/orders", post(register_order))
+        .route("/_sim/end-of-day", post(end_of_day))
+        .route("/_sim/faults", post(set_faults))
+        .route("/_sim/rewards", post(set_rewards))
+        .with_state(sim)
+}
+
+/// A new simulated bank (empty book, no faults) served on a free loopback port.
+pub async fn start(creds: SimCredentials) -> std::io::Result<(SimServer, Arc<SimState>)> {
+    let state = SimState::new(false);
+    let server = SimServer::start(router(creds, state.clone())).await?;
+    Ok((server, state))
+}
+
+fn xml_response(body: Vec<u8>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/xml;charset=ISO-8859-9")],
+        body,
+    )
+        .into_response()
+}
+
+async fn servlet(State(sim): State<Arc<Sim>>, body: Bytes) -> Response {
+    let (latency, fault) = sim.state.take_fault();
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    match fault {
+        Some(FaultKind::DropBefore) => return dropped_connection(),
+        Some(FaultKind::TechnicalError) => {
+            return xml_response(wire::render(&wire::Answer::technical()))
+        }
+        _ => {}
+    }
+    let answer = rules::process(&sim, &body);
+    if fault == Some(FaultKind::DropAfter) {
+        return dropped_connection();
+    }
+    xml_response(wire::render(&answer))
+}
+
+async fn register_order(
+    State(sim): State<Arc<Sim>>,
+    Json(req): Json<RegisterOrder>,
+) -> (StatusCode, String) {
+    if req.terminal_id != sim.creds.terminal_id || req.merchant_id != sim.creds.merchant_id {
+        return (StatusCode::FORBIDDEN, "unknown terminal or merchant".into());
+    }
+    let o = &req.order;
+    let registered = sim.state.book().register(
+        &sim.creds.terminal_id,
+        &o.order_id,
+        o.amount,
+        o.currency,
+        o.state,
+        o.settled,
+    );
+    match registered {
+        Ok(()) => (StatusCode::CREATED, "registered".into()),
+        Err(Refusal::Duplicate) => (StatusCode::CONFLICT, "order id already used".into()),
+        Err(r) => (StatusCode::BAD_REQUEST, format!("{r:?}")),
+    }
+}
+
+async fn end_of_day(State(sim): State<Arc<Sim>>) -> StatusCode {
+    sim.state.book().end_of_day();
+    StatusCode::OK
+}
+
+async fn set_faults(State(sim): State<Arc<Sim>>, Json(body): Json<FaultsBody>) -> StatusCode {
+    *sim.state.faults() = body.into();
+    StatusCode::OK
+}
+
+async fn set_rewards(State(sim): State<Arc<Sim>>, Json(card): Json<RewardCard>) -> StatusCode {
+    sim.rewards
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(card.number, card.rewards);
+    StatusCode::OK
+}

@@ -1,0 +1,377 @@
+//! Status answers: `orderinq` (`Order/OrderInqResult`) and `orderhistoryinq`
+//! (`Order/OrderHistInqResult/OrderTxnList/OrderTxn*`), combined into a [`BankStatus`].
+//! All amounts are kuruş.
+
+use paygate_bankkit::{amount::parse_minor, xml::Element};
+use paygate_domain::{BankState, BankStatus};
+
+use crate::response::GvpsResponse;
+
+/// GVPS reason code of `orderinq` for an unknown order.
+pub const ORDER_NOT_FOUND_INQ: &str = "0110";
+/// GVPS reason code of `orderhistoryinq` for an unknown order.
+pub const ORDER_NOT_FOUND_HIST: &str = "0108";
+
+/// `Order/OrderInqResult`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrderInq {
+    pub status: String,
+    pub preauth_amount: i64,
+    pub auth_amount: i64,
+    pub rrn: String,
+    pub auth_code: String,
+}
+
+/// One `OrderTxn` of the order history.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrderTxn {
+    /// `sales`, `preauth`, `postauth`, `refund`, `void`.
+    pub kind: String,
+    /// `00` ok, anything else failed.
+    pub status: String,
+    pub preauth_amount: i64,
+    pub auth_amount: i64,
+    pub void_date: String,
+    pub rrn: String,
+    pub auth_code: String,
+    pub return_code: String,
+    /// `Y` once the end-of-day cut has settled it.
+    pub settlement: String,
+}
+
+impl OrderTxn {
+    pub fn approved(&self) -> bool {
+        self.status == "00"
+    }
+
+    /// Approved and not voided since.
+    pub fn live(&self) -> bool {
+        self.approved() && self.void_date.is_empty()
+    }
+
+    /// A transaction that moves or holds the order's money (not a refund or a void).
+    pub fn is_sale_like(&self) -> bool {
+        matches!(self.kind.as_str(), "sales" | "preauth" | "postauth")
+    }
+
+    pub fn settled(&self) -> bool {
+        self.settlement.eq_ignore_ascii_case("Y")
+    }
+
+    /// The amount the transaction concerns.
+    pub fn amount(&self) -> i64 {
+        if self.kind == "preauth" {
+            self.preauth_amount
+        } else {
+            self.auth_amount
+        }
+    }
+}
+
+fn text(e: &Element, name: &str) -> String {
+    e.text_at(&[name]).unwrap_or_default().trim().to_owned()
+}
+
+fn kurus(e: &Element, name: &str) -> i64 {
+    parse_minor(&text(e, name)).unwrap_or(0)
+}
+
+/// Whether the answer says the order does not exist.
+pub fn is_not_found(resp: &GvpsResponse) -> bool {
+    resp.code == "92"
+        && (resp.reason_code == ORDER_NOT_FOUND_INQ || resp.reason_code == ORDER_NOT_FOUND_HIST)
+}
+
+pub fn parse_order_inq(resp: &GvpsResponse) -> OrderInq {
+    let Some(r) = resp.root.at(&["Order", "OrderInqResult"]) else {
+        return OrderInq::default();
+    };
+    OrderInq {
+        status: text(r, "Status").to_ascii_uppercase(),
+        preauth_amount: kurus(r, "PreAuthAmount"),
+        auth_amount: kurus(r, "AuthAmount"),
+        rrn: text(r, "RetrefNum"),
+        auth_code: text(r, "AuthCode"),
+    }
+}
+
+pub fn parse_history(resp: &GvpsResponse) -> Vec<OrderTxn> {
+    let Some(list) = resp
+        .root
+        .at(&["Order", "OrderHistInqResult", "OrderTxnList"])
+    else {
+        return Vec::new();
+    };
+    list.children_named("OrderTxn")
+        .map(|t| OrderTxn {
+            kind: text(t, "Type").to_ascii_lowercase(),
+            status: text(t, "Status"),
+            preauth_amount: kurus(t, "PreAuthAmount"),
+            auth_amount: kurus(t, "AuthAmount"),
+            void_date: text(t, "VoidDate"),
+            rrn: text(t, "RetrefNum"),
+            auth_code: text(t, "AuthCode"),
+            return_code: text(t, "ReturnCode"),
+            settlement: text(t, "Settlement"),
+        })
+        .collect()
+}
+
+/// The transaction a void should target: the latest live sale, pre-authorization or
+/// post-authorization (never a refund).
+pub fn void_target(history: &[OrderTxn]) -> Option<&OrderTxn> {
+    history.iter().rev().find(|t| t.live() && t.is_sale_like())
+}
+
+/// The total of approved refunds not voided since.
+pub fn refunded_total(history: &[OrderTxn]) -> i64 {
+    history
+        .iter()
+        .filter(|t| t.kind == "refund" && t.live())
+        .map(|t| t.auth_amount)
+        .sum()
+}
+
+/// State and amount from the history alone (`None` when it has no transaction).
+fn from_history(history: &[OrderTxn]) -> Option<(BankState, i64)> {
+    if history.is_empty() {
+        return None;
+    }
+    let live = |kind: &str| history.iter().rev().find(|t| t.kind == kind && t.live());
+    if let Some(t) = live("postauth").or_else(|| live("sales")) {
+        return Some((BankState::Approved, t.auth_amount));
+    }
+    if let Some(t) = live("preauth") {
+        return Some((BankState::Preauth, t.preauth_amount));
+    }
+    if let Some(t) = history
+        .iter()
+        .rev()
+        .find(|t| t.is_sale_like() && t.approved())
+    {
+        return Some((BankState::Cancelled, t.amount()));
+    }
+    history
+        .iter()
+        .rev()
+        .find(|t| t.is_sale_like())
+        .map(|t| (BankState::Declined, t.amount()))
+}
+
+/// State from `OrderInqResult/Status` (observed: `APPROVED`, `WAITINGPOSTAUTH`; listed by
+/// ANP without fixtures: `VOID`, `CANCELLED`, `REFUNDED`, `DECLINED`, `ERROR`).
+fn from_inq_status(status: &str) -> Option<BankState> {
+    Some(match status {
+        "APPROVED" | "COMPLETED" => BankState::Approved,
+        "WAITINGPOSTAUTH" | "PREAUTH" => BankState::Preauth,
+        "VOID" | "VOIDED" | "CANCELLED" | "CANCELED" => BankState::Cancelled,
+        "REFUNDED" => BankState::Refunded,
+        "PARTIALLYREFUNDED" | "PARTIAL_REFUNDED" | "PARTIALREFUNDED" => {
+            BankState::PartiallyRefunded
+        }
+        "DECLINED" | "ERROR" | "FAILED" => BankState::Declined,
+        _ => return None,
+    })
+}
+
+/// Combines the two answers of a found order. The history decides the state when it has
+/// transactions (it shows voids and every refund); `OrderInqResult/Status` is the fallback.
+/// Refunds turn an approved order into `partially_refunded` or `refunded`.
+pub fn combine(inq: &OrderInq, history: &[OrderTxn]) -> BankStatus {
+    let inq_amount = if inq.auth_amount > 0 {
+        inq.auth_amount
+    } else {
+        inq.preauth_amount
+    };
+    let (mut state, mut amount) = match from_history(history) {
+        Some((state, amount)) => (state, amount),
+        None => (
+            from_inq_status(&inq.status).unwrap_or(BankState::Unknown),
+            inq_amount,
+        ),
+    };
+    if amount == 0 {
+        amount = inq_amount;
+    }
+    let mut refunded = refunded_total(history);
+    if matches!(
+        state,
+        BankState::Approved | BankState::PartiallyRefunded | BankState::Refunded
+    ) {
+        if refunded == 0 && state == BankState::Refunded {
+            // The bank says refunded but lists no refund: take its word for the whole.
+            refunded = amount;
+        }
+        state = if refunded == 0 {
+            BankState::Approved
+        } else if refunded >= amount {
+            BankState::Refunded
+        } else {
+            BankState::PartiallyRefunded
+        };
+    }
+    let main = void_target(history).or_else(|| history.iter().find(|t| t.is_sale_like()));
+    let pick = |a: &str, b: Option<&str>| {
+        if a.is_empty() {
+            b.unwrap_or_default().to_owned()
+        } else {
+            a.to_owned()
+        }
+    };
+    BankStatus {
+        found: true,
+        state,
+        amount,
+        refunded_amount: refunded,
+        code: "00".to_owned(),
+        auth_code: pick(&inq.auth_code, main.map(|t| t.auth_code.as_str())),
+        rrn: pick(&inq.rrn, main.map(|t| t.rrn.as_str())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::response::parse_response;
+
+    /// MEWS `statusTestDataProvider.success_pay` (trimmed to the fields read).
+    const INQ_SALE: &str = "<GVPSResponse><Order><OrderID>20221101EB13</OrderID><OrderInqResult><ChargeType>S</ChargeType>\
+        <PreAuthAmount>0</PreAuthAmount><AuthAmount>101</AuthAmount><Status>APPROVED</Status><RetrefNum>300708704369</RetrefNum>\
+        <AuthCode>304919</AuthCode></OrderInqResult></Order><Transaction><Response><Source>HOST</Source><Code>00</Code>\
+        <ReasonCode>00</ReasonCode><Message>Approved</Message></Response></Transaction></GVPSResponse>";
+    /// MEWS `success_pre_pay`.
+    const INQ_PREAUTH: &str = "<GVPSResponse><Order><OrderInqResult><PreAuthAmount>101</PreAuthAmount><AuthAmount>0</AuthAmount>\
+        <Status>WAITINGPOSTAUTH</Status><RetrefNum>400609699313</RetrefNum><AuthCode>257762</AuthCode></OrderInqResult></Order>\
+        <Transaction><Response><Source>GVPS</Source><Code>00</Code><ReasonCode></ReasonCode><Message>Approved</Message></Response>\
+        </Transaction></GVPSResponse>";
+    /// MEWS `fail1` (not found) and history `fail_order_not_found`.
+    const INQ_NOT_FOUND: &str = "<GVPSResponse><Order><OrderInqResult><Status></Status></OrderInqResult></Order><Transaction>\
+        <Response><Source>GVPS</Source><Code>92</Code><ReasonCode>0110</ReasonCode><Message>Declined</Message>\
+        <ErrorMsg>İşlem bulunamadı</ErrorMsg></Response></Transaction></GVPSResponse>";
+    const HIST_NOT_FOUND: &str = "<GVPSResponse><Order><OrderHistInqResult><OrderTxnList></OrderTxnList></OrderHistInqResult>\
+        </Order><Transaction><Response><Source>GVPS</Source><Code>92</Code><ReasonCode>0108</ReasonCode></Response></Transaction>\
+        </GVPSResponse>";
+    /// MEWS history `success_multi_tx`: a sale and a failed refund.
+    const HIST_SALE_FAILED_REFUND: &str = "<GVPSResponse><Order><OrderHistInqResult><OrderTxnList>\
+        <OrderTxn><Type>sales</Type><Status>00</Status><PreAuthAmount>0</PreAuthAmount><AuthAmount>101</AuthAmount>\
+        <AuthDate>20221101</AuthDate><VoidDate></VoidDate><RetrefNum>230508300896</RetrefNum><AuthCode>304919</AuthCode>\
+        <ReturnCode>00</ReturnCode><CurrencyCode>949</CurrencyCode><Settlement>N</Settlement></OrderTxn>\
+        <OrderTxn><Type>refund</Type><Status>01</Status><PreAuthAmount>0</PreAuthAmount><AuthAmount>101</AuthAmount>\
+        <VoidDate></VoidDate><RetrefNum>230508300913</RetrefNum><AuthCode></AuthCode><ReturnCode>92</ReturnCode>\
+        <Settlement>N</Settlement></OrderTxn></OrderTxnList></OrderHistInqResult></Order><Transaction><Response>\
+        <Source>GVPS</Source><Code>00</Code></Response></Transaction></GVPSResponse>";
+
+    fn r(doc: &str) -> GvpsResponse {
+        parse_response(doc.as_bytes()).unwrap()
+    }
+
+    fn txn(kind: &str, status: &str, amount: i64, void_date: &str) -> OrderTxn {
+        OrderTxn {
+            kind: kind.into(),
+            status: status.into(),
+            preauth_amount: if kind == "preauth" { amount } else { 0 },
+            auth_amount: if kind == "preauth" { 0 } else { amount },
+            void_date: void_date.into(),
+            rrn: format!("rrn-{kind}"),
+            ..OrderTxn::default()
+        }
+    }
+
+    #[test]
+    fn mews_fixtures() {
+        let sale = parse_order_inq(&r(INQ_SALE));
+        let st = combine(&sale, &[]);
+        assert_eq!(
+            (st.state, st.amount, st.refunded_amount),
+            (BankState::Approved, 101, 0)
+        );
+        assert_eq!(
+            (st.rrn.as_str(), st.auth_code.as_str()),
+            ("300708704369", "304919")
+        );
+        let pre = combine(&parse_order_inq(&r(INQ_PREAUTH)), &[]);
+        assert_eq!((pre.state, pre.amount), (BankState::Preauth, 101));
+        assert!(is_not_found(&r(INQ_NOT_FOUND)));
+        assert!(is_not_found(&r(HIST_NOT_FOUND)));
+        assert!(!is_not_found(&r(INQ_SALE)));
+        let hist = parse_history(&r(HIST_SALE_FAILED_REFUND));
+        assert_eq!(hist.len(), 2);
+        assert_eq!(refunded_total(&hist), 0, "a failed refund does not count");
+        let st = combine(&sale, &hist);
+        assert_eq!((st.state, st.amount), (BankState::Approved, 101));
+        assert_eq!(
+            void_target(&hist).map(|t| t.rrn.as_str()),
+            Some("230508300896")
+        );
+    }
+
+    #[test]
+    fn partial_and_full_refunds_are_visible() {
+        let inq = OrderInq {
+            status: "APPROVED".into(),
+            auth_amount: 10_000,
+            ..OrderInq::default()
+        };
+        let mut h = vec![
+            txn("sales", "00", 10_000, ""),
+            txn("refund", "00", 2_500, ""),
+        ];
+        let st = combine(&inq, &h);
+        assert_eq!(
+            (st.state, st.amount, st.refunded_amount),
+            (BankState::PartiallyRefunded, 10_000, 2_500)
+        );
+        h.push(txn("refund", "00", 7_500, ""));
+        let st = combine(&inq, &h);
+        assert_eq!(
+            (st.state, st.refunded_amount),
+            (BankState::Refunded, 10_000)
+        );
+        // A voided refund gives the money back to the order.
+        h[2].void_date = "20260101".into();
+        assert_eq!(combine(&inq, &h).state, BankState::PartiallyRefunded);
+        // Without history the status word decides; REFUNDED with no list counts in full.
+        let refunded = OrderInq {
+            status: "REFUNDED".into(),
+            auth_amount: 500,
+            ..OrderInq::default()
+        };
+        let st = combine(&refunded, &[]);
+        assert_eq!((st.state, st.refunded_amount), (BankState::Refunded, 500));
+    }
+
+    #[test]
+    fn voids_captures_and_declines() {
+        let inq = OrderInq::default();
+        let voided = [
+            txn("sales", "00", 700, "20260101"),
+            txn("void", "00", 700, ""),
+        ];
+        let st = combine(&inq, &voided);
+        assert_eq!((st.state, st.amount), (BankState::Cancelled, 700));
+        assert_eq!(void_target(&voided), None);
+        let captured = [
+            txn("preauth", "00", 1_000, ""),
+            txn("postauth", "00", 800, ""),
+        ];
+        let st = combine(&inq, &captured);
+        assert_eq!((st.state, st.amount), (BankState::Approved, 800));
+        assert_eq!(
+            void_target(&captured).map(|t| t.kind.as_str()),
+            Some("postauth")
+        );
+        let open = [txn("preauth", "00", 1_000, "")];
+        assert_eq!(combine(&inq, &open).state, BankState::Preauth);
+        let declined = [txn("sales", "01", 300, "")];
+        let st = combine(&inq, &declined);
+        assert_eq!((st.state, st.amount), (BankState::Declined, 300));
+        let nothing = combine(
+            &OrderInq {
+                status: "SOMETHING".into(),
+                ..inq
+            },
+            &[],
+        );
+        assert!(!nothing.is_conclusive());
+    }
+}

@@ -1,0 +1,21 @@
+//! What every bank protocol adapter needs, written once: per-account credentials (Secrets
+//! Manager), a bounded HTTP transport whose failures map to the right outcome (a request that
+//! may have reached the bank is *unknown*, never failed), ISO-8859-9 text, a small XML tree,
+//! decimal-TL amounts, and (feature `sim`) the toolkit the bank simulators are built from.
+//!
+//! A protocol lives in its own crate under `shared/banks/<name>/` (adapter + simulator) and
+//! is registered with one line in `paygate_compose::providers`.
+
+pub mod amount;
+pub mod credentials;
+pub mod encoding;
+pub mod transport;
+pub mod xml;
+
+#[cfg(feature = "sim")]
+pub mod sim;
+
+pub use credentials::{
+    AccountCredentials, CredentialStore, MemoryCredentials, SecretsManagerCredentials,
+};
+pub use transport::{BankTransport, TransportError};

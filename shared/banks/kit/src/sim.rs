@@ -1,0 +1,525 @@
+//! The toolkit the bank simulators are built from (feature `sim`): an order book with a
+//! bank's rules (pre-authorizations, sales, voids, refunds, end-of-day cut), fault injection
+//! (latency, technical errors, dropped connections) and a local HTTP server to host a
+//! protocol's router. Each protocol crate maps these results to its own wire format and its
+//! bank's real error codes.
+
+use std::{
+    collections::HashMap,
+    net::SocketAddr,
+    sync::{Arc, Mutex, MutexGuard},
+    time::Duration,
+};
+
+use paygate_domain::{ports::TestOrderState, Currency};
+
+/// One operation the bank performed on an order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimTxn {
+    /// `preauth`, `sale`, `postauth`, `void`, `refund`.
+    pub kind: &'static str,
+    pub amount: i64,
+    pub rrn: String,
+    pub auth_code: String,
+    /// The business day it happened on (`day` counter of the book).
+    pub day: u32,
+    pub voided: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderState {
+    Preauth,
+    Sale,
+    Voided,
+    Declined,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimOrder {
+    pub order_id: String,
+    pub currency: Currency,
+    /// Held (pre-auth) or sold (sale, or closed pre-auth) amount.
+    pub amount: i64,
+    pub state: OrderState,
+    pub refunded: i64,
+    pub history: Vec<SimTxn>,
+    /// The business day the sale (or pre-auth) happened on.
+    pub day: u32,
+}
+
+impl SimOrder {
+    /// The money left to refund.
+    pub fn refundable(&self) -> i64 {
+        if self.state == OrderState::Sale {
+            self.amount - self.refunded
+        } else {
+            0
+        }
+    }
+
+    pub fn last_approved(&self) -> Option<&SimTxn> {
+        self.history.last()
+    }
+}
+
+/// Why the book refused an operation; each protocol maps these to its bank's codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    NotFound,
+    Duplicate,
+    NoOpenPreauth,
+    AmountAbovePreauth,
+    NothingToVoid,
+    AfterEndOfDay,
+    RefundBeforeEndOfDay,
+    RefundAboveRemaining,
+    ZeroAmount,
+    NothingToRefund,
+}
+
+/// An order book of one simulated bank, keyed by (merchant/client id, order id).
+#[derive(Debug, Default)]
+pub struct OrderBook {
+    orders: HashMap<(String, String), SimOrder>,
+    day: u32,
+    seq: u64,
+    /// Whether refunds are refused on the sale's own business day (Nestpay's rule).
+    pub refunds_need_end_of_day: bool,
+}
+
+impl OrderBook {
+    pub fn new(refunds_need_end_of_day: bool) -> Self {
+        Self {
+            refunds_need_end_of_day,
+            ..Self::default()
+        }
+    }
+
+    /// Moves the bank past its end-of-day cut.
+    pub fn end_of_day(&mut self) {
+        self.day += 1;
+    }
+
+    pub fn get(&self, client: &str, order: &str) -> Option<&SimOrder> {
+        self.orders.get(&(client.to_owned(), order.to_owned()))
+    }
+
+    /// The current business day (advanced by [`OrderBook::end_of_day`]); compare with
+    /// [`SimOrder::day`] / [`SimTxn::day`] for a protocol's own end-of-day rules.
+    pub fn today(&self) -> u32 {
+        self.day
+    }
+
+    /// Mutable access for rules a protocol implements itself (e.g. reversing only the
+    /// capture of a closed pre-authorization).
+    pub fn get_mut(&mut self, client: &str, order: &str) -> Option<&mut SimOrder> {
+        self.orders.get_mut(&(client.to_owned(), order.to_owned()))
+    }
+
+    /// The order and transaction a bank reference (`rrn`) belongs to, for protocols that
+    /// address follow-up operations by reference instead of order id.
+    pub fn find_by_rrn(&self, client: &str, rrn: &str) -> Option<(&SimOrder, &SimTxn)> {
+        self.orders
+            .iter()
+            .filter(|((c, _), _)| c == client)
+            .find_map(|(_, o)| o.history.iter().find(|t| t.rrn == rrn).map(|t| (o, t)))
+    }
+
+    fn stamp(&mut self) -> (String, String) {
+        self.seq += 1;
+        (
+            format!("{:012}", 600_000_000_000 + self.seq),
+            format!("{:06}", 100_000 + self.seq % 900_000),
+        )
+    }
+
+    /// Registers an order as the test helper asks (`settled` puts it before today).
+    pub fn register(
+        &mut self,
+        client: &str,
+        order_id: &str,
+        amount: i64,
+        currency: Currency,
+        state: TestOrderState,
+        settled: bool,
+    ) -> Result<(), Refusal> {
+        let key = (client.to_owned(), order_id.to_owned());
+        if self.orders.contains_key(&key) {
+            return Err(Refusal::Duplicate);
+        }
+        let state = match state {
+            TestOrderState::Approved => OrderState::Sale,
+            TestOrderState::Preauth => OrderState::Preauth,
+            TestOrderState::Declined => OrderState::Declined,
+            TestOrderState::None => return Ok(()),
+        };
+        let (rrn, auth_code) = self.stamp();
+        let day = if settled {
+            self.day.saturating_sub(1)
+        } else {
+            self.day
+        };
+        let settled_day = if settled && self.day == 0 {
+            // Day 0 has no yesterday: move the bank forward instead.
+            self.day = 1;
+            0
+        } else {
+            day
+        };
+        let kind = match state {
+            OrderState::Preauth => "preauth",
+            _ => "sale",
+        };
+        let approved = state != OrderState::Declined;
+        self.orders.insert(
+            key,
+            SimOrder {
+                order_id: order_id.to_owned(),
+                currency,
+                amount,
+                state,
+                refunded: 0,
+                history: if approved {
+                    vec![SimTxn {
+                        kind,
+                        amount,
+                        rrn,
+                        auth_code,
+                        day: settled_day,
+                        voided: false,
+                    }]
+                } else {
+                    Vec::new()
+                },
+                day: settled_day,
+            },
+        );
+        Ok(())
+    }
+
+    fn order_mut(&mut self, client: &str, order: &str) -> Result<&mut SimOrder, Refusal> {
+        self.orders
+            .get_mut(&(client.to_owned(), order.to_owned()))
+            .ok_or(Refusal::NotFound)
+    }
+
+    /// Closes a pre-authorization for `amount` (≤ the held amount).
+    pub fn postauth(&mut self, client: &str, order: &str, amount: i64) -> Result<SimTxn, Refusal> {
+        let (rrn, auth_code) = self.stamp();
+        let day = self.day;
+        let o = self.order_mut(client, order)?;
+        if o.state != OrderState::Preauth {
+            return Err(Refusal::NoOpenPreauth);
+        }
+        if amount <= 0 {
+            return Err(Refusal::ZeroAmount);
+        }
+        if amount > o.amount {
+            return Err(Refusal::AmountAbovePreauth);
+        }
+        o.state = OrderState::Sale;
+        o.amount = amount;
+        o.day = day;
+        let t = SimTxn {
+            kind: "postauth",
+            amount,
+            rrn,
+            auth_code,
+            day,
+            voided: false,
+        };
+        o.history.push(t.clone());
+        Ok(t)
+    }
+
+    /// Voids the order's last transaction (sale/pre-auth/postauth) on its own business day.
+    pub fn void(&mut self, client: &str, order: &str) -> Result<SimTxn, Refusal> {
+        let (rrn, auth_code) = self.stamp();
+        let today = self.day;
+        let o = self.order_mut(client, order)?;
+        if !matches!(o.state, OrderState::Preauth | OrderState::Sale) || o.refunded > 0 {
+            return Err(Refusal::NothingToVoid);
+        }
+        if o.day < today {
+            return Err(Refusal::AfterEndOfDay);
+        }
+        o.state = OrderState::Voided;
+        if let Some(last) = o.history.last_mut() {
+            last.voided = true;
+        }
+        let t = SimTxn {
+            kind: "void",
+            amount: o.amount,
+            rrn,
+            auth_code,
+            day: today,
+            voided: false,
+        };
+        o.history.push(t.clone());
+        Ok(t)
+    }
+
+    /// Refunds `amount` of a sale.
+    pub fn refund(&mut self, client: &str, order: &str, amount: i64) -> Result<SimTxn, Refusal> {
+        let (rrn, auth_code) = self.stamp();
+        let today = self.day;
+        let need_eod = self.refunds_need_end_of_day;
+        let o = self.order_mut(client, order)?;
+        if amount <= 0 {
+            return Err(Refusal::ZeroAmount);
+        }
+        if o.state != OrderState::Sale || o.refundable() == 0 {
+            return Err(Refusal::NothingToRefund);
+        }
+        if need_eod && o.day >= today {
+            return Err(Refusal::RefundBeforeEndOfDay);
+        }
+        if amount > o.refundable() {
+            return Err(Refusal::RefundAboveRemaining);
+        }
+        o.refunded += amount;
+        let t = SimTxn {
+            kind: "refund",
+            amount,
+            rrn,
+            auth_code,
+            day: today,
+            voided: false,
+        };
+        o.history.push(t.clone());
+        Ok(t)
+    }
+}
+
+/// Faults a test can inject into a simulator.
+#[derive(Debug, Default, Clone)]
+pub struct Faults {
+    /// Delay before every answer.
+    pub latency: Duration,
+    /// The next N requests get the protocol's technical error.
+    pub technical_errors: u32,
+    /// The next N requests are processed but the connection is dropped without an answer.
+    pub drop_after_processing: u32,
+    /// The next N requests are dropped before processing.
+    pub drop_before_processing: u32,
+}
+
+/// A simulator's shared state: its order book and faults.
+#[derive(Debug, Default)]
+pub struct SimState {
+    pub book: Mutex<OrderBook>,
+    pub faults: Mutex<Faults>,
+}
+
+impl SimState {
+    pub fn new(refunds_need_end_of_day: bool) -> Arc<Self> {
+        Arc::new(Self {
+            book: Mutex::new(OrderBook::new(refunds_need_end_of_day)),
+            faults: Mutex::new(Faults::default()),
+        })
+    }
+
+    /// The book; a poisoned lock (a panic in a handler) is recovered, the data is plain.
+    pub fn book(&self) -> MutexGuard<'_, OrderBook> {
+        self.book
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub fn faults(&self) -> MutexGuard<'_, Faults> {
+        self.faults
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Takes one unit of each pending fault, in the order a request meets them.
+    pub fn take_fault(&self) -> (Duration, Option<FaultKind>) {
+        let mut f = self.faults();
+        let latency = f.latency;
+        let kind = if f.drop_before_processing > 0 {
+            f.drop_before_processing -= 1;
+            Some(FaultKind::DropBefore)
+        } else if f.technical_errors > 0 {
+            f.technical_errors -= 1;
+            Some(FaultKind::TechnicalError)
+        } else if f.drop_after_processing > 0 {
+            f.drop_after_processing -= 1;
+            Some(FaultKind::DropAfter)
+        } else {
+            None
+        };
+        (latency, kind)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    DropBefore,
+    TechnicalError,
+    DropAfter,
+}
+
+/// A simulator served on `127.0.0.1:<free port>`, stopped when dropped.
+pub struct SimServer {
+    pub url: String,
+    pub addr: SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for SimServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl SimServer {
+    /// Serves `router` on a free loopback port.
+    pub async fn start(router: axum::Router) -> std::io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+        let addr = listener.local_addr()?;
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        Ok(Self {
+            url: format!("http://{addr}"),
+            addr,
+            task,
+        })
+    }
+}
+
+/// A response whose body fails at once: hyper then aborts the connection mid-answer, which
+/// the client sees as a broken connection after its request went out.
+pub fn dropped_connection() -> axum::response::Response {
+    let failing = futures::stream::once(async {
+        Err::<Vec<u8>, std::io::Error>(std::io::Error::other("dropped by the simulator"))
+    });
+    axum::response::Response::new(axum::body::Body::from_stream(failing))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn book_rules() {
+        let mut b = OrderBook::new(true);
+        b.register(
+            "c",
+            "o1",
+            10_000,
+            Currency::Try,
+            TestOrderState::Preauth,
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            b.register("c", "o1", 1, Currency::Try, TestOrderState::Preauth, false),
+            Err(Refusal::Duplicate)
+        );
+        assert_eq!(
+            b.postauth("c", "o1", 10_001),
+            Err(Refusal::AmountAbovePreauth)
+        );
+        b.postauth("c", "o1", 6_000).unwrap();
+        assert_eq!(b.refund("c", "o1", 100), Err(Refusal::RefundBeforeEndOfDay));
+        b.end_of_day();
+        assert_eq!(b.void("c", "o1"), Err(Refusal::AfterEndOfDay));
+        assert_eq!(
+            b.refund("c", "o1", 6_001),
+            Err(Refusal::RefundAboveRemaining)
+        );
+        b.refund("c", "o1", 1_000).unwrap();
+        assert_eq!(b.get("c", "o1").unwrap().refundable(), 5_000);
+        assert_eq!(b.refund("c", "nope", 1), Err(Refusal::NotFound));
+        b.register(
+            "c",
+            "o2",
+            500,
+            Currency::Try,
+            TestOrderState::Approved,
+            false,
+        )
+        .unwrap();
+        b.void("c", "o2").unwrap();
+        assert_eq!(b.void("c", "o2"), Err(Refusal::NothingToVoid));
+    }
+
+    #[test]
+    fn lookup_by_reference_and_protocol_specific_changes() {
+        let mut b = OrderBook::new(false);
+        b.register(
+            "c",
+            "o1",
+            1_000,
+            Currency::Try,
+            TestOrderState::Preauth,
+            false,
+        )
+        .unwrap();
+        let rrn = b.get("c", "o1").unwrap().history[0].rrn.clone();
+        assert_eq!(
+            b.find_by_rrn("c", &rrn)
+                .map(|(o, t)| (o.order_id.as_str(), t.kind)),
+            Some(("o1", "preauth"))
+        );
+        assert!(b.find_by_rrn("other", &rrn).is_none());
+        assert!(b.find_by_rrn("c", "nope").is_none());
+        assert_eq!(b.today(), 0);
+        b.end_of_day();
+        assert_eq!(b.today(), 1);
+        b.get_mut("c", "o1").unwrap().state = OrderState::Voided;
+        assert_eq!(b.get("c", "o1").unwrap().state, OrderState::Voided);
+    }
+
+    #[tokio::test]
+    async fn transport_classifies_what_may_have_reached_the_bank() {
+        use axum::routing::post;
+
+        use crate::transport::{BankTransport, TransportError};
+        let router = axum::Router::new()
+            .route("/ok", post(|| async { "<ok/>" }))
+            .route("/drop", post(|| async { dropped_connection() }))
+            .route(
+                "/slow",
+                post(|| async {
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                    "late"
+                }),
+            )
+            .route(
+                "/500",
+                post(|| async { (axum::http::StatusCode::INTERNAL_SERVER_ERROR, "x") }),
+            );
+        let server = SimServer::start(router).await.unwrap();
+        let t = BankTransport::new(Duration::from_millis(300)).unwrap();
+        let url = |p: &str| format!("{}{p}", server.url);
+        assert_eq!(
+            t.post(&url("/ok"), "text/xml", b"<x/>".to_vec())
+                .await
+                .unwrap(),
+            b"<ok/>"
+        );
+        assert_eq!(
+            t.post(&url("/drop"), "text/xml", vec![]).await,
+            Err(TransportError::Broken)
+        );
+        assert_eq!(
+            t.post(&url("/slow"), "text/xml", vec![]).await,
+            Err(TransportError::Timeout)
+        );
+        assert_eq!(
+            t.post(&url("/500"), "text/xml", vec![]).await,
+            Err(TransportError::Http(500))
+        );
+        let closed = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap()
+        };
+        assert_eq!(
+            t.post(&format!("http://{closed}/x"), "text/xml", vec![])
+                .await,
+            Err(TransportError::NotSent)
+        );
+    }
+}

@@ -1,0 +1,217 @@
+//! The HTTP leg to a bank, bounded in time, with failures classified by what they mean for
+//! money: a request that never left is a plain error; one that may have reached the bank is
+//! an *unknown* outcome, settled later by a status query, never retried blindly.
+
+use std::time::Duration;
+
+use paygate_domain::BankOutcome;
+
+/// Default bound on one bank call (connect + send + full response).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+/// Largest bank response read.
+pub const MAX_RESPONSE_BYTES: usize = 256 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// The connection could not be made: the bank never saw the request.
+    #[error("could not connect to the bank")]
+    NotSent,
+    /// No complete answer in time: the bank may have acted.
+    #[error("no answer from the bank in time")]
+    Timeout,
+    /// The connection broke after the request went out: the bank may have acted.
+    #[error("the connection to the bank broke")]
+    Broken,
+    /// The bank's HTTP front answered with a non-2xx status.
+    #[error("the bank answered HTTP {0}")]
+    Http(u16),
+    /// The answer was larger than [`MAX_RESPONSE_BYTES`].
+    #[error("the bank's answer was too large")]
+    TooLarge,
+}
+
+impl TransportError {
+    /// Whether the bank may have performed the operation.
+    pub fn maybe_applied(&self) -> bool {
+        match self {
+            Self::NotSent | Self::TooLarge => false,
+            Self::Timeout | Self::Broken => true,
+            // A 5xx from the front door (gateway time-out, bad gateway) can hide a request
+            // the core system processed; a 4xx was refused before processing.
+            Self::Http(code) => *code >= 500,
+        }
+    }
+
+    /// The outcome of a money-moving call that failed this way.
+    pub fn outcome(&self) -> BankOutcome {
+        if self.maybe_applied() {
+            BankOutcome::Unknown {
+                reason: self.to_string(),
+            }
+        } else {
+            BankOutcome::Error {
+                code: "transport".to_owned(),
+                message: self.to_string(),
+            }
+        }
+    }
+}
+
+/// An HTTP client for bank calls: no redirects, no proxies from the environment, bounded.
+#[derive(Clone, Debug)]
+pub struct BankTransport {
+    client: reqwest::Client,
+}
+
+impl BankTransport {
+    pub fn new(timeout: Duration) -> Result<Self, reqwest::Error> {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(5)))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .user_agent(concat!("paygate/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Self { client })
+    }
+
+    /// POSTs `body` with `content_type`; returns the raw response body of a 2xx answer.
+    pub async fn post(
+        &self,
+        url: &str,
+        content_type: &str,
+        body: Vec<u8>,
+    ) -> Result<Vec<u8>, TransportError> {
+        self.post_with_headers(url, content_type, &[], body).await
+    }
+
+    /// [`BankTransport::post`] with extra request headers (e.g. Posnet's `X-MERCHANT-ID`,
+    /// `X-TERMINAL-ID`, `X-CORRELATION-ID`). Header values are never logged here.
+    pub async fn post_with_headers(
+        &self,
+        url: &str,
+        content_type: &str,
+        headers: &[(&str, &str)],
+        body: Vec<u8>,
+    ) -> Result<Vec<u8>, TransportError> {
+        let mut request = self
+            .client
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, content_type);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let resp = request.body(body).send().await.map_err(|e| classify(&e))?;
+        let status = resp.status().as_u16();
+        if !(200..300).contains(&status) {
+            return Err(TransportError::Http(status));
+        }
+        let bytes = resp.bytes().await.map_err(|e| classify(&e))?;
+        if bytes.len() > MAX_RESPONSE_BYTES {
+            return Err(TransportError::TooLarge);
+        }
+        Ok(bytes.to_vec())
+    }
+
+    /// POSTs an `application/x-www-form-urlencoded` form (already encoded by the caller,
+    /// e.g. Posnet's `xmldata=<url-encoded xml>`).
+    pub async fn post_form(
+        &self,
+        url: &str,
+        encoded_form: Vec<u8>,
+    ) -> Result<Vec<u8>, TransportError> {
+        self.post(url, "application/x-www-form-urlencoded", encoded_form)
+            .await
+    }
+}
+
+fn classify(e: &reqwest::Error) -> TransportError {
+    if e.is_timeout() {
+        TransportError::Timeout
+    } else if e.is_connect() || e.is_builder() {
+        // A request that could not be built (bad header value, bad URL) never left.
+        TransportError::NotSent
+    } else {
+        TransportError::Broken
+    }
+}
+
+/// Percent-encodes a form value (application/x-www-form-urlencoded).
+pub fn form_encode(value: &[u8]) -> String {
+    let mut out = String::with_capacity(value.len() * 3);
+    for &b in value {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'*' => {
+                out.push(char::from(b))
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Decodes a form value (the simulators' side of [`form_encode`]).
+pub fn form_decode(value: &str) -> Vec<u8> {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(v) => {
+                        out.push(v);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_requests_that_may_have_arrived_are_unknown() {
+        assert!(matches!(
+            TransportError::Timeout.outcome(),
+            BankOutcome::Unknown { .. }
+        ));
+        assert!(matches!(
+            TransportError::Broken.outcome(),
+            BankOutcome::Unknown { .. }
+        ));
+        assert!(matches!(
+            TransportError::Http(504).outcome(),
+            BankOutcome::Unknown { .. }
+        ));
+        assert!(matches!(
+            TransportError::NotSent.outcome(),
+            BankOutcome::Error { .. }
+        ));
+        assert!(matches!(
+            TransportError::Http(400).outcome(),
+            BankOutcome::Error { .. }
+        ));
+    }
+
+    #[test]
+    fn form_round_trip() {
+        let raw = "<a b=\"ş\">x & y+z</a>".as_bytes();
+        let enc = form_encode(raw);
+        assert!(!enc.contains('<') && !enc.contains('&'));
+        assert_eq!(form_decode(&enc), raw);
+        assert_eq!(form_decode("%zz"), b"%zz");
+    }
+}

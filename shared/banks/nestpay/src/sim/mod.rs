@@ -1,0 +1,313 @@
+//! A Nestpay bank simulator (feature `sim`): `POST /fim/api` speaks `CC5Request` /
+//! `CC5Response` in ISO-8859-9 like the bank, on the kit's order book with Nestpay's rules
+//! (`OrderBook::new(true)`: a refund before the end-of-day cut is refused with `CORE-2508`, a
+//! void after it is refused). Strict: malformed XML, encodings that contradict the document's
+//! declaration (where detectable), wrong credentials, unknown orders, refunds above the
+//! remaining amount, voids of refunded or settled sales, currency mismatches and unparsable
+//! amounts are all refused with Nestpay's codes (see `rules`).
+//!
+//! Admin routes (test helper, local stack), at the root and under `/fim/api`:
+//! - `POST /_sim/orders` — `{"clientId", "orderId", "amount", "currency", "state", "settled"}`
+//!   (a [`TestOrder`] plus the client id); `409` for a duplicate order id.
+//! - `POST /_sim/end-of-day` — moves the bank past its end-of-day cut.
+//! - `POST /_sim/faults` — `{"latencyMs", "technicalErrors", "dropAfterProcessing",
+//!   "dropBeforeProcessing"}`.
+//!
+//! Faults: latency is served *after* processing (a client that times out leaves the
+//! operation applied, as a real bank would); a technical error answers `CORE-1001`.
+
+mod history;
+mod rules;
+mod wire;
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use axum::{
+    body::Bytes,
+    extract::State,
+    http::{header, HeaderMap, StatusCode},
+    response::{IntoResponse, Response},
+    routing::post,
+    Json, Router,
+};
+use paygate_bankkit::sim::{dropped_connection, FaultKind, Faults, Refusal, SimServer, SimState};
+use paygate_domain::ports::TestOrder;
+use serde::Deserialize;
+
+pub use rules::{maxipuan_of, MAXIMUM_BINS};
+pub use wire::{read_request, Answer, WireError};
+
+use crate::API_PATH;
+
+/// An API user the simulated bank accepts.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SimClient {
+    pub client_id: String,
+    pub name: String,
+    pub password: String,
+    /// Whether the bank lets this store ask `MAXIPUANSORGU` (else `CORE-2202`).
+    pub points_inquiry: bool,
+}
+
+impl std::fmt::Debug for SimClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimClient")
+            .field("client_id", &self.client_id)
+            .field("name", &self.name)
+            .field("points_inquiry", &self.points_inquiry)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The credentials the simulator accepts: `Name`, `Password` and `ClientId` must match one
+/// client exactly (else `CORE-2201`).
+#[derive(Debug, Clone, Default)]
+pub struct SimCredentials {
+    pub clients: Vec<SimClient>,
+}
+
+impl SimCredentials {
+    /// One client without points inquiry.
+    pub fn single(client_id: &str, name: &str, password: &str) -> Self {
+        Self::default().with(client_id, name, password, false)
+    }
+
+    /// Adds a client.
+    pub fn with(
+        mut self,
+        client_id: &str,
+        name: &str,
+        password: &str,
+        points_inquiry: bool,
+    ) -> Self {
+        self.clients.push(SimClient {
+            client_id: client_id.to_owned(),
+            name: name.to_owned(),
+            password: password.to_owned(),
+            points_inquiry,
+        });
+        self
+    }
+}
+
+/// A refund the bank refused; it shows in the order history as `C D … 99`.
+#[derive(Debug, Clone)]
+pub(crate) struct FailedRefund {
+    pub amount: i64,
+    pub trans_id: String,
+    pub day: u32,
+    /// How many book entries the order had when it was refused.
+    pub after: usize,
+    pub seq: u64,
+}
+
+/// The simulator: the kit's state plus what only Nestpay keeps.
+pub(crate) struct Nestpay {
+    pub state: Arc<SimState>,
+    clients: Vec<SimClient>,
+    failed: Mutex<HashMap<(String, String), Vec<FailedRefund>>>,
+    seq: Mutex<u64>,
+}
+
+impl Nestpay {
+    fn client(&self, client_id: &str, name: &str, password: &str) -> Option<&SimClient> {
+        self.clients
+            .iter()
+            .find(|c| c.client_id == client_id && c.name == name && c.password == password)
+    }
+
+    fn next_seq(&self) -> u64 {
+        let mut s = self
+            .seq
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *s += 1;
+        *s
+    }
+
+    fn next_trans_id(&self, day: u32) -> String {
+        format!("{}T{:09}", 24_000 + day, self.next_seq())
+    }
+
+    fn record_failed_refund(&self, client: &str, order: &str, amount: i64, trans_id: &str) {
+        let (day, after) = {
+            let book = self.state.book();
+            (
+                book.today(),
+                book.get(client, order)
+                    .map(|o| o.history.len())
+                    .unwrap_or(0),
+            )
+        };
+        let seq = self.next_seq();
+        let mut failed = self
+            .failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        failed
+            .entry((client.to_owned(), order.to_owned()))
+            .or_default()
+            .push(FailedRefund {
+                amount,
+                trans_id: trans_id.to_owned(),
+                day,
+                after,
+                seq,
+            });
+    }
+
+    fn failed_refunds(&self, client: &str, order: &str) -> Vec<FailedRefund> {
+        self.failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&(client.to_owned(), order.to_owned()))
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// Starts the simulator on a free loopback port. Accounts use `<server.url>/fim/api` as
+/// their `endpointUrl`.
+pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, Arc<SimState>)> {
+    let state = SimState::new(true);
+    let server = SimServer::start(router(state.clone(), credentials)).await?;
+    Ok((server, state))
+}
+
+/// The simulator's routes over `state` (for hosting it in another server).
+pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
+    let sim = Arc::new(Nestpay {
+        state,
+        clients: credentials.clients,
+        failed: Mutex::new(HashMap::new()),
+        seq: Mutex::new(0),
+    });
+    let mut router = Router::new().route(API_PATH, post(api));
+    for prefix in ["", API_PATH] {
+        router = router
+            .route(&format!("{prefix}/_sim/orders"), post(admin_order))
+            .route(&format!("{prefix}/_sim/end-of-day"), post(admin_end_of_day))
+            .route(&format!("{prefix}/_sim/faults"), post(admin_faults));
+    }
+    router.with_state(sim)
+}
+
+fn xml_response(answer: &Answer) -> Response {
+    (
+        [(header::CONTENT_TYPE, wire::CONTENT_TYPE)],
+        answer.to_bytes(),
+    )
+        .into_response()
+}
+
+async fn api(State(sim): State<Arc<Nestpay>>, headers: HeaderMap, body: Bytes) -> Response {
+    let (latency, fault) = sim.state.take_fault();
+    if fault == Some(FaultKind::DropBefore) {
+        tokio::time::sleep(latency).await;
+        return dropped_connection();
+    }
+    let day = sim.state.book().today();
+    let answer = if fault == Some(FaultKind::TechnicalError) {
+        Answer::refused(
+            "Error",
+            "",
+            "CORE-1001",
+            "General initialization error",
+            &sim.next_trans_id(day),
+            &rules::trxdate(day),
+        )
+    } else {
+        let content_type = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok());
+        match wire::read_request(content_type, &body) {
+            Ok(req) => {
+                let answer = rules::handle(&sim, &req);
+                tracing::debug!(
+                    client_id = req.text_at(&["ClientId"]).unwrap_or(""),
+                    kind = req.text_at(&["Type"]).unwrap_or("query"),
+                    code = answer.proc_return_code.as_str(),
+                    "nestpay sim request"
+                );
+                answer
+            }
+            Err(WireError(why)) => {
+                tracing::debug!(error = %why, "nestpay sim refused an unreadable request");
+                Answer::refused(
+                    "Error",
+                    "",
+                    "CORE-2014",
+                    "Invalid request detected. Please, control the request xml.",
+                    &sim.next_trans_id(day),
+                    &rules::trxdate(day),
+                )
+            }
+        }
+    };
+    // Latency after processing: a client that gives up leaves the operation applied.
+    tokio::time::sleep(latency).await;
+    if fault == Some(FaultKind::DropAfter) {
+        return dropped_connection();
+    }
+    xml_response(&answer)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AdminOrder {
+    client_id: String,
+    #[serde(flatten)]
+    order: TestOrder,
+}
+
+async fn admin_order(State(sim): State<Arc<Nestpay>>, Json(body): Json<AdminOrder>) -> Response {
+    if !sim.clients.iter().any(|c| c.client_id == body.client_id) {
+        return (StatusCode::NOT_FOUND, "unknown clientId").into_response();
+    }
+    let o = &body.order;
+    let registered = sim.state.book().register(
+        &body.client_id,
+        &o.order_id,
+        o.amount,
+        o.currency,
+        o.state,
+        o.settled,
+    );
+    match registered {
+        Ok(()) => StatusCode::CREATED.into_response(),
+        Err(Refusal::Duplicate) => (
+            StatusCode::CONFLICT,
+            "CORE-2507 Order has already successful transaction.",
+        )
+            .into_response(),
+        Err(r) => (StatusCode::BAD_REQUEST, format!("{r:?}")).into_response(),
+    }
+}
+
+async fn admin_end_of_day(State(sim): State<Arc<Nestpay>>) -> StatusCode {
+    sim.state.book().end_of_day();
+    StatusCode::OK
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct FaultsBody {
+    latency_ms: u64,
+    technical_errors: u32,
+    drop_after_processing: u32,
+    drop_before_processing: u32,
+}
+
+async fn admin_faults(State(sim): State<Arc<Nestpay>>, Json(body): Json<FaultsBody>) -> StatusCode {
+    *sim.state.faults() = Faults {
+        latency: Duration::from_millis(body.latency_ms),
+        technical_errors: body.technical_errors,
+        drop_after_processing: body.drop_after_processing,
+        drop_before_processing: body.drop_before_processing,
+    };
+    StatusCode::OK
+}

@@ -1,0 +1,175 @@
+//! A simulator on a loopback port and an adapter pointed at it.
+#![allow(dead_code)]
+
+use std::{sync::Arc, time::Duration};
+
+use paygate_bank_nestpay::{
+    sim::{self, SimCredentials},
+    NestpayProvider, API_PATH, PROVIDER_CODE,
+};
+use paygate_bankkit::{
+    sim::{Faults, SimServer, SimState},
+    AccountCredentials, BankTransport, MemoryCredentials,
+};
+use paygate_domain::{
+    ports::{BankOperation, PosProvider, TestOrder, TestOrderState},
+    AccountId, CardDetails, Currency, MerchantId, OperationSet, PosAccount, TransactionId,
+};
+
+pub const CLIENT_ID: &str = "700655000200";
+pub const NAME: &str = "ISBANKAPI";
+pub const PASSWORD: &str = "ISBANK07";
+/// The adapter's bound on one call; fault latency above it is a time-out.
+pub const TIMEOUT: Duration = Duration::from_millis(700);
+
+pub struct Bank {
+    pub server: SimServer,
+    pub state: Arc<SimState>,
+    pub provider: NestpayProvider,
+    pub creds: Arc<MemoryCredentials>,
+    pub account: PosAccount,
+}
+
+pub fn account(id: &str) -> PosAccount {
+    PosAccount {
+        id: AccountId::parse(id).unwrap(),
+        merchant_id: MerchantId::parse("mch_a").unwrap(),
+        provider_code: PROVIDER_CODE.into(),
+        bank_code: "0064".into(),
+        bank_name: "Türkiye İş Bankası".into(),
+        supported: OperationSet::all(),
+        label: String::new(),
+    }
+}
+
+/// Secret values for an account at `endpoint`.
+pub fn secret(
+    endpoint: &str,
+    client_id: &str,
+    name: &str,
+    password: &str,
+    points: Option<&str>,
+) -> AccountCredentials {
+    let mut values = vec![
+        ("clientId".to_owned(), client_id.to_owned()),
+        ("name".to_owned(), name.to_owned()),
+        ("password".to_owned(), password.to_owned()),
+    ];
+    if let Some(p) = points {
+        values.push(("pointsInquiry".to_owned(), p.to_owned()));
+    }
+    AccountCredentials::new(endpoint, values)
+}
+
+/// The bank knows one store (points inquiry allowed) and a second one without points.
+pub async fn bank() -> Bank {
+    let accepted = SimCredentials::default()
+        .with(CLIENT_ID, NAME, PASSWORD, true)
+        .with("190100000", "AKBANKAPI", "AKBANK01", false);
+    let (server, state) = sim::start(accepted).await.unwrap();
+    let creds = Arc::new(MemoryCredentials::default());
+    let account = account("acc_isbank");
+    creds.insert(
+        account.id.clone(),
+        secret(
+            &format!("{}{API_PATH}", server.url),
+            CLIENT_ID,
+            NAME,
+            PASSWORD,
+            Some("maxipuan"),
+        ),
+    );
+    let provider = NestpayProvider::new(BankTransport::new(TIMEOUT).unwrap(), creds.clone());
+    Bank {
+        server,
+        state,
+        provider,
+        creds,
+        account,
+    }
+}
+
+impl Bank {
+    pub fn endpoint(&self) -> String {
+        format!("{}{API_PATH}", self.server.url)
+    }
+
+    /// Registers an order through the adapter's test helper (the admin route).
+    pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
+        self.provider
+            .test_orders()
+            .unwrap()
+            .register(
+                &self.account,
+                &TestOrder {
+                    order_id: order_id.into(),
+                    amount,
+                    currency: Currency::Try,
+                    state,
+                    settled,
+                },
+            )
+            .await
+            .unwrap();
+    }
+
+    pub fn faults(&self, f: Faults) {
+        *self.state.faults() = f;
+    }
+
+    /// Another account of the same merchant at this bank, with other secret values.
+    pub fn other_account(&self, id: &str, secret: AccountCredentials) -> PosAccount {
+        let acc = account(id);
+        self.creds.insert(acc.id.clone(), secret);
+        acc
+    }
+
+    /// Posts a hand-written body to the API and reads the `CC5Response`.
+    pub async fn raw(
+        &self,
+        content_type: &str,
+        body: Vec<u8>,
+    ) -> paygate_bank_nestpay::response::Reply {
+        let bytes = BankTransport::new(TIMEOUT)
+            .unwrap()
+            .post(&self.endpoint(), content_type, body)
+            .await
+            .unwrap();
+        paygate_bank_nestpay::response::parse(&bytes).unwrap()
+    }
+
+    pub async fn admin(
+        &self,
+        path: &str,
+        json: &str,
+    ) -> Result<Vec<u8>, paygate_bankkit::TransportError> {
+        BankTransport::new(TIMEOUT)
+            .unwrap()
+            .post(
+                &format!("{}{path}", self.server.url),
+                "application/json",
+                json.as_bytes().to_vec(),
+            )
+            .await
+    }
+}
+
+pub fn op(order_id: &str, amount: i64, full: bool) -> BankOperation {
+    BankOperation {
+        order_id: order_id.into(),
+        transaction_id: TransactionId::parse("txn_t1").unwrap(),
+        amount,
+        currency: Currency::Try,
+        full,
+    }
+}
+
+pub fn card(number: &str) -> CardDetails {
+    CardDetails {
+        number: number.into(),
+        exp_month: "12".into(),
+        exp_year: "2030".into(),
+        cvv: "735".into(),
+        holder: "Ayşe Yılmaz".into(),
+    }
+}
