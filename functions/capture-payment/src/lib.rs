@@ -17,9 +17,10 @@ impl Deps {
         let tables = paygate_compose::OperationTables::from_env()?;
         let client = paygate_dynamo::client_from_env().await;
         let sqs = paygate_sqs::client_from_env().await;
+        let banks = paygate_compose::Banks::from_env().await?;
         let (clock, ids) = paygate_compose::system();
         Ok(Self {
-            ops: paygate_compose::operation_deps(&client, &sqs, &tables, clock, ids),
+            ops: paygate_compose::operation_deps(&client, &sqs, &tables, &banks, clock, ids),
         })
     }
 }

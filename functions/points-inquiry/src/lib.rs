@@ -12,9 +12,10 @@ impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
         let tables = paygate_compose::PointsTables::from_env()?;
         let client = paygate_dynamo::client_from_env().await;
+        let banks = paygate_compose::Banks::from_env().await?;
         let (clock, _) = paygate_compose::system();
         Ok(Self {
-            points: paygate_compose::points_deps(&client, &tables, clock),
+            points: paygate_compose::points_deps(&client, &tables, &banks, clock),
         })
     }
 }

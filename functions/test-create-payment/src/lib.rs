@@ -13,7 +13,10 @@ use lambda_http::{http::StatusCode, Body, Request, Response};
 use paygate_domain::{
     money::valid_amount,
     payment::PaymentView,
-    ports::{AccountLookup, Clock, Expectation, IdGenerator, PaymentChange, PaymentWriter},
+    ports::{
+        AccountLookup, Clock, Expectation, IdGenerator, PaymentChange, PaymentWriter, TestOrder,
+        TestOrderState,
+    },
     AccountId, Currency, Mode, Payment, PaymentId, PaymentStatus, PosAccount,
 };
 use paygate_http::{
@@ -23,12 +26,12 @@ use paygate_http::{
     respond, ApiError,
 };
 use paygate_ops::OpError;
-use paygate_simbank::{InitialBankState, SimBank, PROVIDER_CODE};
+use paygate_ops::Providers;
 
 pub struct Deps {
     pub payments: Arc<dyn PaymentWriter>,
     pub accounts: Arc<dyn AccountLookup>,
-    pub sim: Arc<SimBank>,
+    pub providers: Providers,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
 }
@@ -38,8 +41,13 @@ impl Deps {
         use paygate_dynamo::schema::{PAYMENTS, POS_ACCOUNTS, SIMBANK};
         let client = paygate_dynamo::client_from_env().await;
         let (clock, ids) = paygate_compose::system();
-        let (_, sim) =
-            paygate_compose::providers(&client, &paygate_compose::table(&SIMBANK)?, clock.clone());
+        let banks = paygate_compose::Banks::from_env().await?;
+        let providers = paygate_compose::providers(
+            &client,
+            &paygate_compose::table(&SIMBANK)?,
+            clock.clone(),
+            &banks,
+        );
         Ok(Self {
             payments: Arc::new(paygate_dynamo::DynamoPayments::new(
                 client.clone(),
@@ -50,7 +58,7 @@ impl Deps {
                 client,
                 paygate_compose::table(&POS_ACCOUNTS)?,
             )),
-            sim,
+            providers,
             clock,
             ids,
         })
@@ -62,7 +70,7 @@ struct CreateRequest {
     currency: Currency,
     status: PaymentStatus,
     account_id: Option<AccountId>,
-    bank_state: InitialBankState,
+    bank_state: TestOrderState,
     settled: bool,
 }
 
@@ -95,10 +103,10 @@ fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
         }
     };
     let bank_state = match (status, f.opt_str("bankState")?) {
-        (PaymentStatus::Authorized, None) => InitialBankState::Preauth,
-        (PaymentStatus::Captured, None) => InitialBankState::Approved,
-        (_, None) => InitialBankState::None,
-        (PaymentStatus::Pending, Some(s)) => InitialBankState::parse(s).ok_or_else(|| {
+        (PaymentStatus::Authorized, None) => TestOrderState::Preauth,
+        (PaymentStatus::Captured, None) => TestOrderState::Approved,
+        (_, None) => TestOrderState::None,
+        (PaymentStatus::Pending, Some(s)) => TestOrderState::parse(s).ok_or_else(|| {
             ApiError::invalid("bankState", "must be approved, preauth, declined or none")
         })?,
         (_, Some(_)) => {
@@ -130,6 +138,12 @@ fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
     })
 }
 
+fn accepts_test_orders(deps: &Deps, account: &PosAccount) -> bool {
+    deps.providers
+        .get(&account.provider_code)
+        .is_some_and(|p| p.test_orders().is_some())
+}
+
 async fn account(
     deps: &Deps,
     who: &paygate_ops::Principal,
@@ -147,13 +161,13 @@ async fn account(
             .await
             .map_err(OpError::from)?
             .into_iter()
-            .find(|a| a.provider_code == PROVIDER_CODE),
+            .find(|a| accepts_test_orders(deps, a)),
     };
     let account = found.ok_or_else(|| ApiError::not_found("account"))?;
-    if account.provider_code != PROVIDER_CODE {
+    if !accepts_test_orders(deps, &account) {
         return Err(ApiError::invalid(
             "accountId",
-            "must be a simulator account for test payments",
+            "must be an account whose bank accepts test orders (a simulator)",
         ));
     }
     Ok(account)
@@ -173,17 +187,31 @@ async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
         "PG{}",
         opaque.chars().take(20).collect::<String>().to_uppercase()
     );
-    deps.sim
-        .register_order(
-            &account,
-            &order_id,
-            r.amount,
-            r.currency,
-            r.bank_state,
-            r.settled,
+    let orders = deps
+        .providers
+        .get(&account.provider_code)
+        .and_then(|p| p.test_orders())
+        .ok_or_else(|| {
+            ApiError::invalid(
+                "accountId",
+                "must be an account whose bank accepts test orders",
+            )
+        })?;
+    let order = TestOrder {
+        order_id: order_id.clone(),
+        amount: r.amount,
+        currency: r.currency,
+        state: r.bank_state,
+        settled: r.settled,
+    };
+    orders.register(&account, &order).await.map_err(|e| {
+        tracing::warn!(account_id = %account.id, error = %e, "bank refused the test order");
+        ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            "test_order_failed",
+            "The account's bank did not accept the test order.",
         )
-        .await
-        .map_err(OpError::from)?;
+    })?;
     let payment = Payment {
         id,
         merchant_id: who.merchant_id,

@@ -117,11 +117,16 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
     let queues = paygate_sqs::create_queues(&sqs, &opts.prefix)
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;
+    // Bank credentials live in Secrets Manager like in AWS, under a per-stack prefix.
+    let banks =
+        paygate_compose::Banks::new(&secrets, &format!("paygate/local/{}banks/", opts.prefix))
+            .map_err(|e| StartError::Tables(e.to_string()))?;
     let app = router::App::new(
         &client,
         &sqs,
         &tables,
         &queues,
+        &banks,
         opts.clock.clone(),
         opts.ids.clone(),
     );

@@ -38,6 +38,7 @@ impl App {
         sqs: &paygate_sqs::Client,
         t: &TableNames,
         queues: &paygate_sqs::QueueUrls,
+        banks: &paygate_compose::Banks,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
     ) -> Self {
@@ -49,13 +50,13 @@ impl App {
             simbank: t.simbank.clone(),
             events_queue_url: queues.events.clone(),
         };
-        let ops = || c::operation_deps(client, sqs, &op_tables, clock.clone(), ids.clone());
+        let ops = || c::operation_deps(client, sqs, &op_tables, banks, clock.clone(), ids.clone());
         let points_tables = c::PointsTables {
             pos_accounts: t.pos_accounts.clone(),
             bins: t.bins.clone(),
             simbank: t.simbank.clone(),
         };
-        let (_, sim) = c::providers(client, &t.simbank, clock.clone());
+        let providers = c::providers(client, &t.simbank, clock.clone(), banks);
         Self {
             authorizer: fn_authorizer::Deps {
                 keys: Arc::new(c::api_keys(client, &t.api_keys)),
@@ -72,7 +73,7 @@ impl App {
                 )),
             },
             points: fn_points_inquiry::Deps {
-                points: c::points_deps(client, &points_tables, clock.clone()),
+                points: c::points_deps(client, &points_tables, banks, clock.clone()),
             },
             create: fn_test_create_payment::Deps {
                 payments: Arc::new(paygate_dynamo::DynamoPayments::new(
@@ -84,7 +85,7 @@ impl App {
                     client.clone(),
                     &t.pos_accounts,
                 )),
-                sim,
+                providers,
                 clock,
                 ids,
             },

@@ -196,6 +196,7 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "POS_ACCOUNTS_TABLE",
                 "SIMBANK_TABLE",
                 "EVENTS_QUEUE_URL",
+                "BANK_SECRET_PREFIX",
             ],
         ),
         (
@@ -206,6 +207,7 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "POS_ACCOUNTS_TABLE",
                 "SIMBANK_TABLE",
                 "EVENTS_QUEUE_URL",
+                "BANK_SECRET_PREFIX",
             ],
         ),
         (
@@ -216,6 +218,7 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "POS_ACCOUNTS_TABLE",
                 "SIMBANK_TABLE",
                 "EVENTS_QUEUE_URL",
+                "BANK_SECRET_PREFIX",
             ],
         ),
         (
@@ -226,16 +229,27 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "POS_ACCOUNTS_TABLE",
                 "SIMBANK_TABLE",
                 "EVENTS_QUEUE_URL",
+                "BANK_SECRET_PREFIX",
             ],
         ),
         ("GetPaymentFunction", &["PAYMENTS_TABLE"]),
         (
             "PointsInquiryFunction",
-            &["POS_ACCOUNTS_TABLE", "BINS_TABLE", "SIMBANK_TABLE"],
+            &[
+                "POS_ACCOUNTS_TABLE",
+                "BINS_TABLE",
+                "SIMBANK_TABLE",
+                "BANK_SECRET_PREFIX",
+            ],
         ),
         (
             "TestCreatePaymentFunction",
-            &["PAYMENTS_TABLE", "POS_ACCOUNTS_TABLE", "SIMBANK_TABLE"],
+            &[
+                "PAYMENTS_TABLE",
+                "POS_ACCOUNTS_TABLE",
+                "SIMBANK_TABLE",
+                "BANK_SECRET_PREFIX",
+            ],
         ),
         // paygate_compose::PipelineTables::from_env reads all five.
         ("WebhookFanoutFunction", pipeline),

@@ -33,17 +33,68 @@ pub fn system() -> (Arc<dyn Clock>, Arc<dyn IdGenerator>) {
     (Arc::new(SystemClock), Arc::new(RandomIds))
 }
 
-/// Every bank protocol the gateway speaks, registered once.
+/// Environment variable: prefix of the per-account bank credential secrets
+/// (`<prefix><accountId>`, e.g. `paygate/dev/banks/acc_…`).
+pub const BANK_SECRET_PREFIX_ENV: &str = "BANK_SECRET_PREFIX";
+
+/// What the real bank protocols need: a bounded HTTP transport and the account credentials.
+#[derive(Clone)]
+pub struct Banks {
+    pub transport: paygate_bankkit::BankTransport,
+    pub credentials: Arc<dyn paygate_bankkit::CredentialStore>,
+}
+
+impl Banks {
+    /// Credentials from Secrets Manager under `prefix`, cached for five minutes.
+    pub fn new(secrets: &paygate_secrets::Client, prefix: &str) -> Result<Self, ConfigError> {
+        Ok(Self {
+            transport: paygate_bankkit::BankTransport::new(
+                paygate_bankkit::transport::DEFAULT_TIMEOUT,
+            )
+            .map_err(|_| ConfigError("bank HTTP client"))?,
+            credentials: Arc::new(paygate_bankkit::SecretsManagerCredentials::new(
+                secrets.clone(),
+                prefix,
+                std::time::Duration::from_secs(300),
+            )),
+        })
+    }
+
+    pub async fn from_env() -> Result<Self, ConfigError> {
+        let prefix = std::env::var(BANK_SECRET_PREFIX_ENV)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .ok_or(ConfigError(BANK_SECRET_PREFIX_ENV))?;
+        Self::new(&paygate_secrets::client_from_env().await, &prefix)
+    }
+}
+
+/// Every bank protocol the gateway speaks, registered once: one line per protocol.
 pub fn providers(
     client: &Client,
     simbank_table: &str,
     clock: Arc<dyn Clock>,
-) -> (Providers, Arc<SimBank>) {
+    banks: &Banks,
+) -> Providers {
     let sim = Arc::new(SimBank::new(
         Arc::new(DynamoSimLedger::new(client.clone(), simbank_table)),
         clock,
     ));
-    (Providers::new().register(sim.clone()), sim)
+    let (t, c) = (&banks.transport, &banks.credentials);
+    Providers::new()
+        .register(sim)
+        .register(Arc::new(paygate_bank_nestpay::NestpayProvider::new(
+            t.clone(),
+            c.clone(),
+        )))
+        .register(Arc::new(paygate_bank_garanti::GarantiProvider::new(
+            t.clone(),
+            c.clone(),
+        )))
+        .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(
+            t.clone(),
+            c.clone(),
+        )))
 }
 
 /// A queue URL from its environment variable.
@@ -87,10 +138,11 @@ pub fn operation_deps(
     client: &Client,
     sqs: &paygate_sqs::Client,
     t: &OperationTables,
+    banks: &Banks,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
 ) -> OperationDeps {
-    let (providers, _) = providers(client, &t.simbank, clock.clone());
+    let providers = providers(client, &t.simbank, clock.clone(), banks);
     OperationDeps {
         payments: Arc::new(DynamoPayments::new(client.clone(), &t.payments, &t.events)),
         accounts: Arc::new(DynamoAccounts::new(client.clone(), &t.pos_accounts)),
@@ -124,8 +176,13 @@ impl PointsTables {
     }
 }
 
-pub fn points_deps(client: &Client, t: &PointsTables, clock: Arc<dyn Clock>) -> PointsDeps {
-    let (providers, _) = providers(client, &t.simbank, clock);
+pub fn points_deps(
+    client: &Client,
+    t: &PointsTables,
+    banks: &Banks,
+    clock: Arc<dyn Clock>,
+) -> PointsDeps {
+    let providers = providers(client, &t.simbank, clock, banks);
     PointsDeps {
         accounts: Arc::new(DynamoAccounts::new(client.clone(), &t.pos_accounts)),
         bins: Arc::new(DynamoBins::new(client.clone(), &t.bins)),
