@@ -8,6 +8,8 @@
 #   make build-lambda  release arm64 Lambda bundles in target/lambda/<bin>/ (what template.yaml deploys)
 #   make deploy        build-lambda + sam deploy (needs AWS credentials; see below)
 #   make clean-local   remove local tooling and state (.venv/, .local/), not cargo's target/
+#   make listen-cert   create .local/listen/{cert,key}.pem for `paygate listen` (start make dev with it: see README, CLI)
+#   make cli ARGS="…"  the paygate CLI (cargo run -p paygate-cli -- $ARGS), e.g. ARGS="--local endpoints list"
 #
 # Python tools (moto, cfn-lint, cargo-lambda, aws-sam-cli) live in .venv/, pinned and
 # installed on demand by scripts/venv.sh; a fresh clone needs only python3, cargo and rustup.
@@ -25,7 +27,7 @@ LAMBDA_BINS := $(shell sed -n 's|^ *CodeUri: target/lambda/\([A-Za-z0-9_-]*\)/ *
 LAMBDA_TARGET := aarch64-unknown-linux-gnu
 STAGE ?= dev
 
-.PHONY: help venv toolchain dev test lint fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local
+.PHONY: help venv toolchain dev test lint fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli
 
 help:
 	@sed -n 's/^#   make /  make /p' $(MAKEFILE_LIST)
@@ -51,6 +53,17 @@ toolchain:
 # e.g. make dev PAYGATE_WEBHOOK_ALLOW_ADDRS=127.0.0.1 PAYGATE_WEBHOOK_EXTRA_CA=$$PWD/.local/cert.pem
 dev: venv
 	$(MOTO) cargo run -p paygate-devserver --bin paygate-dev
+
+# `paygate listen` serves HTTPS on 127.0.0.1 with this self-signed certificate (made once,
+# reused); the dev server delivers there only when started with
+#   PAYGATE_WEBHOOK_ALLOW_ADDRS=127.0.0.1 PAYGATE_WEBHOOK_EXTRA_CA=.local/listen/cert.pem make dev
+listen-cert:
+	cargo run -q -p paygate-cli -- listen --init-cert
+
+# The CLI from source: make cli ARGS="--local trigger payment.captured".
+ARGS ?= --help
+cli:
+	cargo run -q -p paygate-cli -- $(ARGS)
 
 fmt:
 	cargo fmt --all

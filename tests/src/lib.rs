@@ -12,6 +12,7 @@
 //! panics freely.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod admin;
 pub mod receiver;
 
 use std::{
@@ -107,6 +108,20 @@ impl Stack {
     /// A fresh, seeded stack whose webhook pipeline runs with `webhook` (e.g. a sender
     /// that trusts a [`receiver::Receiver`], a compressed retry schedule, a fast sweeper).
     pub async fn start_with_webhooks(label: &str, webhook: WebhookOptions) -> Stack {
+        Self::start_with(label, webhook, paygate_devserver::DEFAULT_BANK_TIMEOUT).await
+    }
+
+    /// A fresh, seeded stack whose bank calls time out after `bank_timeout` (e.g. 1 s, so a
+    /// simulator's injected latency makes an unknown outcome without a 20 s wait).
+    pub async fn start_with_bank_timeout(label: &str, bank_timeout: std::time::Duration) -> Stack {
+        Self::start_with(label, WebhookOptions::default(), bank_timeout).await
+    }
+
+    async fn start_with(
+        label: &str,
+        webhook: WebhookOptions,
+        bank_timeout: std::time::Duration,
+    ) -> Stack {
         let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
         let opts = Options {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -115,6 +130,7 @@ impl Stack {
             clock: Arc::new(SystemClock),
             ids: Arc::new(RandomIds),
             webhook,
+            bank_timeout,
         };
         let server = paygate_devserver::start_on(moto, opts)
             .await

@@ -17,7 +17,7 @@ use std::{
     sync::LazyLock,
 };
 
-use paygate_tests::{card_number, keys, Stack};
+use paygate_tests::{admin, card_number, keys, Stack, WebhookOptions};
 use serde_json::{json, Value};
 
 // ------------------------------------------------------------------------------ the document
@@ -484,10 +484,21 @@ fn the_document_is_openapi_3_1_and_consistent() {
                 problems.push(format!("{route} {status}: no examples"));
             }
         }
-        for must in ["401", "500"] {
+        // Admin routes use IAM (SigV4) authorization: refused is 403, never 401.
+        let iam = op["security"] == json!([{ "sigv4": [] }]);
+        if route.contains(" /admin/") != iam {
+            problems.push(format!(
+                "{route}: admin routes, and only they, use security sigv4"
+            ));
+        }
+        let (must, never) = if iam { ("403", "401") } else { ("401", "403") };
+        for must in [must, "500"] {
             if !responses.contains_key(must) {
                 problems.push(format!("{route}: no {must} response"));
             }
+        }
+        if responses.contains_key(never) {
+            problems.push(format!("{route}: declares {never}, which it never answers"));
         }
         for (status, resp) in responses {
             let Some(schema) = deref(d, resp).pointer("/content/application~1json/schema") else {
@@ -557,14 +568,23 @@ fn the_document_is_openapi_3_1_and_consistent() {
     );
 }
 
-/// `"POST /v1/..."` for each `.route("/v1/...", post(...))` of the dev server's router.
+/// `"POST /v1/..."` for each `.route("/v1/...", post(...))` of the dev server's routers
+/// (the merchant API's and the admin API's).
 fn devserver_routes() -> BTreeSet<String> {
-    let src = workspace_file("infra/devserver/src/router.rs");
     let re = regex_lite::Regex::new(r#"\.route\(\s*"([^"]+)",\s*(get|post|put|patch|delete)\("#)
         .expect("regex");
-    re.captures_iter(&src)
-        .map(|c| format!("{} {}", c[2].to_uppercase(), &c[1]))
-        .collect()
+    [
+        "infra/devserver/src/router.rs",
+        "infra/devserver/src/admin.rs",
+    ]
+    .iter()
+    .flat_map(|file| {
+        let src = workspace_file(file);
+        re.captures_iter(&src)
+            .map(|c| format!("{} {}", c[2].to_uppercase(), &c[1]))
+            .collect::<Vec<_>>()
+    })
+    .collect()
 }
 
 /// `"POST /v1/..."` for each HttpApi event of `template.yaml`.
@@ -595,7 +615,11 @@ fn template_routes() -> BTreeSet<String> {
 fn the_documented_routes_are_the_served_routes() {
     let documented: BTreeSet<String> = operations(doc()).into_keys().collect();
     let served = devserver_routes();
-    assert_eq!(served.len(), 7, "router.rs routes not found: {served:?}");
+    assert_eq!(
+        served.len(),
+        18,
+        "router.rs / admin.rs routes not found: {served:?}"
+    );
     assert_eq!(
         documented, served,
         "docs/openapi.yaml vs infra/devserver/src/router.rs"
@@ -614,11 +638,12 @@ fn the_documented_routes_are_the_served_routes() {
 /// `KEY METHOD PATH STATUS [CODE] [BODY] [=> CHECK…]`
 ///
 /// - KEY: `t` Anatolia's test key, `l` its live key, `b` Bosphorus' test key, `x` a
-///   well-formed key that does not exist, `-` none.
+///   well-formed key that does not exist, `-` none; `A`: no key, the request is signed
+///   with SigV4 and the seed's local admin credentials (the admin routes).
 /// - STATUS and, for errors, the error CODE the answer must have.
 /// - BODY: sent as `application/json`, as written; none when absent.
 /// - CHECK: `/json/pointer=<json>` must hold in the answer; `@name` keeps the answer's `id`
-///   as `{name}` for later lines.
+///   as `{name}` for later lines, `@name:/json/pointer` the string at that pointer.
 ///
 /// Every answer must also be declared for its route and status in the document and
 /// validate against the declared schema. Seeded ids come from `infra/local/seed.json`;
@@ -710,6 +735,35 @@ t POST /v1/payments/points/inquiry 400 invalid_request {"card": {"number": "4543
 t POST /v1/payments/points/inquiry 400 invalid_request {"card": {"number": "{isbank}", "expMonth": "12", "expYear": "2030", "cvv": "123", "holder": "Ayşe Yılmaz"}, "currency": "XYZ"} => /error/details/field="currency"
 t POST /v1/payments/points/inquiry 400 invalid_request {"currency": "TRY"} => /error/details/field="card"
 - POST /v1/payments/points/inquiry 401 unauthorized {"currency": "TRY"}
+
+# Dashboard admin API (SigV4-signed; the stack retries on "1s", so a delivery to a refused
+# address fails within seconds). Endpoint URLs at localhost are accepted (a host name) and
+# refused at every delivery (it resolves to a loopback address): attempts end `blocked`.
+A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints 201 {"url": "https://localhost/paygate/hooks", "events": ["payment.captured", "payment.refunded"], "mode": "test", "description": "Orders"} => @endpoint /enabled=true /mode="test"
+A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints 201 {"url": "https://hooks.example.com/spare", "events": ["*"], "mode": "live"} => @spare
+A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints 400 invalid_request {"url": "https://10.0.0.5/hook", "events": ["*"], "mode": "test"} => /error/details/field="url"
+A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints 400 invalid_request {"url": "https://hooks.example.com/x", "events": ["payment.exploded"], "mode": "test"} => /error/details/field="events"
+A POST /admin/v1/merchants/mch_nobody/webhook-endpoints 404 not_found {"url": "https://hooks.example.com/x", "events": ["*"], "mode": "test"}
+- POST /admin/v1/merchants/mch_anatolia/webhook-endpoints 403 forbidden {"url": "https://hooks.example.com/x", "events": ["*"], "mode": "test"}
+t GET /admin/v1/merchants/mch_anatolia/webhook-endpoints 403 forbidden
+A GET /admin/v1/merchants/mch_anatolia/webhook-endpoints 200
+A GET /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint} 200 => /url="https://localhost/paygate/hooks"
+A GET /admin/v1/merchants/mch_bosphorus/webhook-endpoints/{endpoint} 404 not_found
+A PATCH /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint} 200 {"description": "Refunds"} => /description="Refunds"
+A PATCH /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint} 400 invalid_request {"url": "https://192.168.1.1/"} => /error/details/field="url"
+A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint}/rotate-secret 200 {"graceSeconds": 3600}
+A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint}/rotate-secret 400 invalid_request {"graceSeconds": -1} => /error/details/field="graceSeconds"
+A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint}/test 202 => @delivery @event:/eventId /eventType="webhook.test" /status="pending"
+A GET /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint}/deliveries?limit=5 200
+A GET /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint}/deliveries?status=lost 400 invalid_request => /error/details/field="status"
+A GET /admin/v1/merchants/mch_anatolia/deliveries/{delivery} 200
+A GET /admin/v1/merchants/mch_anatolia/deliveries/dlv_nothing 404 not_found
+A GET /admin/v1/merchants/mch_anatolia/events/{event}/deliveries 200
+A GET /admin/v1/merchants/mch_bosphorus/events/{event}/deliveries 404 not_found
+A PATCH /admin/v1/merchants/mch_anatolia/webhook-endpoints/{spare} 200 {"enabled": false} => /enabled=false
+A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints/{spare}/test 409 endpoint_disabled
+A DELETE /admin/v1/merchants/mch_anatolia/webhook-endpoints/{spare} 200 => /deleted=true
+A DELETE /admin/v1/merchants/mch_anatolia/webhook-endpoints/{spare} 404 not_found
 "#;
 
 /// One HTTP answer as received.
@@ -719,6 +773,15 @@ struct Answer {
     text: String,
 }
 
+/// How a request authenticates.
+#[derive(Clone, Copy)]
+enum Auth<'a> {
+    None,
+    Bearer(&'a str),
+    /// SigV4 with the seed's local admin credentials.
+    Admin,
+}
+
 async fn send(
     stack: &Stack,
     method: &str,
@@ -726,10 +789,50 @@ async fn send(
     key: Option<&str>,
     body: Option<(&str, String)>,
 ) -> Answer {
-    let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
-    let mut req = stack.http.request(method, format!("{}{path}", stack.url));
-    if let Some(k) = key {
-        req = req.header("authorization", format!("Bearer {k}"));
+    send_as(
+        stack,
+        method,
+        path,
+        key.map_or(Auth::None, Auth::Bearer),
+        body,
+    )
+    .await
+}
+
+async fn send_as(
+    stack: &Stack,
+    method: &str,
+    path: &str,
+    auth: Auth<'_>,
+    body: Option<(&str, String)>,
+) -> Answer {
+    let url = format!("{}{path}", stack.url);
+    let mut req = stack.http.request(
+        reqwest::Method::from_bytes(method.as_bytes()).expect("method"),
+        &url,
+    );
+    match auth {
+        Auth::None => {}
+        Auth::Bearer(k) => req = req.header("authorization", format!("Bearer {k}")),
+        Auth::Admin => {
+            let creds = admin::admin_credentials();
+            let signed_type: Vec<(&str, &str)> =
+                body.iter().map(|(ct, _)| ("content-type", *ct)).collect();
+            let payload = body.as_ref().map(|(_, b)| b.as_bytes()).unwrap_or_default();
+            let headers = admin::sign_request_with_headers(
+                method,
+                &url,
+                &signed_type,
+                payload,
+                &creds.access_key(),
+                &creds.region,
+                admin::now(),
+            )
+            .expect("signable");
+            for (k, v) in headers {
+                req = req.header(k, v);
+            }
+        }
     }
     if let Some((content_type, body)) = body {
         req = req.header("content-type", content_type).body(body);
@@ -753,6 +856,7 @@ async fn send(
 /// The documented route (`"POST /v1/payments/{id}/refund"`) a request path falls under: the
 /// matching template with the most literal segments.
 fn route_of(method: &str, path: &str) -> Option<String> {
+    let path = path.split('?').next().unwrap_or(path);
     let segments: Vec<&str> = path.split('/').collect();
     operations(doc())
         .into_keys()
@@ -821,18 +925,19 @@ impl<'a> Conformance<'a> {
             (format!("{status} {code}"), rest)
         };
         let k = keys();
-        let key = match key {
-            "t" => Some(k.anatolia_test),
-            "l" => Some(k.anatolia_live),
-            "b" => Some(k.bosphorus_test),
-            "x" => Some("sk_test_notAKeyAtAll0000000000"),
-            "-" => None,
+        let auth = match key {
+            "t" => Auth::Bearer(k.anatolia_test),
+            "l" => Auth::Bearer(k.anatolia_live),
+            "b" => Auth::Bearer(k.bosphorus_test),
+            "x" => Auth::Bearer("sk_test_notAKeyAtAll0000000000"),
+            "-" => Auth::None,
+            "A" => Auth::Admin,
             other => panic!("unknown key {other:?} in: {line}"),
         };
         let body = rest.trim();
         let body = (!body.is_empty()).then(|| ("application/json", body.to_owned()));
         let what = format!("{method} {path}");
-        let answer = send(self.stack, method, path, key, body).await;
+        let answer = send_as(self.stack, method, path, auth, body).await;
         let json = match route_of(method, path) {
             Some(route) => self.check(&route, &what, &answer),
             None => {
@@ -844,7 +949,12 @@ impl<'a> Conformance<'a> {
         self.expect(&what, &answer, &json, &expect);
         for check in checks.split_whitespace() {
             if let Some(name) = check.strip_prefix('@') {
-                let id = json["id"].as_str().unwrap_or("pay_missing").to_owned();
+                let (name, pointer) = name.split_once(':').unwrap_or((name, "/id"));
+                let id = json
+                    .pointer(pointer)
+                    .and_then(Value::as_str)
+                    .unwrap_or("pay_missing")
+                    .to_owned();
                 self.vars.insert(name.to_owned(), id);
                 continue;
             }
@@ -915,7 +1025,12 @@ impl<'a> Conformance<'a> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_route_answers_as_documented() {
-    let stack = Stack::start_labeled("openapi").await;
+    // One retry a second after a failure: the admin scenario's delivery fails within seconds.
+    let webhook = WebhookOptions {
+        schedule: paygate_domain::webhook::RetrySchedule::parse("1s").expect("a schedule"),
+        ..WebhookOptions::default()
+    };
+    let stack = Stack::start_with_webhooks("openapi", webhook).await;
     let mut c = Conformance::new(&stack);
     for (name, prefix, suffix) in [
         ("isbank", "454360", ""),
@@ -963,6 +1078,43 @@ async fn every_route_answers_as_documented() {
         }
     }
 
+    // Resend: once the test delivery has failed (its attempts to localhost are refused),
+    // it is resent (202), and a resend while it is pending again is 409.
+    let delivery = format!(
+        "/admin/v1/merchants/mch_anatolia/deliveries/{}",
+        c.vars["delivery"]
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let a = send_as(&stack, "GET", &delivery, Auth::Admin, None).await;
+        let body = c.check(
+            "GET /admin/v1/merchants/{merchantId}/deliveries/{deliveryId}",
+            &delivery,
+            &a,
+        );
+        if body["status"] == json!("failed") {
+            if body["attempts"][0]["error"] != json!("blocked") {
+                c.failures
+                    .push(format!("the localhost attempt was not blocked: {body}"));
+            }
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            c.failures
+                .push(format!("the test delivery never failed: {body}"));
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let resend = format!("{delivery}/resend");
+    let route = "POST /admin/v1/merchants/{merchantId}/deliveries/{deliveryId}/resend";
+    let a = send_as(&stack, "POST", &resend, Auth::Admin, None).await;
+    let body = c.check(route, &resend, &a);
+    c.expect(&resend, &a, &body, "202");
+    let a = send_as(&stack, "POST", &resend, Auth::Admin, None).await;
+    let body = c.check(route, &resend, &a);
+    c.expect(&resend, &a, &body, "409 delivery_pending");
+
     // Outside the documented routes: the dev server's own answers.
     for (method, path, schema, expect) in [
         (
@@ -1007,6 +1159,9 @@ async fn every_route_answers_as_documented() {
         "unsupported_media_type",
         "provider_declined",
         "provider_error",
+        "forbidden",
+        "delivery_pending",
+        "endpoint_disabled",
     ] {
         if !c.codes.contains(code) {
             c.failures

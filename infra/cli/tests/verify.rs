@@ -25,6 +25,7 @@ fn verify_args(extra: &[&str]) -> paygate_cli::VerifyArgs {
     argv.extend_from_slice(extra);
     match Cli::try_parse_from(argv).unwrap().command {
         paygate_cli::Command::Verify(a) => a,
+        other => panic!("not verify: {other:?}"),
     }
 }
 

@@ -1,5 +1,6 @@
-//! Registering webhook endpoints in the local stack until the dashboard API exists: the
-//! endpoint item in the endpoints table, its signing secret in Secrets Manager.
+//! Seeded webhook endpoints (seed.json `webhookEndpoints`, with fixed local-only secrets):
+//! the endpoint item in the endpoints table, its signing secret in Secrets Manager.
+//! Endpoints made at run time go through the dashboard's admin API ([`crate::admin`]).
 
 use paygate_domain::{
     webhook::{EventFilter, WebhookEndpoint, WebhookEndpointId},

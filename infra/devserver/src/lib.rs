@@ -4,10 +4,13 @@
 //! emulated in front of them), and the webhook pipeline (`fanout`, `deliver`, `sweep`) run
 //! by background pollers the way the event source mappings and the schedule run it.
 
+pub mod admin;
+pub mod banks;
 pub mod endpoints;
 pub mod pipeline;
 pub mod router;
 pub mod seed;
+pub mod sigv4;
 
 use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
@@ -23,6 +26,7 @@ use paygate_dynamo::{
 use paygate_secrets::SecretsManagerSigning;
 use tokio::{net::TcpListener, task::JoinHandle};
 
+pub use banks::DEFAULT_BANK_TIMEOUT;
 pub use pipeline::WebhookOptions;
 pub use seed::Seed;
 
@@ -43,6 +47,9 @@ pub struct Options {
     pub ids: Arc<dyn IdGenerator>,
     /// The webhook pipeline's sender, retry schedule and timings.
     pub webhook: WebhookOptions,
+    /// The bound on one bank call ([`DEFAULT_BANK_TIMEOUT`] as deployed; tests use ~1 s to
+    /// reach the unknown-outcome path quickly).
+    pub bank_timeout: Duration,
 }
 
 /// What the stack's webhook pipeline runs with (shown in the banner).
@@ -72,6 +79,8 @@ pub struct DevServer {
     ids: Arc<dyn IdGenerator>,
     server: JoinHandle<()>,
     _pipeline: pipeline::Pipeline,
+    /// The bank protocol simulators (see [`banks`]), alive as long as the server.
+    banks: banks::BankSims,
     _moto: Option<MotoServer>,
 }
 
@@ -93,6 +102,8 @@ pub enum StartError {
     Webhooks(#[from] paygate_webhooks::ConfigError),
     #[error("listening: {0}")]
     Listen(#[from] std::io::Error),
+    #[error("bank simulators: {0}")]
+    Banks(String),
 }
 
 /// Starts a stack with its own moto server (the `make dev` case).
@@ -117,10 +128,16 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
     let queues = paygate_sqs::create_queues(&sqs, &opts.prefix)
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;
-    // Bank credentials live in Secrets Manager like in AWS, under a per-stack prefix.
-    let banks =
-        paygate_compose::Banks::new(&secrets, &format!("paygate/local/{}banks/", opts.prefix))
-            .map_err(|e| StartError::Tables(e.to_string()))?;
+    // Bank credentials live in Secrets Manager like in AWS, under a per-stack prefix; the
+    // real protocols' accounts point at in-process simulators.
+    let bank_secret_prefix = format!("paygate/local/{}banks/", opts.prefix);
+    let mut banks = paygate_compose::Banks::new(&secrets, &bank_secret_prefix)
+        .map_err(|e| StartError::Tables(e.to_string()))?;
+    banks.transport = paygate_bankkit::BankTransport::new(opts.bank_timeout)
+        .map_err(|e| StartError::Banks(e.to_string()))?;
+    let bank_sims = banks::start(&opts.seed, &secrets, &bank_secret_prefix, opts.bank_timeout)
+        .await
+        .map_err(StartError::Banks)?;
     let app = router::App::new(
         &client,
         &sqs,
@@ -134,6 +151,11 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
     seed::load(&client, &signing, &tables, &opts.seed, opts.clock.clone())
         .await
         .map_err(|e| StartError::Seed(e.to_string()))?;
+    let providers =
+        paygate_compose::providers(&client, &tables.simbank, opts.clock.clone(), &banks);
+    banks::register_seed_orders(&providers, &opts.seed)
+        .await
+        .map_err(StartError::Seed)?;
 
     let w = &opts.webhook;
     let webhook = WebhookSettings {
@@ -157,14 +179,18 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         events_queue_url: queues.events.clone(),
         deliveries_queue_url: queues.deliveries.clone(),
         fanout: paygate_compose::fanout_deps(&client, &sqs, &pipeline_tables, opts.clock.clone()),
-        deliver: paygate_compose::deliver_deps(
-            &client,
-            &sqs,
+        deliver: pipeline::with_secret_cache(
+            paygate_compose::deliver_deps(
+                &client,
+                &sqs,
+                &secrets,
+                &pipeline_tables,
+                sender,
+                opts.clock.clone(),
+                w.schedule.clone(),
+            ),
             &secrets,
-            &pipeline_tables,
-            sender,
-            opts.clock.clone(),
-            w.schedule.clone(),
+            w.secret_cache_ttl,
         ),
         sweep,
         idle_poll: w.idle_poll,
@@ -173,7 +199,21 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
 
     let listener = TcpListener::bind(opts.addr).await?;
     let url = format!("http://{}", listener.local_addr()?);
-    let router = router::router(Arc::new(app));
+    // The dashboard's admin routes, behind the emulated IAM (SigV4) authorization.
+    let admin = admin::AdminApp::new(
+        &admin::AdminWiring {
+            client: &client,
+            sqs: &sqs,
+            secrets: &secrets,
+            tables: &tables,
+            queues: &queues,
+            egress: w.sender.policy.clone(),
+            clock: opts.clock.clone(),
+            ids: opts.ids.clone(),
+        },
+        opts.seed.admin.clone(),
+    );
+    let router = router::router(Arc::new(app)).merge(admin::router(Arc::new(admin)));
     let server = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, router).await {
             tracing::error!(error = %e, "dev server stopped");
@@ -191,6 +231,7 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         ids: opts.ids,
         server,
         _pipeline: pipeline,
+        banks: bank_sims,
         _moto: None,
     })
 }
@@ -239,9 +280,28 @@ impl DevServer {
         SecretsManagerSigning::new(self.secrets.clone(), paygate_secrets::DEFAULT_TTL)
     }
 
-    /// Registers an enabled webhook endpoint, as the dashboard will: a new `whe_` id, a new
-    /// signing secret in Secrets Manager (`paygate/local/webhooks/<endpointId>`), the
-    /// endpoint item. Returns the endpoint and its secret (shown once, like the dashboard).
+    /// The admin API's `admin-endpoints` dependencies over this stack (what the local
+    /// admin routes run), for tests that drive the handlers directly.
+    pub fn admin_endpoints(&self) -> paygate_admin::EndpointsDeps {
+        admin::AdminWiring {
+            client: &self.client,
+            sqs: &self.sqs,
+            secrets: &self.secrets,
+            tables: &self.tables,
+            queues: &self.queues,
+            egress: paygate_webhooks::EgressPolicy {
+                allow: self.webhook.allow_addrs.clone(),
+            },
+            clock: self.clock.clone(),
+            ids: self.ids.clone(),
+        }
+        .endpoints_deps()
+    }
+
+    /// Registers an enabled webhook endpoint through the dashboard's create handler (the
+    /// one behind `POST /admin/v1/merchants/{merchantId}/webhook-endpoints`): a new `whe_`
+    /// id, a new signing secret in Secrets Manager (`paygate/local/webhooks/<endpointId>`),
+    /// the endpoint item. Returns the endpoint and its secret (shown once).
     pub async fn register_endpoint(
         &self,
         merchant: &MerchantId,
@@ -249,24 +309,23 @@ impl DevServer {
         events: &[EventFilter],
         mode: Mode,
     ) -> Result<(WebhookEndpoint, String), StoreError> {
-        let secret = endpoints::new_signing_secret()?;
-        let endpoint = endpoints::put(
-            &self.endpoints(),
-            &self.signing(),
-            endpoints::NewEndpoint {
-                id: WebhookEndpointId::generate(self.ids.as_ref()),
-                merchant_id: merchant.clone(),
-                url: url.to_owned(),
-                events: events.to_vec(),
-                mode,
-                enabled: true,
-                description: String::new(),
-                secret: secret.clone(),
-            },
-            self.clock.now(),
-        )
-        .await?;
-        Ok((endpoint, secret))
+        let body = serde_json::json!({
+            "url": url,
+            "events": events.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
+            "mode": mode.as_str(),
+        });
+        let body = body.as_object().cloned().unwrap_or_default();
+        let made =
+            paygate_admin::endpoints::create(&self.admin_endpoints(), merchant.as_str(), &body)
+                .await
+                .map_err(|e| StoreError::Unavailable(format!("{}: {}", e.code, e.message)))?;
+        let id = WebhookEndpointId::parse(&made.endpoint.id)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let endpoint =
+            paygate_domain::ports::EndpointReader::get_endpoint(&self.endpoints(), merchant, &id)
+                .await?
+                .ok_or_else(|| StoreError::Corrupt("the created endpoint is not there".into()))?;
+        Ok((endpoint, made.secret))
     }
 }
 
@@ -275,6 +334,8 @@ pub fn banner(server: &DevServer, seed: &Seed) -> String {
     let mut out = format!("\npaygate local stack is up\n  API:      {}\n", server.url);
     out.push_str("  AWS:      moto: DynamoDB (tables created from the SAM definitions, seeded from infra/local/seed.json), SQS, Secrets Manager\n");
     out.push_str(&webhook_lines(server, seed));
+    out.push_str(&admin::banner_lines(seed));
+    out.push_str(&banks::banner_lines(server, seed));
     out.push_str("\n  API keys:\n");
     for m in &seed.merchants {
         for k in &m.api_keys {

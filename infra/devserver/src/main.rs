@@ -5,6 +5,9 @@
 //! `PAYGATE_WEBHOOK_ALLOW_ADDRS` (exact IPs exempt from the private-network refusal, e.g.
 //! `127.0.0.1`) and `PAYGATE_WEBHOOK_EXTRA_CA` (PEM file of an extra trusted root, e.g. a
 //! local receiver's self-signed certificate). Endpoints are HTTPS only, always.
+//!
+//! `PAYGATE_BANK_TIMEOUT_MS` bounds each call to a bank simulator (default: the deployed
+//! 8 s), e.g. `1000` to try the unknown-outcome path with a simulator's injected latency.
 
 use std::{net::SocketAddr, sync::Arc};
 
@@ -29,6 +32,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         schedule: paygate_compose::retry_schedule_from_env()?,
         ..paygate_devserver::WebhookOptions::default()
     };
+    // A malformed value is an error at start-up, never a silent fallback.
+    let bank_timeout = match std::env::var("PAYGATE_BANK_TIMEOUT_MS") {
+        Ok(ms) if !ms.trim().is_empty() => std::time::Duration::from_millis(
+            ms.trim()
+                .parse()
+                .map_err(|_| "PAYGATE_BANK_TIMEOUT_MS must be a whole number of milliseconds")?,
+        ),
+        _ => paygate_devserver::DEFAULT_BANK_TIMEOUT,
+    };
     let opts = paygate_devserver::Options {
         addr: SocketAddr::from(([127, 0, 0, 1], port)),
         seed: seed.clone(),
@@ -36,6 +48,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         clock: Arc::new(paygate_ops::system::SystemClock),
         ids: Arc::new(paygate_ops::system::RandomIds),
         webhook,
+        bank_timeout,
     };
     let server = paygate_devserver::start_with_own_moto(opts).await?;
     println!("{}", paygate_devserver::banner(&server, &seed));

@@ -37,6 +37,10 @@ pub struct WebhookOptions {
     pub sweep_grace: Duration,
     /// How long a poller sleeps after a receive that returned nothing.
     pub idle_poll: Duration,
+    /// How long the deliver step reuses a signing secret it read (deployed:
+    /// `paygate_secrets::DEFAULT_TTL`, so a rotation reaches the sender within that time;
+    /// tests of rotation use zero to see it at once).
+    pub secret_cache_ttl: Duration,
 }
 
 impl Default for WebhookOptions {
@@ -51,8 +55,22 @@ impl Default for WebhookOptions {
                 u64::try_from(paygate_pipeline::sweep::GRACE_MS).unwrap_or(60_000),
             ),
             idle_poll: Duration::from_millis(200),
+            secret_cache_ttl: paygate_secrets::DEFAULT_TTL,
         }
     }
+}
+
+/// `deps` with its signing secrets read through a cache of `ttl`.
+pub(crate) fn with_secret_cache(
+    mut deps: DeliverDeps,
+    secrets: &paygate_secrets::Client,
+    ttl: Duration,
+) -> DeliverDeps {
+    deps.secrets = Arc::new(paygate_secrets::SecretsManagerSigning::new(
+        secrets.clone(),
+        ttl,
+    ));
+    deps
 }
 
 /// The three background tasks; dropping this aborts them (and every handler in flight).

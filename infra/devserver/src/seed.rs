@@ -28,6 +28,10 @@ pub struct Seed {
     pub payments: Vec<SeedPayment>,
     #[serde(default)]
     pub webhook_endpoints: Vec<SeedWebhookEndpoint>,
+    /// The local admin credentials the dev server verifies admin requests' SigV4 against
+    /// (`{"accessKeyId", "secretAccessKey", "region"}`); none: admin routes refuse all.
+    #[serde(default)]
+    pub admin: Option<paygate_sigv4::AdminCredentials>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -58,6 +62,10 @@ pub struct SeedAccount {
     pub supported: Vec<Operation>,
     #[serde(default)]
     pub label: String,
+    /// The bank secret's values of a real-protocol account (stored in Secrets Manager by
+    /// `banks`; `endpointUrl` is the local simulator's unless given). Never logged.
+    #[serde(default)]
+    pub credentials: crate::banks::SeedCredentials,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -128,6 +136,14 @@ impl Seed {
             })
         })
     }
+}
+
+/// The bank order id of a seeded payment: `SEED` + its opaque part, upper-cased.
+pub fn order_id(id: &PaymentId) -> String {
+    format!(
+        "SEED{}",
+        id.as_str().trim_start_matches("pay_").to_uppercase()
+    )
 }
 
 /// Writes the seed into the stack's tables (idempotent: existing payments are kept) and the
@@ -212,10 +228,7 @@ pub async fn load(
                 ))
             }
         };
-        let order_id = format!(
-            "SEED{}",
-            p.id.as_str().trim_start_matches("pay_").to_uppercase()
-        );
+        let order_id = order_id(&p.id);
         let payment = Payment {
             id: p.id.clone(),
             merchant_id: p.merchant_id.clone(),
@@ -247,6 +260,8 @@ pub async fn load(
             })
             .await
         {
+            // Real-protocol accounts' orders go to their bank: `banks::register_seed_orders`.
+            Ok(()) if account.provider_code != paygate_simbank::PROVIDER_CODE => {}
             Ok(()) => {
                 match sim
                     .register_order(&account, &order_id, p.amount, p.currency, bank_state, false)

@@ -168,11 +168,130 @@ fn routes_match_the_dev_server() {
             }
         }
     }
-    let local: BTreeSet<String> = paygate_devserver::router::ROUTE_KEYS
+    let mut local: BTreeSet<String> = paygate_devserver::router::ROUTE_KEYS
         .iter()
         .map(|k| (*k).to_owned())
         .collect();
+    local.extend(paygate_devserver::admin::route_keys());
     assert_eq!(deployed, local);
+}
+
+/// Every HttpApi event: (function, "METHOD /path", its `Auth.Authorizer` if any).
+fn http_events(t: &Value) -> Vec<(String, String, Option<String>)> {
+    let mut out = Vec::new();
+    for (function, r) in resources_of_type(t, "AWS::Serverless::Function") {
+        for (_, e) in r["Properties"]["Events"].as_mapping().into_iter().flatten() {
+            if e["Type"].as_str() == Some("HttpApi") {
+                let p = &e["Properties"];
+                out.push((
+                    function.clone(),
+                    format!("{} {}", s(&p["Method"]), s(&p["Path"])),
+                    p["Auth"]["Authorizer"].as_str().map(str::to_owned),
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn admin_routes_use_iam_authorization_and_their_own_function() {
+    let t = template();
+    assert_eq!(
+        t["Resources"]["PaygateApi"]["Properties"]["Auth"]["EnableIamAuthorizer"].as_bool(),
+        Some(true),
+        "the HttpApi must enable the AWS_IAM authorizer"
+    );
+    let events = http_events(&t);
+    let mut admin_seen = 0;
+    for (function, key, authorizer) in &events {
+        match paygate_admin::AdminRoute::from_key(key) {
+            Some(route) => {
+                admin_seen += 1;
+                assert_eq!(authorizer.as_deref(), Some("AWS_IAM"), "{key}");
+                assert_eq!(function, route.function().logical_id(), "{key}");
+            }
+            None => {
+                // Merchant routes keep the API-key authorizer (the default).
+                assert_eq!(authorizer, &None, "{key}");
+                assert!(!key.contains("/admin/"), "{key}");
+            }
+        }
+    }
+    assert_eq!(admin_seen, paygate_admin::ROUTES.len());
+}
+
+#[test]
+fn admin_functions_touch_only_their_resources() {
+    let t = template();
+    let webhooks_secrets: Value = serde_norway::from_str(
+        r#"!Sub "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:paygate/${Stage}/webhooks/*""#,
+    )
+    .unwrap();
+    let e = "AdminEndpointsFunction";
+    for action in [
+        "secretsmanager:CreateSecret",
+        "secretsmanager:GetSecretValue",
+        "secretsmanager:PutSecretValue",
+        "secretsmanager:DeleteSecret",
+    ] {
+        assert!(
+            allows(&t, e, action, &webhooks_secrets),
+            "{e} lacks {action}"
+        );
+    }
+    for (action, table) in [
+        ("dynamodb:PutItem", "WebhookEndpointsTable"),
+        ("dynamodb:DeleteItem", "WebhookEndpointsTable"),
+        ("dynamodb:Query", "WebhookEndpointsTable"),
+        ("dynamodb:PutItem", "EventsTable"),
+        ("dynamodb:PutItem", "DeliveriesTable"),
+        ("dynamodb:Query", "PosAccountsTable"),
+        ("sqs:SendMessage", "DeliveriesQueue"),
+    ] {
+        assert!(
+            allows(&t, e, action, &get_att(table, "Arn")),
+            "{e}: {action} on {table}"
+        );
+    }
+    let d = "AdminDeliveriesFunction";
+    for (action, table) in [
+        ("dynamodb:GetItem", "DeliveriesTable"),
+        ("dynamodb:UpdateItem", "DeliveriesTable"),
+        ("dynamodb:GetItem", "EventsTable"),
+        ("dynamodb:GetItem", "WebhookEndpointsTable"),
+        ("sqs:SendMessage", "DeliveriesQueue"),
+    ] {
+        assert!(
+            allows(&t, d, action, &get_att(table, "Arn")),
+            "{d}: {action} on {table}"
+        );
+    }
+    for index in ["byEndpoint", "byEvent"] {
+        let arn: Value =
+            serde_norway::from_str(&format!("!Sub \"${{DeliveriesTable.Arn}}/index/{index}\""))
+                .unwrap();
+        assert!(
+            allows(&t, d, "dynamodb:Query", &arn),
+            "{d}: Query on {index}"
+        );
+    }
+    // The deliveries side reads history: no secrets, no endpoint or event writes.
+    let text = serde_norway::to_string(&t["Resources"][d]["Properties"]["Policies"]).unwrap();
+    for never in ["secretsmanager", "PutItem", "DeleteItem"] {
+        assert!(!text.contains(never), "{d} policy mentions {never}");
+    }
+    // Both are served with the same secret naming the deliver function reads.
+    let prefix = &t["Resources"][e]["Properties"]["Environment"]["Variables"]
+        [paygate_admin::SECRET_PREFIX_ENV];
+    assert_eq!(
+        intrinsic(prefix, "Sub").as_deref(),
+        Some("paygate/${Stage}/webhooks/")
+    );
+    assert_eq!(
+        intrinsic(&t["Outputs"]["WebhookSecretPrefix"]["Value"], "Sub").as_deref(),
+        Some("paygate/${Stage}/webhooks/")
+    );
 }
 
 #[test]
@@ -186,7 +305,15 @@ fn every_function_gets_the_table_variables_it_reads() {
         EVENTS_QUEUE.env_var,
         DELIVERIES_QUEUE.env_var,
     ];
-    let needs: [(&str, &[&str]); 11] = [
+    // paygate_compose::AdminTables::from_env reads these five.
+    let admin: &[&str] = &[
+        WEBHOOK_ENDPOINTS.env_var,
+        DELIVERIES.env_var,
+        EVENTS.env_var,
+        paygate_dynamo::schema::POS_ACCOUNTS.env_var,
+        DELIVERIES_QUEUE.env_var,
+    ];
+    let needs: [(&str, &[&str]); 13] = [
         ("AuthorizerFunction", &["API_KEYS_TABLE"]),
         (
             "CapturePaymentFunction",
@@ -255,6 +382,8 @@ fn every_function_gets_the_table_variables_it_reads() {
         ("WebhookFanoutFunction", pipeline),
         ("WebhookDeliverFunction", pipeline),
         ("OutboxSweeperFunction", pipeline),
+        ("AdminEndpointsFunction", admin),
+        ("AdminDeliveriesFunction", admin),
     ];
     for (function, vars) in needs {
         let env = &t["Resources"][function]["Properties"]["Environment"]["Variables"];
@@ -262,6 +391,8 @@ fn every_function_gets_the_table_variables_it_reads() {
             assert!(!env[*var].is_null(), "{function} lacks {var}");
         }
     }
+    let env = &t["Resources"]["AdminEndpointsFunction"]["Properties"]["Environment"]["Variables"];
+    assert!(!env[paygate_admin::SECRET_PREFIX_ENV].is_null());
 }
 
 #[test]
@@ -445,5 +576,29 @@ fn local_webhook_exemptions_are_not_in_the_template() {
         paygate_webhooks::ENV_EXTRA_CA,
     ] {
         assert!(!text.contains(var), "template.yaml mentions {var}");
+    }
+}
+
+#[test]
+fn bank_calling_functions_outlive_three_bank_calls_inside_api_gateways_limit() {
+    // An operation makes at most three bank calls; API Gateway gives an integration 30 s.
+    let t = template();
+    let per_call = paygate_bankkit::transport::DEFAULT_TIMEOUT.as_secs();
+    for f in [
+        "CapturePaymentFunction",
+        "CancelPaymentFunction",
+        "RefundPaymentFunction",
+        "QueryPaymentFunction",
+        "PointsInquiryFunction",
+        "TestCreatePaymentFunction",
+    ] {
+        let timeout = t["Resources"][f]["Properties"]["Timeout"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{f} sets its own Timeout"));
+        assert!(
+            timeout > 3 * per_call,
+            "{f}: {timeout} s for three {per_call} s bank calls"
+        );
+        assert!(timeout < 30, "{f}: {timeout} s is past API Gateway's 30 s");
     }
 }

@@ -325,3 +325,120 @@ pub fn sweep_deps(
         grace_ms,
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The dashboard's admin API
+// ---------------------------------------------------------------------------------------
+
+/// Tables and the queue of the admin functions (the secret prefix is read separately).
+pub struct AdminTables {
+    pub webhook_endpoints: String,
+    pub deliveries: String,
+    pub events: String,
+    /// Which merchants exist (a merchant has POS accounts).
+    pub pos_accounts: String,
+    pub deliveries_queue_url: String,
+}
+
+impl AdminTables {
+    /// Both admin functions get all five names; their IAM policies decide what they may use.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        use paygate_dynamo::schema::{DELIVERIES, WEBHOOK_ENDPOINTS};
+        Ok(Self {
+            webhook_endpoints: table(&WEBHOOK_ENDPOINTS)?,
+            deliveries: table(&DELIVERIES)?,
+            events: table(&EVENTS)?,
+            pos_accounts: table(&POS_ACCOUNTS)?,
+            deliveries_queue_url: queue_url(&paygate_sqs::DELIVERIES_QUEUE)?,
+        })
+    }
+}
+
+/// `WEBHOOK_SECRET_PREFIX` (`paygate/<stage>/webhooks/`).
+pub fn webhook_secret_prefix_from_env() -> Result<String, ConfigError> {
+    std::env::var(paygate_admin::SECRET_PREFIX_ENV)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .ok_or(ConfigError(paygate_admin::SECRET_PREFIX_ENV))
+}
+
+/// The egress policy endpoint URLs are checked with: strict unless
+/// `PAYGATE_WEBHOOK_ALLOW_ADDRS` names exceptions (local development only; the template
+/// never sets it).
+pub fn egress_policy_from_env() -> Result<paygate_webhooks::EgressPolicy, ConfigError> {
+    match std::env::var(paygate_webhooks::ENV_ALLOW_ADDRS) {
+        Ok(v) if !v.trim().is_empty() => paygate_webhooks::EgressPolicy::parse_allow_list(&v)
+            .map_err(|_| ConfigError(paygate_webhooks::ENV_ALLOW_ADDRS)),
+        _ => Ok(paygate_webhooks::EgressPolicy::strict()),
+    }
+}
+
+/// What the admin functions share: clients and names.
+pub struct AdminParts<'a> {
+    pub client: &'a Client,
+    pub sqs: &'a paygate_sqs::Client,
+    pub tables: &'a AdminTables,
+    pub clock: Arc<dyn Clock>,
+}
+
+/// The `admin-endpoints` function's dependencies.
+pub fn admin_endpoints_deps(
+    p: &AdminParts<'_>,
+    secrets: &paygate_secrets::Client,
+    ids: Arc<dyn IdGenerator>,
+    egress: paygate_webhooks::EgressPolicy,
+    secret_prefix: &str,
+) -> paygate_admin::EndpointsDeps {
+    let t = p.tables;
+    paygate_admin::EndpointsDeps {
+        merchants: Arc::new(DynamoAccounts::new(p.client.clone(), &t.pos_accounts)),
+        endpoints: Arc::new(paygate_dynamo::DynamoEndpoints::new(
+            p.client.clone(),
+            &t.webhook_endpoints,
+        )),
+        deliveries: Arc::new(paygate_dynamo::DynamoDeliveries::new(
+            p.client.clone(),
+            &t.deliveries,
+        )),
+        outbox: Arc::new(paygate_dynamo::DynamoEvents::new(
+            p.client.clone(),
+            &t.events,
+        )),
+        queue: Arc::new(paygate_sqs::SqsDeliveryQueue::new(
+            p.sqs.clone(),
+            &t.deliveries_queue_url,
+        )),
+        // Uncached: the admin API reads a secret only to rotate it.
+        secrets: Arc::new(paygate_secrets::SecretsManagerSigning::new(
+            secrets.clone(),
+            std::time::Duration::ZERO,
+        )),
+        clock: p.clock.clone(),
+        ids,
+        egress,
+        secret_prefix: secret_prefix.to_owned(),
+    }
+}
+
+/// The `admin-deliveries` function's dependencies.
+pub fn admin_deliveries_deps(p: &AdminParts<'_>) -> paygate_admin::DeliveriesDeps {
+    let t = p.tables;
+    let deliveries = Arc::new(paygate_dynamo::DynamoDeliveries::new(
+        p.client.clone(),
+        &t.deliveries,
+    ));
+    paygate_admin::DeliveriesDeps {
+        merchants: Arc::new(DynamoAccounts::new(p.client.clone(), &t.pos_accounts)),
+        endpoints: Arc::new(paygate_dynamo::DynamoEndpoints::new(
+            p.client.clone(),
+            &t.webhook_endpoints,
+        )),
+        deliveries,
+        outbox: outbox(p.client, &t.events),
+        queue: Arc::new(paygate_sqs::SqsDeliveryQueue::new(
+            p.sqs.clone(),
+            &t.deliveries_queue_url,
+        )),
+        clock: p.clock.clone(),
+    }
+}

@@ -294,3 +294,76 @@ pub struct SendOutcome {
 pub trait WebhookSender: Send + Sync {
     async fn send(&self, url: &str, headers: &[(String, String)], body: Vec<u8>) -> SendOutcome;
 }
+
+// ---------------------------------------------------------------------------------------
+// The dashboard's admin API
+// ---------------------------------------------------------------------------------------
+
+use crate::webhook::DeliveryStatus;
+
+/// Which merchants exist (the admin API answers 404 for any other).
+#[async_trait]
+pub trait MerchantDirectory: Send + Sync {
+    async fn merchant_exists(&self, merchant: &MerchantId) -> Result<bool, StoreError>;
+}
+
+/// The dashboard's writes on webhook endpoints (the reads are [`EndpointReader`]'s).
+#[async_trait]
+pub trait EndpointAdmin: EndpointReader {
+    /// Stores a new endpoint; `StoreError::AlreadyExists` when its id is taken.
+    async fn create_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError>;
+    /// Replaces the endpoint if it still exists with `updatedAt == expected_updated_at`
+    /// (optimistic locking); otherwise `StoreError::Conflict { current: None }`.
+    async fn update_endpoint(
+        &self,
+        endpoint: &WebhookEndpoint,
+        expected_updated_at: Timestamp,
+    ) -> Result<(), StoreError>;
+    /// Deletes the endpoint; `true` if it existed. Its deliveries stay (history).
+    async fn delete_endpoint(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+    ) -> Result<bool, StoreError>;
+}
+
+/// One page of a listing and the opaque cursor of the next page (`None`: nothing after it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub next_cursor: Option<String>,
+}
+
+/// The dashboard's queries on deliveries, and the resend.
+#[async_trait]
+pub trait DeliveryAdmin: DeliveryStore {
+    /// An endpoint's deliveries, newest first, optionally only those with `status`; at most
+    /// `limit` per page. A cursor not handed out for this endpoint is
+    /// `StoreError::Corrupt("invalid cursor")`.
+    async fn list_by_endpoint(
+        &self,
+        endpoint: &WebhookEndpointId,
+        status: Option<DeliveryStatus>,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<Page<Delivery>, StoreError>;
+    /// Every delivery of an event, oldest first.
+    async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError>;
+    /// Puts a final delivery back to pending for a resend at `now` (see
+    /// [`Delivery::resent`]); returns it as it is now. `Ok(None)`: no such delivery;
+    /// `StoreError::Conflict { current: None }`: it is pending already.
+    async fn reset_for_resend(
+        &self,
+        id: &DeliveryId,
+        now: Timestamp,
+    ) -> Result<Option<Delivery>, StoreError>;
+}
+
+/// Writes events to the outbox outside a payment change (the dashboard's test event).
+#[async_trait]
+pub trait OutboxWriter: Send + Sync {
+    /// Stores a new event (its id must be new: `StoreError::AlreadyExists` otherwise). With
+    /// `sent`, it is stored as already handed to the queue, so neither the sweeper nor the
+    /// fan-out ever sends it to other endpoints.
+    async fn put_event(&self, event: &EventRecord, sent: bool) -> Result<(), StoreError>;
+}

@@ -156,6 +156,11 @@ pub struct Delivery {
     pub next_attempt_at: Option<Timestamp>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Attempts made before the retry schedule last started: 0, or after a manual resend
+    /// the attempts made before it. The schedule's waits count from here, so a resent
+    /// delivery gets the whole schedule again while its attempt numbers go on.
+    #[serde(default)]
+    pub retry_base: u32,
 }
 
 /// Why an attempt failed without an HTTP status.
@@ -283,7 +288,23 @@ impl Delivery {
             next_attempt_at: Some(now),
             created_at: now,
             updated_at: now,
+            retry_base: 0,
         }
+    }
+
+    /// The delivery put back to pending for a manual resend at `now`: the next attempt
+    /// (number `attempts_made + 1`, same delivery id) is due at once and the retry schedule
+    /// starts over. `None` when it is pending already (nothing to resend).
+    pub fn resent(&self, now: Timestamp) -> Option<Delivery> {
+        if self.status == DeliveryStatus::Pending {
+            return None;
+        }
+        let mut d = self.clone();
+        d.status = DeliveryStatus::Pending;
+        d.next_attempt_at = Some(now);
+        d.updated_at = now;
+        d.retry_base = self.attempts_made;
+        Some(d)
     }
 
     /// Records attempt `attempt.number` and decides what follows it, timing the next attempt
@@ -311,7 +332,9 @@ impl Delivery {
                 next: None,
             };
         }
-        match schedule.next_after(attempt.number, failed_at) {
+        // The schedule counts the attempts since it (re)started.
+        let in_run = attempt.number.saturating_sub(self.retry_base);
+        match schedule.next_after(in_run, failed_at) {
             Some(due) => {
                 d.status = DeliveryStatus::Pending;
                 d.next_attempt_at = Some(due);

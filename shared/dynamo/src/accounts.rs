@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use aws_sdk_dynamodb::{types::AttributeValue, Client};
 use paygate_domain::{
-    ports::{AccountLookup, BinLookup},
+    ports::{AccountLookup, BinLookup, MerchantDirectory},
     AccountId, BinInfo, MerchantId, Operation, OperationSet, PosAccount, StoreError,
 };
 
@@ -119,6 +119,27 @@ impl AccountLookup for DynamoAccounts {
         }
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)
+    }
+}
+
+/// A merchant exists for the admin API when it has at least one POS account (there is no
+/// merchants table; onboarding a merchant means giving it an account).
+#[async_trait]
+impl MerchantDirectory for DynamoAccounts {
+    async fn merchant_exists(&self, merchant: &MerchantId) -> Result<bool, StoreError> {
+        let page = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("#m = :m")
+            .set_expression_attribute_names(Some(attrs(&[("#m", "merchantId".to_owned())])))
+            .set_expression_attribute_values(Some(attrs(&[(":m", s(merchant.as_str()))])))
+            .projection_expression("#m")
+            .limit(1)
+            .send()
+            .await
+            .map_err(|e| unavailable("Query", &e))?;
+        Ok(!page.items().is_empty())
     }
 }
 

@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::{
     Client,
 };
 use paygate_domain::{
-    ports::DeliveryStore,
+    ports::{DeliveryAdmin, DeliveryStore, Page},
     webhook::{Attempt, Delivery, DeliveryId, DeliveryStatus, WebhookEndpointId},
     EventId, StoreError, Timestamp,
 };
@@ -155,7 +155,8 @@ impl DynamoDeliveries {
 
     /// Puts a final (succeeded or failed) delivery back to pending so that it is sent again
     /// (the dashboard's "resend"): status `pending`, next attempt due `now`, `attemptsMade`
-    /// kept so the attempt numbers go on, any lease dropped. Returns the delivery as it is
+    /// kept so the attempt numbers go on, `retryBase = attemptsMade` so the retry schedule
+    /// starts over (see `Delivery::resent`), any lease dropped. Returns the delivery as it is
     /// now; `Ok(None)` when there is no such delivery; `StoreError::Conflict { current: None }`
     /// when it is pending already. The caller enqueues attempt `attempts_made + 1`.
     pub async fn reset_for_resend(
@@ -170,8 +171,8 @@ impl DynamoDeliveries {
             .key(attr::PK, s(id.as_str()))
             .key(attr::SK, s(DELIVERY_SK))
             .update_expression(
-                "SET #status = :pending, #next = :now, #shard = :shard, #updated = :now \
-                 REMOVE #lease",
+                "SET #status = :pending, #next = :now, #shard = :shard, #updated = :now, \
+                 #base = #made REMOVE #lease",
             )
             .condition_expression("attribute_exists(#pk) AND #status <> :pending")
             .set_expression_attribute_names(Some(attrs(&[
@@ -181,6 +182,8 @@ impl DynamoDeliveries {
                 ("#shard", attr::DUE_SHARD.to_owned()),
                 ("#updated", attr::UPDATED_AT.to_owned()),
                 ("#lease", attr::LEASE_UNTIL.to_owned()),
+                ("#base", attr::RETRY_BASE.to_owned()),
+                ("#made", attr::ATTEMPTS_MADE.to_owned()),
             ])))
             .set_expression_attribute_values(Some(attrs(&[
                 (":pending", s(DeliveryStatus::Pending.as_str())),
@@ -453,6 +456,34 @@ impl DeliveryStore for DynamoDeliveries {
     }
 }
 
+/// The dashboard's port: the inherent queries and the resend.
+#[async_trait]
+impl DeliveryAdmin for DynamoDeliveries {
+    async fn list_by_endpoint(
+        &self,
+        endpoint: &WebhookEndpointId,
+        status: Option<DeliveryStatus>,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<Page<Delivery>, StoreError> {
+        let (items, next_cursor) =
+            DynamoDeliveries::list_by_endpoint(self, endpoint, status, limit, cursor).await?;
+        Ok(Page { items, next_cursor })
+    }
+
+    async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
+        DynamoDeliveries::list_by_event(self, event).await
+    }
+
+    async fn reset_for_resend(
+        &self,
+        id: &DeliveryId,
+        now: Timestamp,
+    ) -> Result<Option<Delivery>, StoreError> {
+        DynamoDeliveries::reset_for_resend(self, id, now).await
+    }
+}
+
 // --- cursors -----------------------------------------------------------------------------
 
 /// The `byEndpoint` position just after `d`: the index keys and the table keys, as the
@@ -557,6 +588,7 @@ mod tests {
             next_attempt_at: None,
             created_at: t0,
             updated_at: t0,
+            retry_base: 0,
         }
     }
 

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use aws_sdk_dynamodb::{types::ReturnValue, Client};
 use paygate_domain::{
-    ports::EndpointReader,
+    ports::{EndpointAdmin, EndpointReader},
     webhook::{WebhookEndpoint, WebhookEndpointId},
     MerchantId, StoreError, Timestamp,
 };
@@ -164,5 +164,29 @@ impl EndpointReader for DynamoEndpoints {
             .await
             .map_err(|e| unavailable("GetItem", &e))?;
         out.item().map(decode_endpoint).transpose()
+    }
+}
+
+/// The dashboard's port over the inherent writes.
+#[async_trait]
+impl EndpointAdmin for DynamoEndpoints {
+    async fn create_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
+        self.put_endpoint(endpoint, true).await
+    }
+
+    async fn update_endpoint(
+        &self,
+        endpoint: &WebhookEndpoint,
+        expected_updated_at: Timestamp,
+    ) -> Result<(), StoreError> {
+        DynamoEndpoints::update_endpoint(self, endpoint, expected_updated_at).await
+    }
+
+    async fn delete_endpoint(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+    ) -> Result<bool, StoreError> {
+        DynamoEndpoints::delete_endpoint(self, merchant, id).await
     }
 }

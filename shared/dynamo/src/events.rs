@@ -2,7 +2,10 @@
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
-use paygate_domain::{ports::Outbox, EventId, EventRecord, StoreError, Timestamp};
+use paygate_domain::{
+    ports::{Outbox, OutboxWriter},
+    EventId, EventRecord, StoreError, Timestamp,
+};
 
 use crate::{
     error::unavailable,
@@ -189,6 +192,37 @@ impl Outbox for DynamoEvents {
 
     async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError> {
         DynamoEvents::mark_sent(self, id).await
+    }
+}
+
+/// Writes an event on its own (the dashboard's test event), conditional on its id being new.
+/// Stored as sent, it carries no `unsentShard` and so never enters the `unsent` index.
+#[async_trait]
+impl OutboxWriter for DynamoEvents {
+    async fn put_event(&self, event: &EventRecord, sent: bool) -> Result<(), StoreError> {
+        let mut item = encode_event(event)?;
+        if sent {
+            item.remove(UNSENT_ATTR);
+        }
+        let res = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .condition_expression(EVENT_ABSENT)
+            .expression_attribute_names("#id", "id")
+            .send()
+            .await;
+        match res {
+            Ok(_) => Ok(()),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|se| se.is_conditional_check_failed_exception()) =>
+            {
+                Err(StoreError::AlreadyExists)
+            }
+            Err(e) => Err(unavailable("PutItem", &e)),
+        }
     }
 }
 

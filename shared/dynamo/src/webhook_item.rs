@@ -25,6 +25,8 @@ pub(crate) mod attr {
     pub(crate) const SK: &str = "sk";
     pub(crate) const STATUS: &str = "status";
     pub(crate) const ATTEMPTS_MADE: &str = "attemptsMade";
+    /// Attempts made before the retry schedule last (re)started (number; absent = 0).
+    pub(crate) const RETRY_BASE: &str = "retryBase";
     pub(crate) const NEXT_ATTEMPT_AT: &str = "nextAttemptAt";
     pub(crate) const DUE_SHARD: &str = "dueShard";
     /// Epoch millis (number) until which an attempt is claimed; absent when unclaimed.
@@ -106,6 +108,7 @@ pub(crate) fn encode_delivery(d: &Delivery) -> Item {
         ("mode".to_owned(), s(d.mode.as_str())),
         (attr::STATUS.to_owned(), s(d.status.as_str())),
         (attr::ATTEMPTS_MADE.to_owned(), n(d.attempts_made)),
+        (attr::RETRY_BASE.to_owned(), n(d.retry_base)),
         (attr::CREATED_AT.to_owned(), t(d.created_at)),
         (attr::UPDATED_AT.to_owned(), t(d.updated_at)),
         (attr::EXPIRES_AT.to_owned(), n(expires_at(d.created_at))),
@@ -142,6 +145,12 @@ pub(crate) fn decode_delivery(item: &Item) -> Result<Delivery, StoreError> {
         next_attempt_at,
         created_at: f.time(attr::CREATED_AT)?,
         updated_at: f.time(attr::UPDATED_AT)?,
+        // Items written before resends existed have none: the schedule started at 0.
+        retry_base: if f.has(attr::RETRY_BASE) {
+            u32_of(&f, attr::RETRY_BASE)?
+        } else {
+            0
+        },
     })
 }
 
@@ -256,6 +265,7 @@ mod tests {
             next_attempt_at: Some(T0),
             created_at: T0,
             updated_at: T0,
+            retry_base: 0,
         }
     }
 

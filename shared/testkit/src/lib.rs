@@ -603,3 +603,140 @@ impl WebhookSender for ScriptedSender {
             })
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Admin (dashboard) doubles
+// ---------------------------------------------------------------------------------------
+
+use paygate_domain::ports::{DeliveryAdmin, EndpointAdmin, MerchantDirectory, OutboxWriter, Page};
+
+/// A merchant exists when it has a POS account, as with the DynamoDB adapter.
+#[async_trait]
+impl MerchantDirectory for MemoryAccounts {
+    async fn merchant_exists(&self, merchant: &MerchantId) -> Result<bool, StoreError> {
+        Ok(self
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|a| &a.merchant_id == merchant))
+    }
+}
+
+#[async_trait]
+impl EndpointAdmin for MemoryEndpoints {
+    async fn create_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
+        let mut v = self.0.lock().unwrap();
+        if v.iter()
+            .any(|e| e.merchant_id == endpoint.merchant_id && e.id == endpoint.id)
+        {
+            return Err(StoreError::AlreadyExists);
+        }
+        v.push(endpoint.clone());
+        Ok(())
+    }
+
+    async fn update_endpoint(
+        &self,
+        endpoint: &WebhookEndpoint,
+        expected_updated_at: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut v = self.0.lock().unwrap();
+        match v.iter_mut().find(|e| {
+            e.merchant_id == endpoint.merchant_id
+                && e.id == endpoint.id
+                && e.updated_at == expected_updated_at
+        }) {
+            Some(e) => {
+                *e = endpoint.clone();
+                Ok(())
+            }
+            None => Err(StoreError::Conflict { current: None }),
+        }
+    }
+
+    async fn delete_endpoint(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+    ) -> Result<bool, StoreError> {
+        let mut v = self.0.lock().unwrap();
+        let before = v.len();
+        v.retain(|e| !(&e.merchant_id == merchant && &e.id == id));
+        Ok(v.len() != before)
+    }
+}
+
+/// Cursors are `<endpoint id>:<offset>`; anything else is refused like the adapter does.
+#[async_trait]
+impl DeliveryAdmin for MemoryDeliveries {
+    async fn list_by_endpoint(
+        &self,
+        endpoint: &WebhookEndpointId,
+        status: Option<DeliveryStatus>,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<Page<Delivery>, StoreError> {
+        let offset = match cursor {
+            None => 0,
+            Some(c) => c
+                .strip_prefix(&format!("{endpoint}:"))
+                .and_then(|n| n.parse::<usize>().ok())
+                .ok_or_else(|| StoreError::Corrupt("invalid cursor".into()))?,
+        };
+        let mut all: Vec<Delivery> = self
+            .all()
+            .into_iter()
+            .filter(|d| &d.endpoint_id == endpoint && status.is_none_or(|s| d.status == s))
+            .collect();
+        all.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        let items: Vec<Delivery> = all.iter().skip(offset).take(limit).cloned().collect();
+        let end = offset + items.len();
+        let next_cursor = (end < all.len()).then(|| format!("{endpoint}:{end}"));
+        Ok(Page { items, next_cursor })
+    }
+
+    async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
+        let mut v: Vec<Delivery> = self
+            .all()
+            .into_iter()
+            .filter(|d| &d.event_id == event)
+            .collect();
+        v.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(v)
+    }
+
+    async fn reset_for_resend(
+        &self,
+        id: &DeliveryId,
+        now: Timestamp,
+    ) -> Result<Option<Delivery>, StoreError> {
+        let mut s = self.inner.lock().unwrap();
+        let Some((d, lease)) = s.deliveries.get_mut(id) else {
+            return Ok(None);
+        };
+        let Some(r) = d.resent(now) else {
+            return Err(StoreError::Conflict { current: None });
+        };
+        *d = r.clone();
+        *lease = None;
+        Ok(Some(r))
+    }
+}
+
+/// Events written on their own go to the same list as payment events; `sent` ones are
+/// marked sent at once.
+#[async_trait]
+impl OutboxWriter for MemoryPayments {
+    async fn put_event(&self, event: &EventRecord, sent: bool) -> Result<(), StoreError> {
+        let mut s = self.inner.lock().unwrap();
+        if s.events.iter().any(|e| e.id == event.id) {
+            return Err(StoreError::AlreadyExists);
+        }
+        s.events.push(event.clone());
+        if sent {
+            self.sent.lock().unwrap().insert(event.id.clone());
+        }
+        Ok(())
+    }
+}

@@ -37,6 +37,7 @@ pub fn options(rx: &Receiver, schedule: &str) -> WebhookOptions {
         sweep_every: Duration::from_secs(1),
         sweep_grace: Duration::from_secs(10),
         idle_poll: Duration::from_millis(100),
+        secret_cache_ttl: Duration::from_secs(300),
     }
 }
 

@@ -6,8 +6,11 @@ use std::time::Duration;
 
 use paygate_domain::BankOutcome;
 
-/// Default bound on one bank call (connect + send + full response).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+/// Default bound on one bank call (connect + send + full response). An operation makes at
+/// most three calls (e.g. Posnet: lookup, reverse capture, reverse authorization), so three
+/// of these fit inside the bank-calling functions' 29 s Lambda timeout, itself inside API
+/// Gateway's 30 s integration limit.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(8);
 /// Largest bank response read.
 pub const MAX_RESPONSE_BYTES: usize = 256 * 1024;
 

@@ -188,3 +188,50 @@ fn envelope_has_the_specs_fields_and_is_serialised_once() {
     assert_eq!(v["data"]["amount"], 100);
     assert_eq!(v.as_object().unwrap().len(), 5);
 }
+
+#[test]
+fn a_resend_restarts_the_schedule_and_keeps_numbering() {
+    let schedule = RetrySchedule::parse("30s,2m").unwrap();
+    let ep = endpoint(&["*"], Mode::Test, true);
+    let mut d = Delivery::new(&event(EventType::PaymentCaptured, Mode::Test), &ep, T0);
+    assert_eq!(d.resent(T0), None, "a pending delivery is not resent");
+    // three failures use up a schedule of two retries
+    for n in 1..=3 {
+        d = d
+            .after_attempt(&attempt(n, Some(500), T0), &schedule)
+            .delivery;
+    }
+    assert_eq!(d.status, DeliveryStatus::Failed);
+
+    let t1 = T0.plus_millis(3_600_000);
+    let r = d.resent(t1).unwrap();
+    assert_eq!(
+        (
+            r.id.clone(),
+            r.status,
+            r.attempts_made,
+            r.next_attempt_at,
+            r.retry_base
+        ),
+        (d.id.clone(), DeliveryStatus::Pending, 3, Some(t1), 3)
+    );
+    // attempt 4 is the first of the new run: its failure waits the schedule's first step
+    let after = r.after_attempt(&attempt(4, Some(500), t1), &schedule);
+    assert_eq!(after.next, Some((5, t1.plus_millis(30_000))));
+    let after = after
+        .delivery
+        .after_attempt(&attempt(5, Some(500), t1), &schedule);
+    assert_eq!(after.next, Some((6, t1.plus_millis(120_000))));
+    let last = after
+        .delivery
+        .after_attempt(&attempt(6, Some(503), t1), &schedule);
+    assert_eq!(
+        (last.delivery.status, last.next),
+        (DeliveryStatus::Failed, None)
+    );
+    // and a succeeded delivery can be resent too
+    let ok = r
+        .after_attempt(&attempt(4, Some(200), t1), &schedule)
+        .delivery;
+    assert_eq!(ok.resent(t1).map(|d| d.retry_base), Some(4));
+}

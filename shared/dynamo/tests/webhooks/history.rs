@@ -186,13 +186,15 @@ async fn resend_puts_a_final_delivery_back_to_pending_with_numbering_going_on() 
         .unwrap()
         .expect("the delivery exists");
 
-    // THEN it is pending, due now, with its attempts kept
+    // THEN it is pending, due now, with its attempts kept and the schedule restarted
     let expected = Delivery {
         status: DeliveryStatus::Pending,
         next_attempt_at: Some(later),
         updated_at: later,
+        retry_base: failed.attempts_made,
         ..failed.clone()
     };
+    assert_eq!(failed.resent(later).as_ref(), Some(&expected));
     assert_eq!(reset, expected);
     assert_eq!(
         env.deliveries.get_delivery(&d.id).await.unwrap(),
@@ -241,6 +243,16 @@ async fn resend_puts_a_final_delivery_back_to_pending_with_numbering_going_on() 
         .unwrap();
     assert_eq!(again.status, DeliveryStatus::Pending);
     assert_eq!(again.attempts_made, 3);
+    assert_eq!(
+        again.retry_base, 3,
+        "the schedule starts over after a resend"
+    );
+    // AND a failure of the resent attempt (4) is retried again on the schedule
+    let retried = record(&env, &again, later.plus_millis(6 * SEC), 500, &one_retry).await;
+    assert_eq!(
+        (retried.status, retried.attempts_made),
+        (DeliveryStatus::Pending, 4)
+    );
 
     // AND resending a delivery that does not exist finds nothing and creates nothing
     let ghost = delivery(&endpoint_id("ghost"), T0);

@@ -67,6 +67,7 @@ fn delivery_of(event: &EventId, endpoint: &WebhookEndpointId, at: Timestamp) -> 
         next_attempt_at: Some(at),
         created_at: at,
         updated_at: at,
+        retry_base: 0,
     }
 }
 

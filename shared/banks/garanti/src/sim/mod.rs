@@ -218,9 +218,6 @@ fn xml_response(body: Vec<u8>) -> Response {
 
 async fn servlet(State(sim): State<Arc<Sim>>, body: Bytes) -> Response {
     let (latency, fault) = sim.state.take_fault();
-    if !latency.is_zero() {
-        tokio::time::sleep(latency).await;
-    }
     match fault {
         Some(FaultKind::DropBefore) => return dropped_connection(),
         Some(FaultKind::TechnicalError) => {
@@ -229,6 +226,11 @@ async fn servlet(State(sim): State<Arc<Sim>>, body: Bytes) -> Response {
         _ => {}
     }
     let answer = rules::process(&sim, &body);
+    // Latency is served after processing, like the other simulators: a caller that times
+    // out leaves the operation applied, which is what a slow bank does to us.
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
     if fault == Some(FaultKind::DropAfter) {
         return dropped_connection();
     }

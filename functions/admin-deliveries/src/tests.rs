@@ -1,0 +1,100 @@
+//! The function routes the deliveries routes only and parses the history's query.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use lambda_http::Body;
+use paygate_domain::{AccountId, MerchantId, OperationSet, PosAccount};
+use paygate_testkit::{
+    ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, T0,
+};
+use serde_json::{json, Value};
+
+use super::*;
+
+fn deps() -> Deps {
+    let accounts = MemoryAccounts::default();
+    accounts.insert(PosAccount {
+        id: AccountId::parse("acc_1").unwrap(),
+        merchant_id: MerchantId::parse("mch_one").unwrap(),
+        provider_code: "simulator".into(),
+        bank_code: "0064".into(),
+        bank_name: "Bank".into(),
+        supported: OperationSet::all(),
+        label: String::new(),
+    });
+    Deps {
+        admin: paygate_admin::DeliveriesDeps {
+            merchants: Arc::new(accounts),
+            endpoints: Arc::new(MemoryEndpoints::default()),
+            deliveries: Arc::new(MemoryDeliveries::default()),
+            outbox: Arc::new(MemoryPayments::default()),
+            queue: Arc::new(MemoryQueue::default()),
+            clock: Arc::new(ManualClock::at(T0)),
+        },
+    }
+}
+
+async fn call(method: &str, uri: &str) -> (u16, Value) {
+    let req = lambda_http::http::Request::builder()
+        .method(method)
+        .uri(uri)
+        .body(Body::Empty)
+        .unwrap();
+    let resp = handle(&deps(), req).await;
+    let body = match resp.body() {
+        Body::Text(t) => serde_json::from_str(t).unwrap(),
+        _ => Value::Null,
+    };
+    (resp.status().as_u16(), body)
+}
+
+#[tokio::test]
+async fn the_history_query_is_validated_before_anything_is_read() {
+    let (status, body) = call(
+        "GET",
+        "/admin/v1/merchants/mch_one/webhook-endpoints/whe_1/deliveries?status=lost",
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["details"]["field"], json!("status"));
+    let (status, body) = call(
+        "GET",
+        "/admin/v1/merchants/mch_one/webhook-endpoints/whe_1/deliveries?status=failed&limit=5",
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["message"].clone()),
+        (404, json!("No such webhook endpoint."))
+    );
+}
+
+#[tokio::test]
+async fn unknown_deliveries_and_endpoint_routes_are_404() {
+    assert_eq!(
+        call("GET", "/admin/v1/merchants/mch_one/deliveries/dlv_1")
+            .await
+            .0,
+        404
+    );
+    assert_eq!(
+        call(
+            "POST",
+            "/admin/v1/merchants/mch_one/deliveries/dlv_1/resend"
+        )
+        .await
+        .0,
+        404
+    );
+    assert_eq!(
+        call("GET", "/admin/v1/merchants/mch_one/events/evt_1/deliveries")
+            .await
+            .0,
+        404
+    );
+    let (status, body) = call("GET", "/admin/v1/merchants/mch_one/webhook-endpoints").await;
+    assert_eq!(
+        (status, body["error"]["message"].clone()),
+        (404, json!("No such route."))
+    );
+}

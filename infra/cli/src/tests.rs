@@ -1,0 +1,291 @@
+//! The command line model: what parses, into what, and what does not.
+
+use clap::Parser;
+
+use super::*;
+use crate::commands::{
+    deliveries::{DeliveriesCommand, Status},
+    endpoints::{EndpointsCommand, Mode},
+    trigger::TriggerEvent,
+};
+
+fn parse(args: &[&str]) -> Cli {
+    let mut argv = vec!["paygate"];
+    argv.extend_from_slice(args);
+    Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+fn fails(args: &[&str]) -> bool {
+    let mut argv = vec!["paygate"];
+    argv.extend_from_slice(args);
+    Cli::try_parse_from(argv).is_err()
+}
+
+#[test]
+fn endpoints_create_takes_events_mode_and_description() {
+    let cli = parse(&[
+        "endpoints",
+        "create",
+        "--url",
+        "https://shop.example/hooks",
+        "--events",
+        "payment.captured,payment.refunded",
+        "--mode",
+        "live",
+        "--description",
+        "shop",
+    ]);
+    let Command::Endpoints(EndpointsCommand::Create(a)) = cli.command else {
+        panic!("not create")
+    };
+    assert_eq!(a.url, "https://shop.example/hooks");
+    assert_eq!(a.events, ["payment.captured", "payment.refunded"]);
+    assert_eq!(a.mode, Mode::Live);
+    assert_eq!(a.description.as_deref(), Some("shop"));
+
+    let cli = parse(&[
+        "endpoints",
+        "create",
+        "--url",
+        "https://x",
+        "--events",
+        "*",
+        "--mode",
+        "test",
+    ]);
+    let Command::Endpoints(EndpointsCommand::Create(a)) = cli.command else {
+        panic!("not create")
+    };
+    assert_eq!(a.events, ["*"]);
+    assert!(fails(&[
+        "endpoints",
+        "create",
+        "--url",
+        "https://x",
+        "--mode",
+        "test"
+    ]));
+    assert!(fails(&[
+        "endpoints",
+        "create",
+        "--url",
+        "https://x",
+        "--events",
+        "*",
+        "--mode",
+        "prod"
+    ]));
+    assert!(fails(&[
+        "endpoints",
+        "create",
+        "--url",
+        "https://x",
+        "--events",
+        "nope",
+        "--mode",
+        "test"
+    ]));
+}
+
+#[test]
+fn rotate_grace_and_delete() {
+    let cli = parse(&["endpoints", "rotate", "whe_1", "--grace", "0"]);
+    let Command::Endpoints(EndpointsCommand::Rotate(a)) = cli.command else {
+        panic!("not rotate")
+    };
+    assert_eq!((a.id.as_str(), a.grace), ("whe_1", Some(0)));
+    let cli = parse(&["endpoints", "rotate", "whe_1"]);
+    let Command::Endpoints(EndpointsCommand::Rotate(a)) = cli.command else {
+        panic!("not rotate")
+    };
+    assert_eq!(a.grace, None);
+    assert!(fails(&["endpoints", "rotate", "whe_1", "--grace", "soon"]));
+    let cli = parse(&["endpoints", "delete", "whe_1"]);
+    assert!(
+        matches!(cli.command, Command::Endpoints(EndpointsCommand::Delete(ref a)) if a.id == "whe_1")
+    );
+    assert!(fails(&["endpoints", "delete"]));
+}
+
+#[test]
+fn deliveries_list_needs_an_endpoint_or_an_event() {
+    let cli = parse(&[
+        "deliveries",
+        "list",
+        "--endpoint",
+        "whe_1",
+        "--status",
+        "failed",
+        "--limit",
+        "5",
+        "--cursor",
+        "abc",
+    ]);
+    let Command::Deliveries(DeliveriesCommand::List(a)) = cli.command else {
+        panic!("not list")
+    };
+    assert_eq!(a.status, Some(Status::Failed));
+    assert_eq!(
+        a.query(),
+        [
+            ("status", "failed".to_owned()),
+            ("limit", "5".to_owned()),
+            ("cursor", "abc".to_owned())
+        ]
+    );
+    assert!(
+        parse(&["deliveries", "list", "--event", "evt_1"])
+            .global
+            .api_url
+            == DEFAULT_API_URL
+            || std::env::var_os("PAYGATE_API_URL").is_some()
+    );
+    assert!(fails(&["deliveries", "list"]));
+    assert!(fails(&[
+        "deliveries",
+        "list",
+        "--endpoint",
+        "whe_1",
+        "--event",
+        "evt_1"
+    ]));
+    assert!(fails(&[
+        "deliveries",
+        "list",
+        "--event",
+        "evt_1",
+        "--status",
+        "failed"
+    ]));
+    assert!(fails(&[
+        "deliveries",
+        "list",
+        "--endpoint",
+        "whe_1",
+        "--limit",
+        "0"
+    ]));
+    assert!(fails(&[
+        "deliveries",
+        "list",
+        "--endpoint",
+        "whe_1",
+        "--limit",
+        "101"
+    ]));
+    assert!(fails(&[
+        "deliveries",
+        "list",
+        "--endpoint",
+        "whe_1",
+        "--status",
+        "done"
+    ]));
+}
+
+#[test]
+fn deliveries_show_resend_and_test_event() {
+    assert!(matches!(
+        parse(&["deliveries", "show", "dlv_1"]).command,
+        Command::Deliveries(DeliveriesCommand::Show(ref a)) if a.id == "dlv_1"
+    ));
+    assert!(matches!(
+        parse(&["deliveries", "resend", "dlv_1"]).command,
+        Command::Deliveries(DeliveriesCommand::Resend(ref a)) if a.id == "dlv_1"
+    ));
+    assert!(matches!(
+        parse(&["test-event", "whe_1"]).command,
+        Command::TestEvent(ref a) if a.id == "whe_1"
+    ));
+}
+
+#[test]
+fn trigger_takes_the_five_payment_events() {
+    for (name, want) in [
+        ("payment.captured", TriggerEvent::Captured),
+        ("payment.refunded", TriggerEvent::Refunded),
+        ("payment.cancelled", TriggerEvent::Cancelled),
+        ("payment.authorized", TriggerEvent::Authorized),
+        ("payment.failed", TriggerEvent::Failed),
+    ] {
+        let Command::Trigger(a) = parse(&["trigger", name]).command else {
+            panic!("not trigger")
+        };
+        assert_eq!((a.event, a.event.as_str(), a.amount), (want, name, 10_000));
+    }
+    assert!(fails(&["trigger", "webhook.test"]));
+    assert!(fails(&["trigger", "payment.captured", "--amount", "0"]));
+}
+
+#[test]
+fn listen_defaults() {
+    let Command::Listen(a) = parse(&["listen"]).command else {
+        panic!("not listen")
+    };
+    assert_eq!(
+        (a.port, a.mode, a.status, a.init_cert),
+        (0, Mode::Test, 200, false)
+    );
+    assert_eq!(a.events, ["*"]);
+    assert_eq!(a.cert_dir, std::path::Path::new(".local/listen"));
+    let Command::Listen(a) = parse(&[
+        "listen",
+        "--port",
+        "8443",
+        "--events",
+        "payment.captured",
+        "--status",
+        "500",
+        "--init-cert",
+    ])
+    .command
+    else {
+        panic!("not listen")
+    };
+    assert_eq!((a.port, a.status, a.init_cert), (8443, 500, true));
+    assert!(fails(&["listen", "--status", "99"]));
+}
+
+#[test]
+fn global_flags_go_anywhere() {
+    let cli = parse(&[
+        "endpoints",
+        "list",
+        "--json",
+        "--merchant",
+        "mch_anatolia",
+        "--api-url",
+        "https://api.example.com/prod",
+        "--region",
+        "eu-central-1",
+        "--local",
+        "--seed",
+        "s.json",
+    ]);
+    let g = &cli.global;
+    assert!(g.json && g.local);
+    assert_eq!(g.merchant.as_deref(), Some("mch_anatolia"));
+    assert_eq!(g.api_url, "https://api.example.com/prod");
+    assert_eq!(g.region.as_deref(), Some("eu-central-1"));
+    assert_eq!(g.seed.as_deref(), Some(std::path::Path::new("s.json")));
+    let cli = parse(&["--api-key", "sk_test_x", "trigger", "payment.failed"]);
+    assert_eq!(cli.global.api_key.as_deref(), Some("sk_test_x"));
+}
+
+#[test]
+fn which_commands_need_credentials() {
+    let needs = |args: &[&str]| commands::needs_admin(&parse(args).command);
+    assert!(needs(&["endpoints", "list"]));
+    assert!(needs(&["deliveries", "show", "dlv_1"]));
+    assert!(needs(&["test-event", "whe_1"]));
+    assert!(needs(&["listen"]));
+    assert!(!needs(&["listen", "--init-cert"]));
+    assert!(!needs(&["listen", "--port", "8443", "--secret", "whsec_x"]));
+    assert!(!needs(&["trigger", "payment.captured"]));
+}
+
+#[test]
+fn the_command_tree_is_consistent() {
+    use clap::CommandFactory;
+    Cli::command().debug_assert();
+}

@@ -1,0 +1,273 @@
+//! The dashboard's admin routes in the local stack: each request's AWS Signature Version 4
+//! is verified first ([`crate::sigv4`], standing in for API Gateway's IAM authorization),
+//! then handed, Lambda-shaped (route key, path parameters), to the same `handle` the
+//! deployed `admin-endpoints` or `admin-deliveries` function runs.
+
+use std::{collections::HashMap, sync::Arc};
+
+use axum::{
+    body::{to_bytes, Body as AxumBody},
+    extract::{Path, Request as AxumRequest, State},
+    http::StatusCode,
+    response::Response as AxumResponse,
+    routing::{delete, get, patch, post},
+    Router,
+};
+use lambda_http::{
+    aws_lambda_events::apigw::ApiGatewayV2httpRequestContext, request::RequestContext,
+    Body as LambdaBody, RequestExt,
+};
+use paygate_admin::{AdminFunction, AdminRoute};
+use paygate_domain::ports::{Clock, IdGenerator};
+use paygate_dynamo::{Client, TableNames};
+use paygate_http::ApiError;
+use paygate_sigv4::AdminCredentials;
+use paygate_webhooks::EgressPolicy;
+
+use crate::sigv4::Verifier;
+
+/// Signing secrets of endpoints made through the local admin API:
+/// `paygate/local/webhooks/<endpointId>` (the template's `paygate/<stage>/webhooks/`).
+pub const SECRET_PREFIX: &str = "paygate/local/webhooks/";
+
+/// Every admin route the dev server serves (the template's IAM-authorized HttpApi events).
+pub fn route_keys() -> Vec<String> {
+    paygate_admin::ROUTES.iter().map(|r| r.key()).collect()
+}
+
+/// The two admin functions' dependencies, built once, and the signature check.
+pub struct AdminApp {
+    endpoints: fn_admin_endpoints::Deps,
+    deliveries: fn_admin_deliveries::Deps,
+    verifier: Verifier,
+    clock: Arc<dyn Clock>,
+}
+
+/// What the admin functions are built from.
+pub struct AdminWiring<'a> {
+    pub client: &'a Client,
+    pub sqs: &'a paygate_sqs::Client,
+    pub secrets: &'a paygate_secrets::Client,
+    pub tables: &'a TableNames,
+    pub queues: &'a paygate_sqs::QueueUrls,
+    /// The same exemptions the stack's webhook sender has.
+    pub egress: EgressPolicy,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+impl AdminWiring<'_> {
+    fn tables(&self) -> paygate_compose::AdminTables {
+        paygate_compose::AdminTables {
+            webhook_endpoints: self.tables.webhook_endpoints.clone(),
+            deliveries: self.tables.deliveries.clone(),
+            events: self.tables.events.clone(),
+            pos_accounts: self.tables.pos_accounts.clone(),
+            deliveries_queue_url: self.queues.deliveries.clone(),
+        }
+    }
+
+    /// The `admin-endpoints` function's dependencies.
+    pub fn endpoints_deps(&self) -> paygate_admin::EndpointsDeps {
+        let tables = self.tables();
+        let parts = paygate_compose::AdminParts {
+            client: self.client,
+            sqs: self.sqs,
+            tables: &tables,
+            clock: self.clock.clone(),
+        };
+        paygate_compose::admin_endpoints_deps(
+            &parts,
+            self.secrets,
+            self.ids.clone(),
+            self.egress.clone(),
+            SECRET_PREFIX,
+        )
+    }
+
+    fn deliveries_deps(&self) -> paygate_admin::DeliveriesDeps {
+        let tables = self.tables();
+        let parts = paygate_compose::AdminParts {
+            client: self.client,
+            sqs: self.sqs,
+            tables: &tables,
+            clock: self.clock.clone(),
+        };
+        paygate_compose::admin_deliveries_deps(&parts)
+    }
+}
+
+impl AdminApp {
+    /// `admin`: the local admin credentials (seed.json `"admin"`); without them every admin
+    /// request is refused.
+    pub fn new(w: &AdminWiring<'_>, admin: Option<AdminCredentials>) -> Self {
+        Self {
+            endpoints: fn_admin_endpoints::Deps {
+                admin: w.endpoints_deps(),
+            },
+            deliveries: fn_admin_deliveries::Deps {
+                admin: w.deliveries_deps(),
+            },
+            verifier: Verifier::new(admin),
+            clock: w.clock.clone(),
+        }
+    }
+}
+
+type Shared = Arc<AdminApp>;
+
+/// The admin routes, one `.route` per route of `paygate_admin::ROUTES`.
+pub fn router(app: Shared) -> Router {
+    let to = |route: AdminRoute| {
+        move |State(app): State<Shared>,
+              Path(params): Path<HashMap<String, String>>,
+              req: AxumRequest| async move { dispatch(app, route, params, req).await }
+    };
+    use AdminRoute as R;
+    Router::new()
+        .route(
+            "/admin/v1/merchants/{merchantId}/webhook-endpoints",
+            post(to(R::CreateEndpoint)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/webhook-endpoints",
+            get(to(R::ListEndpoints)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}",
+            get(to(R::GetEndpoint)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}",
+            patch(to(R::UpdateEndpoint)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}",
+            delete(to(R::DeleteEndpoint)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/rotate-secret",
+            post(to(R::RotateSecret)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/test",
+            post(to(R::SendTestEvent)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/deliveries",
+            get(to(R::ListEndpointDeliveries)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/deliveries/{deliveryId}",
+            get(to(R::GetDelivery)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/deliveries/{deliveryId}/resend",
+            post(to(R::ResendDelivery)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/events/{eventId}/deliveries",
+            get(to(R::ListEventDeliveries)),
+        )
+        .method_not_allowed_fallback(|| async {
+            to_axum(
+                ApiError::new(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "method_not_allowed",
+                    "This route does not accept that method.",
+                )
+                .into_response(),
+            )
+        })
+        .with_state(app)
+}
+
+/// Largest body the emulated API Gateway accepts before the function sees it.
+const GATEWAY_BODY_LIMIT: usize = 1024 * 1024;
+
+/// 403 `forbidden`, as API Gateway's IAM authorization refuses (its own body there is
+/// `{"message": "Forbidden"}`-like; locally the envelope carries the reason).
+fn forbidden(reason: &str) -> lambda_http::Response<LambdaBody> {
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "forbidden",
+        format!("Forbidden: {reason}. Sign admin requests with AWS Signature Version 4 (service execute-api)."),
+    )
+    .into_response()
+}
+
+async fn dispatch(
+    app: Shared,
+    route: AdminRoute,
+    params: HashMap<String, String>,
+    req: AxumRequest,
+) -> AxumResponse {
+    let (parts, body) = req.into_parts();
+    let Ok(bytes) = to_bytes(body, GATEWAY_BODY_LIMIT).await else {
+        return to_axum(
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "request_too_large",
+                "Request body too large.",
+            )
+            .into_response(),
+        );
+    };
+    // IAM authorization runs first, as API Gateway would.
+    let path_and_query = parts
+        .uri
+        .path_and_query()
+        .map_or_else(|| parts.uri.path().to_owned(), |pq| pq.as_str().to_owned());
+    if let Err(rejection) = app.verifier.verify(
+        parts.method.as_str(),
+        &path_and_query,
+        &parts.headers,
+        &bytes,
+        app.clock.now(),
+    ) {
+        tracing::info!(route = %route.key(), reason = %rejection, "admin request refused");
+        return to_axum(forbidden(&rejection.to_string()));
+    }
+
+    let mut ctx = ApiGatewayV2httpRequestContext::default();
+    ctx.route_key = Some(route.key());
+    let body = if bytes.is_empty() {
+        LambdaBody::Empty
+    } else {
+        match String::from_utf8(bytes.to_vec()) {
+            Ok(s) => LambdaBody::Text(s),
+            Err(e) => LambdaBody::Binary(e.into_bytes()),
+        }
+    };
+    let lreq = lambda_http::http::Request::from_parts(parts, body)
+        .with_path_parameters(params)
+        .with_request_context(RequestContext::ApiGatewayV2(ctx));
+    let resp = match route.function() {
+        AdminFunction::Endpoints => fn_admin_endpoints::handle(&app.endpoints, lreq).await,
+        AdminFunction::Deliveries => fn_admin_deliveries::handle(&app.deliveries, lreq).await,
+    };
+    to_axum(resp)
+}
+
+fn to_axum(resp: lambda_http::Response<LambdaBody>) -> AxumResponse {
+    let (parts, body) = resp.into_parts();
+    let bytes = match body {
+        LambdaBody::Text(s) => s.into_bytes(),
+        LambdaBody::Binary(b) => b,
+        _ => Vec::new(),
+    };
+    AxumResponse::from_parts(parts, AxumBody::from(bytes))
+}
+
+/// What the banner says about the admin API.
+pub fn banner_lines(seed: &crate::Seed) -> String {
+    match &seed.admin {
+        Some(c) => format!(
+            "  Admin:    /admin/v1/merchants/{{merchantId}}/... (dashboard API): sign with SigV4, service execute-api,\n\
+             \x20           region {}, access key {} (secret in infra/local/seed.json \"admin\")\n",
+            c.region, c.access_key_id
+        ),
+        None => "  Admin:    no \"admin\" credentials in the seed: every /admin/v1 request is refused\n"
+            .to_owned(),
+    }
+}

@@ -1,0 +1,509 @@
+//! The real bank protocols in the local stack: the Nestpay, Garanti GVPS and Posnet
+//! simulators (their crates' `sim` feature) run in-process, each accepting exactly the
+//! credentials `infra/local/seed.json` gives its accounts (`credentials`). Every seeded account
+//! of a real protocol gets its secret in (moto's) Secrets Manager under the stack's prefix,
+//! as deployed: `<prefix><accountId>` = `{"endpointUrl": <simulator URL + protocol path>,
+//! <protocol keys from the seed>}`. The functions then reach the simulators through
+//! `paygate_compose::Banks` and the registered providers, like they reach a bank in AWS.
+//! Seeded payments on those accounts are registered at their simulator through the
+//! provider's `test_orders()`, as the test helper does.
+//!
+//! A seed account whose `credentials` carry their own `endpointUrl` (e.g. a bank's test
+//! environment) is stored as is and needs no simulator, so a new protocol works locally
+//! without touching this file; a local simulator for it is one more block in [`start`].
+//!
+//! Credential values are never logged or printed: errors and the banner name accounts and
+//! keys only.
+
+use std::{collections::BTreeMap, sync::Arc, time::Duration};
+
+use paygate_bankkit::{
+    sim::{SimServer, SimState},
+    AccountCredentials, SecretsManagerCredentials,
+};
+use paygate_domain::{
+    ports::{TestOrder, TestOrderState},
+    PaymentStatus, StoreError,
+};
+use paygate_ops::Providers;
+use serde::Deserialize;
+
+use crate::{
+    seed::{Seed, SeedAccount},
+    DevServer,
+};
+
+/// The bound on one bank call unless [`crate::Options::bank_timeout`] says otherwise: the
+/// deployed functions' (`paygate_bankkit::transport::DEFAULT_TIMEOUT`).
+pub const DEFAULT_BANK_TIMEOUT: Duration = paygate_bankkit::transport::DEFAULT_TIMEOUT;
+
+/// The key of a seed account's credentials that overrides the local simulator's URL.
+const ENDPOINT_URL: &str = "endpointUrl";
+
+/// The values of a seeded account's bank secret (the protocol's keys, see each bank crate's
+/// README; `endpointUrl` only to point the account somewhere else than its local
+/// simulator). `Debug` shows the keys, never the values.
+#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct SeedCredentials(pub BTreeMap<String, String>);
+
+impl SeedCredentials {
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Debug for SeedCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeedCredentials")
+            .field("keys", &self.0.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// One running protocol simulator.
+pub struct BankSim {
+    /// The provider code its accounts use (`nestpay`, `garanti`, `posnet`).
+    pub provider_code: &'static str,
+    /// What it speaks, for the banner.
+    pub protocol: &'static str,
+    /// `http://127.0.0.1:<port>`; admin routes `/_sim/orders`, `/_sim/end-of-day`,
+    /// `/_sim/faults` (Garanti also `/_sim/rewards`).
+    pub url: String,
+    /// The `endpointUrl` its accounts' secrets hold: `url` + the protocol's path.
+    pub endpoint_url: String,
+    /// Its order book and faults.
+    pub state: Arc<SimState>,
+    _server: SimServer,
+}
+
+/// The stack's simulators, the secrets prefix and the bank-call bound (kept alive as long as
+/// the [`DevServer`]).
+pub struct BankSims {
+    sims: Vec<BankSim>,
+    /// Where the account secrets are: `<secret_prefix><accountId>`.
+    pub secret_prefix: String,
+    /// The bound on one bank call.
+    pub timeout: Duration,
+}
+
+impl BankSims {
+    pub fn get(&self, provider_code: &str) -> Option<&BankSim> {
+        self.sims.iter().find(|s| s.provider_code == provider_code)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &BankSim> {
+        self.sims.iter()
+    }
+}
+
+fn protocol_accounts<'a>(
+    seed: &'a Seed,
+    provider_code: &'a str,
+) -> impl Iterator<Item = &'a SeedAccount> + 'a {
+    seed.merchants
+        .iter()
+        .flat_map(|m| m.accounts.iter())
+        .filter(move |a| {
+            a.provider_code == provider_code && a.credentials.get(ENDPOINT_URL).is_none()
+        })
+}
+
+fn required<'a>(a: &'a SeedAccount, key: &str) -> Result<&'a str, String> {
+    a.credentials.get(key).ok_or_else(|| {
+        format!(
+            "seed account {} ({}) lacks credentials.{key}",
+            a.id, a.provider_code
+        )
+    })
+}
+
+/// The credentials shared by every account of a one-terminal simulator: the first
+/// account's, provided the others agree on `keys`.
+fn one_terminal<'a>(
+    seed: &'a Seed,
+    provider_code: &'a str,
+    keys: &[&str],
+) -> Result<Option<&'a SeedAccount>, String> {
+    let mut accounts = protocol_accounts(seed, provider_code);
+    let Some(first) = accounts.next() else {
+        return Ok(None);
+    };
+    for other in accounts {
+        if let Some(key) = keys
+            .iter()
+            .find(|k| other.credentials.get(k) != first.credentials.get(k))
+        {
+            return Err(format!(
+                "the local {provider_code} simulator serves one terminal: seed accounts {} and {} differ in credentials.{key}",
+                first.id, other.id
+            ));
+        }
+    }
+    Ok(Some(first))
+}
+
+fn started(
+    provider_code: &'static str,
+    protocol: &'static str,
+    path: &str,
+    started: std::io::Result<(SimServer, Arc<SimState>)>,
+) -> Result<BankSim, String> {
+    let (server, state) = started.map_err(|e| format!("starting the {protocol} simulator: {e}"))?;
+    Ok(BankSim {
+        provider_code,
+        protocol,
+        url: server.url.clone(),
+        endpoint_url: format!("{}{path}", server.url),
+        state,
+        _server: server,
+    })
+}
+
+/// Starts the three simulators with the seed accounts' credentials and stores every seeded
+/// real-protocol account's secret under `secret_prefix`.
+pub(crate) async fn start(
+    seed: &Seed,
+    secrets: &paygate_secrets::Client,
+    secret_prefix: &str,
+    timeout: Duration,
+) -> Result<BankSims, String> {
+    let mut sims = Vec::new();
+
+    // Nestpay: one store (client) per account; MAXIPUANSORGU allowed where the account's
+    // secret says `pointsInquiry: maxipuan`.
+    {
+        use paygate_bank_nestpay::{sim, API_PATH, PROVIDER_CODE};
+        let mut creds = sim::SimCredentials::default();
+        for a in protocol_accounts(seed, PROVIDER_CODE) {
+            let points = a
+                .credentials
+                .get("pointsInquiry")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("maxipuan"));
+            creds = creds.with(
+                required(a, "clientId")?,
+                required(a, "name")?,
+                required(a, "password")?,
+                points,
+            );
+        }
+        sims.push(started(
+            PROVIDER_CODE,
+            "Nestpay (EST v3 CC5Request XML)",
+            API_PATH,
+            sim::start(creds).await,
+        )?);
+    }
+
+    // Garanti GVPS: one terminal with its PROVAUT and PROVRFN users.
+    {
+        use paygate_bank_garanti::{keys as k, sim, PROVIDER_CODE};
+        let sample = sim::SimCredentials::garanti_test();
+        let creds = match one_terminal(
+            seed,
+            PROVIDER_CODE,
+            &[
+                k::TERMINAL_ID,
+                k::MERCHANT_ID,
+                k::PROV_USER_ID,
+                k::PROV_PASSWORD,
+                k::REFUND_USER_ID,
+                k::REFUND_PASSWORD,
+            ],
+        )? {
+            None => sample,
+            Some(a) => sim::SimCredentials {
+                terminal_id: required(a, k::TERMINAL_ID)?.to_owned(),
+                merchant_id: required(a, k::MERCHANT_ID)?.to_owned(),
+                prov_user_id: a
+                    .credentials
+                    .get(k::PROV_USER_ID)
+                    .unwrap_or("PROVAUT")
+                    .to_owned(),
+                prov_password: required(a, k::PROV_PASSWORD)?.to_owned(),
+                refund_user_id: a
+                    .credentials
+                    .get(k::REFUND_USER_ID)
+                    .unwrap_or("PROVRFN")
+                    .to_owned(),
+                refund_password: required(a, k::REFUND_PASSWORD)?.to_owned(),
+                // The sample Bonus card (`TEST_BONUS_CARD`): 12.35 TL Bonus, 5.00 TL FirmBonus.
+                reward_cards: sample.reward_cards,
+            },
+        };
+        sims.push(started(
+            PROVIDER_CODE,
+            "Garanti BBVA GVPS (GVPSRequest XML)",
+            "/VPServlet",
+            sim::start(creds).await,
+        )?);
+    }
+
+    // Posnet: one terminal (mid, tid).
+    {
+        use paygate_bank_posnet::{keys as k, sim, wire::SERVICE_PATH, PROVIDER_CODE};
+        let creds = match one_terminal(seed, PROVIDER_CODE, &[k::MID, k::TID])? {
+            None => sim::SimCredentials::default(),
+            Some(a) => sim::SimCredentials {
+                mid: required(a, k::MID)?.to_owned(),
+                tid: required(a, k::TID)?.to_owned(),
+            },
+        };
+        sims.push(started(
+            PROVIDER_CODE,
+            "Yapı Kredi Posnet (posnetRequest XML)",
+            SERVICE_PATH,
+            sim::try_start(creds).await,
+        )?);
+    }
+
+    let sims = BankSims {
+        sims,
+        secret_prefix: secret_prefix.to_owned(),
+        timeout,
+    };
+    store_secrets(seed, secrets, &sims).await?;
+    Ok(sims)
+}
+
+/// Writes `<prefix><accountId>` for every seeded account of a real protocol.
+async fn store_secrets(
+    seed: &Seed,
+    secrets: &paygate_secrets::Client,
+    sims: &BankSims,
+) -> Result<(), String> {
+    let store =
+        SecretsManagerCredentials::new(secrets.clone(), &sims.secret_prefix, Duration::ZERO);
+    for a in seed.merchants.iter().flat_map(|m| m.accounts.iter()) {
+        if a.provider_code == paygate_simbank::PROVIDER_CODE {
+            continue;
+        }
+        let mut values = a.credentials.0.clone();
+        let endpoint = match values.remove(ENDPOINT_URL).filter(|u| !u.is_empty()) {
+            Some(url) => url,
+            None => sims
+                .get(&a.provider_code)
+                .map(|s| s.endpoint_url.clone())
+                .ok_or_else(|| {
+                    format!(
+                        "seed account {}: provider `{}` has no local simulator; give its credentials an endpointUrl",
+                        a.id, a.provider_code
+                    )
+                })?,
+        };
+        store
+            .put(&a.id, &AccountCredentials::new(endpoint, values))
+            .await
+            .map_err(|e| format!("storing the bank secret of {}: {e}", a.id))?;
+    }
+    Ok(())
+}
+
+/// Registers the seeded payments of real-protocol accounts at their bank (the simulator
+/// provider's are registered by `seed::load`). An order the bank already holds is kept.
+pub(crate) async fn register_seed_orders(providers: &Providers, seed: &Seed) -> Result<(), String> {
+    for p in &seed.payments {
+        let Some(account) = seed.account(&p.account_id) else {
+            return Err(format!("seed payment {}: unknown account", p.id));
+        };
+        if account.provider_code == paygate_simbank::PROVIDER_CODE {
+            continue;
+        }
+        let orders = providers
+            .get(&account.provider_code)
+            .and_then(|provider| provider.test_orders())
+            .ok_or_else(|| {
+                format!(
+                    "seed payment {}: provider `{}` cannot register test orders",
+                    p.id, account.provider_code
+                )
+            })?;
+        let state = match (p.status, p.bank_state.as_deref()) {
+            (PaymentStatus::Authorized, _) => TestOrderState::Preauth,
+            (PaymentStatus::Captured, _) => TestOrderState::Approved,
+            (PaymentStatus::Pending, s) => TestOrderState::parse(s.unwrap_or("none"))
+                .ok_or_else(|| format!("seed payment {}: bad bankState", p.id))?,
+            _ => {
+                return Err(format!(
+                    "seed payment {}: status must be authorized, captured or pending",
+                    p.id
+                ))
+            }
+        };
+        let order = TestOrder {
+            order_id: crate::seed::order_id(&p.id),
+            amount: p.amount,
+            currency: p.currency,
+            state,
+            settled: false,
+        };
+        match orders.register(&account, &order).await {
+            Ok(()) | Err(StoreError::AlreadyExists) => {}
+            Err(e) => {
+                return Err(format!(
+                    "seed payment {}: the {} bank did not take its order: {e}",
+                    p.id, account.provider_code
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+impl DevServer {
+    /// The order book and faults of the stack's `provider_code` simulator (`nestpay`,
+    /// `garanti`, `posnet`): tests move it past its end-of-day cut
+    /// (`bank_sim("nestpay")?.book().end_of_day()`), read its orders or inject faults.
+    pub fn bank_sim(&self, provider_code: &str) -> Option<Arc<SimState>> {
+        self.banks.get(provider_code).map(|s| s.state.clone())
+    }
+
+    /// The base URL of the stack's `provider_code` simulator (its `/_sim/…` admin routes,
+    /// e.g. Posnet's `/_sim/faults` with `only`, Garanti's `/_sim/rewards`).
+    pub fn bank_sim_url(&self, provider_code: &str) -> Option<&str> {
+        self.banks.get(provider_code).map(|s| s.url.as_str())
+    }
+
+    /// Every simulator of the stack, the secrets prefix and the bank-call bound.
+    pub fn bank_sims(&self) -> &BankSims {
+        &self.banks
+    }
+}
+
+/// The banner's lines about the banks.
+pub(crate) fn banner_lines(server: &DevServer, seed: &Seed) -> String {
+    let b = &server.banks;
+    let mut out = format!(
+        "  Banks:    real protocols against in-process simulators; account secrets in Secrets Manager as {}<accountId>;\n\
+         \x20           each bank call bounded to {} ms (a time-out is an unknown outcome, settled by POST /v1/payments/{{id}}/query)\n",
+        b.secret_prefix,
+        b.timeout.as_millis()
+    );
+    for sim in b.iter() {
+        let accounts: Vec<String> = seed
+            .merchants
+            .iter()
+            .flat_map(|m| m.accounts.iter())
+            .filter(|a| a.provider_code == sim.provider_code)
+            .map(|a| a.id.to_string())
+            .collect();
+        out.push_str(&format!(
+            "    {:<8} {:<38} {}\n    {:<8} accounts: {}\n",
+            sim.provider_code,
+            sim.protocol,
+            sim.endpoint_url,
+            "",
+            if accounts.is_empty() {
+                "none".to_owned()
+            } else {
+                accounts.join(", ")
+            }
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seed(accounts: serde_json::Value) -> Seed {
+        serde_json::from_value(serde_json::json!({
+            "merchants": [{ "id": "mch_a", "apiKeys": [], "accounts": accounts }]
+        }))
+        .unwrap()
+    }
+
+    fn account(id: &str, provider: &str, credentials: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({
+            "id": id, "providerCode": provider, "bankCode": "0062", "bankName": "B",
+            "supported": ["capture"], "credentials": credentials
+        })
+    }
+
+    #[test]
+    fn seed_credentials_debug_shows_keys_only() {
+        let s = seed(serde_json::json!([account(
+            "acc_a",
+            "nestpay",
+            serde_json::json!({"clientId": "1", "password": "s3cr3t"})
+        )]));
+        let shown = format!("{s:?}");
+        assert!(
+            shown.contains("password") && !shown.contains("s3cr3t"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_one_terminal_simulator_refuses_two_terminals() {
+        let s = seed(serde_json::json!([
+            account(
+                "acc_a",
+                "posnet",
+                serde_json::json!({"mid": "1", "tid": "2"})
+            ),
+            account(
+                "acc_b",
+                "posnet",
+                serde_json::json!({"mid": "1", "tid": "3"})
+            ),
+            account(
+                "acc_c",
+                "posnet",
+                serde_json::json!({"endpointUrl": "https://bank.example/x", "mid": "9"})
+            ),
+        ]));
+        let err = one_terminal(&s, "posnet", &["mid", "tid"]).unwrap_err();
+        assert!(
+            err.contains("acc_a") && err.contains("acc_b") && err.contains("tid"),
+            "{err}"
+        );
+        let s = seed(serde_json::json!([
+            account(
+                "acc_a",
+                "posnet",
+                serde_json::json!({"mid": "1", "tid": "2"})
+            ),
+            account(
+                "acc_c",
+                "posnet",
+                serde_json::json!({"endpointUrl": "https://bank.example/x", "mid": "9"})
+            ),
+        ]));
+        // an account pointed elsewhere does not use the simulator
+        let first = one_terminal(&s, "posnet", &["mid", "tid"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(first.id.as_str(), "acc_a");
+    }
+
+    #[test]
+    fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
+        let s = Seed::from_file(&crate::default_seed_path()).unwrap();
+        let needs: [(&str, &[&str]); 3] = [
+            ("nestpay", &["clientId", "name", "password"]),
+            (
+                "garanti",
+                &["terminalId", "merchantId", "provPassword", "refundPassword"],
+            ),
+            ("posnet", &["mid", "tid"]),
+        ];
+        for (provider, keys) in needs {
+            let accounts: Vec<_> = protocol_accounts(&s, provider).collect();
+            assert!(!accounts.is_empty(), "the seed has no {provider} account");
+            for a in accounts {
+                for key in keys {
+                    assert!(required(a, key).is_ok(), "{} lacks {key}", a.id);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! The admin routes: one table shared by the functions (which route on the HTTP API's route
+//! key), the dev server (which mounts them) and the drift tests (which compare them with
+//! `template.yaml` and `docs/openapi.yaml`).
+
+use std::collections::HashMap;
+
+/// Which Lambda function serves a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AdminFunction {
+    /// `admin-endpoints`: endpoint CRUD, secret rotation, test events.
+    Endpoints,
+    /// `admin-deliveries`: delivery history, one delivery, resend, an event's deliveries.
+    Deliveries,
+}
+
+impl AdminFunction {
+    /// The function's logical id in `template.yaml`.
+    pub const fn logical_id(self) -> &'static str {
+        match self {
+            Self::Endpoints => "AdminEndpointsFunction",
+            Self::Deliveries => "AdminDeliveriesFunction",
+        }
+    }
+}
+
+/// One admin route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AdminRoute {
+    CreateEndpoint,
+    ListEndpoints,
+    GetEndpoint,
+    UpdateEndpoint,
+    DeleteEndpoint,
+    RotateSecret,
+    SendTestEvent,
+    ListEndpointDeliveries,
+    GetDelivery,
+    ResendDelivery,
+    ListEventDeliveries,
+}
+
+/// Every admin route.
+pub const ROUTES: [AdminRoute; 11] = [
+    AdminRoute::CreateEndpoint,
+    AdminRoute::ListEndpoints,
+    AdminRoute::GetEndpoint,
+    AdminRoute::UpdateEndpoint,
+    AdminRoute::DeleteEndpoint,
+    AdminRoute::RotateSecret,
+    AdminRoute::SendTestEvent,
+    AdminRoute::ListEndpointDeliveries,
+    AdminRoute::GetDelivery,
+    AdminRoute::ResendDelivery,
+    AdminRoute::ListEventDeliveries,
+];
+
+const ENDPOINTS: &str = "/admin/v1/merchants/{merchantId}/webhook-endpoints";
+const ENDPOINT: &str = "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}";
+
+impl AdminRoute {
+    pub const fn method(self) -> &'static str {
+        match self {
+            Self::CreateEndpoint | Self::RotateSecret | Self::SendTestEvent => "POST",
+            Self::ResendDelivery => "POST",
+            Self::UpdateEndpoint => "PATCH",
+            Self::DeleteEndpoint => "DELETE",
+            _ => "GET",
+        }
+    }
+
+    /// The path template, with `{merchantId}`-style parameters as API Gateway and axum
+    /// write them.
+    pub const fn path(self) -> &'static str {
+        match self {
+            Self::CreateEndpoint | Self::ListEndpoints => ENDPOINTS,
+            Self::GetEndpoint | Self::UpdateEndpoint | Self::DeleteEndpoint => ENDPOINT,
+            Self::RotateSecret => {
+                "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/rotate-secret"
+            }
+            Self::SendTestEvent => {
+                "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/test"
+            }
+            Self::ListEndpointDeliveries => {
+                "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/deliveries"
+            }
+            Self::GetDelivery => "/admin/v1/merchants/{merchantId}/deliveries/{deliveryId}",
+            Self::ResendDelivery => {
+                "/admin/v1/merchants/{merchantId}/deliveries/{deliveryId}/resend"
+            }
+            Self::ListEventDeliveries => {
+                "/admin/v1/merchants/{merchantId}/events/{eventId}/deliveries"
+            }
+        }
+    }
+
+    /// `"METHOD /path"`: the HTTP API route key.
+    pub fn key(self) -> String {
+        format!("{} {}", self.method(), self.path())
+    }
+
+    pub const fn function(self) -> AdminFunction {
+        match self {
+            Self::ListEndpointDeliveries
+            | Self::GetDelivery
+            | Self::ResendDelivery
+            | Self::ListEventDeliveries => AdminFunction::Deliveries,
+            _ => AdminFunction::Endpoints,
+        }
+    }
+
+    /// The route a route key names.
+    pub fn from_key(key: &str) -> Option<Self> {
+        ROUTES.into_iter().find(|r| r.key() == key)
+    }
+
+    /// The route a request's method and path fall under, with the path parameters. The
+    /// path may carry a stage prefix (`/prod/admin/v1/…`).
+    pub fn resolve(method: &str, path: &str) -> Option<(Self, HashMap<String, String>)> {
+        let path = match path.find("/admin/v1/") {
+            Some(i) => &path[i..],
+            None => return None,
+        };
+        let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+        ROUTES.into_iter().find_map(|route| {
+            if !route.method().eq_ignore_ascii_case(method) {
+                return None;
+            }
+            let template: Vec<&str> = route.path().split('/').collect();
+            if template.len() != segments.len() {
+                return None;
+            }
+            let mut params = HashMap::new();
+            for (t, s) in template.iter().zip(&segments) {
+                match t.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+                    Some(name) if !s.is_empty() => {
+                        params.insert(name.to_owned(), (*s).to_owned());
+                    }
+                    Some(_) => return None,
+                    None if t == s => {}
+                    None => return None,
+                }
+            }
+            Some((route, params))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_unique_and_round_trip() {
+        let keys: std::collections::HashSet<String> = ROUTES.iter().map(|r| r.key()).collect();
+        assert_eq!(keys.len(), ROUTES.len());
+        for r in ROUTES {
+            assert_eq!(AdminRoute::from_key(&r.key()), Some(r));
+        }
+    }
+
+    #[test]
+    fn paths_resolve_to_their_route_and_parameters() {
+        let (r, p) = AdminRoute::resolve(
+            "POST",
+            "/admin/v1/merchants/mch_1/webhook-endpoints/whe_2/rotate-secret",
+        )
+        .unwrap();
+        assert_eq!(r, AdminRoute::RotateSecret);
+        assert_eq!(p["merchantId"], "mch_1");
+        assert_eq!(p["endpointId"], "whe_2");
+        let (r, _) =
+            AdminRoute::resolve("PATCH", "/prod/admin/v1/merchants/m/webhook-endpoints/e").unwrap();
+        assert_eq!(r, AdminRoute::UpdateEndpoint);
+        assert_eq!(
+            AdminRoute::resolve("GET", "/admin/v1/merchants/m/events/e/deliveries").map(|(r, _)| r),
+            Some(AdminRoute::ListEventDeliveries)
+        );
+        assert!(AdminRoute::resolve("PUT", "/admin/v1/merchants/m/webhook-endpoints").is_none());
+        assert!(AdminRoute::resolve("GET", "/v1/payments/pay_1").is_none());
+        assert!(AdminRoute::resolve("GET", "/admin/v1/merchants//webhook-endpoints").is_none());
+    }
+
+    #[test]
+    fn each_function_serves_its_routes() {
+        let deliveries: Vec<AdminRoute> = ROUTES
+            .into_iter()
+            .filter(|r| r.function() == AdminFunction::Deliveries)
+            .collect();
+        assert_eq!(deliveries.len(), 4);
+        assert!(deliveries.iter().all(|r| r.path().contains("deliveries")));
+    }
+}

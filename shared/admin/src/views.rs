@@ -1,0 +1,154 @@
+//! The JSON the admin API answers with. Secrets appear only in [`EndpointWithSecret`] (the
+//! create answer) and [`RotatedSecret`]: never in a read or a list.
+
+use paygate_domain::{
+    webhook::{Attempt, AttemptError, Delivery, DeliveryStatus, EventFilter, WebhookEndpoint},
+    EventType, Mode, Timestamp,
+};
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointView {
+    pub id: String,
+    pub url: String,
+    pub events: Vec<EventFilter>,
+    pub mode: Mode,
+    pub enabled: bool,
+    pub description: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl From<&WebhookEndpoint> for EndpointView {
+    fn from(e: &WebhookEndpoint) -> Self {
+        Self {
+            id: e.id.to_string(),
+            url: e.url.clone(),
+            events: e.events.clone(),
+            mode: e.mode,
+            enabled: e.enabled,
+            description: e.description.clone(),
+            created_at: e.created_at,
+            updated_at: e.updated_at,
+        }
+    }
+}
+
+/// The create answer: the endpoint and, this once, its signing secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointWithSecret {
+    #[serde(flatten)]
+    pub endpoint: EndpointView,
+    pub secret: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EndpointList {
+    pub data: Vec<EndpointView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Deleted {
+    pub id: String,
+    pub deleted: bool,
+}
+
+/// The rotate answer: the new secret (shown once) and until when the old one still signs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RotatedSecret {
+    pub id: String,
+    pub secret: String,
+    pub previous_secret_expires_at: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryView {
+    pub id: String,
+    pub endpoint_id: String,
+    pub event_id: String,
+    pub event_type: EventType,
+    pub mode: Mode,
+    pub status: DeliveryStatus,
+    /// Attempts recorded so far.
+    pub attempt_count: u32,
+    /// When the next attempt is due; `null` once final.
+    pub next_attempt_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl From<&Delivery> for DeliveryView {
+    fn from(d: &Delivery) -> Self {
+        Self {
+            id: d.id.to_string(),
+            endpoint_id: d.endpoint_id.to_string(),
+            event_id: d.event_id.to_string(),
+            event_type: d.event_type,
+            mode: d.mode,
+            status: d.status,
+            attempt_count: d.attempts_made,
+            next_attempt_at: d.next_attempt_at,
+            created_at: d.created_at,
+            updated_at: d.updated_at,
+        }
+    }
+}
+
+/// Most characters of a response body shown per attempt (the sender keeps at most 2 KiB).
+pub const RESPONSE_BODY_SHOWN: usize = 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptView {
+    pub number: u32,
+    /// When the attempt started.
+    pub at: Timestamp,
+    pub duration_ms: u64,
+    /// The HTTP status, when a response arrived.
+    pub status_code: Option<u16>,
+    /// Why there was no (usable) response: timeout, connection, tls, dns, blocked, secret,
+    /// endpoint_unavailable.
+    pub error: Option<AttemptError>,
+    /// The start of the response body, truncated.
+    pub response_body: String,
+    pub succeeded: bool,
+}
+
+impl From<&Attempt> for AttemptView {
+    fn from(a: &Attempt) -> Self {
+        Self {
+            number: a.number,
+            at: a.at,
+            duration_ms: a.duration_ms,
+            status_code: a.status_code,
+            error: a.error,
+            response_body: a.response_body.chars().take(RESPONSE_BODY_SHOWN).collect(),
+            succeeded: a.succeeded,
+        }
+    }
+}
+
+/// One delivery with every attempt, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeliveryDetail {
+    #[serde(flatten)]
+    pub delivery: DeliveryView,
+    pub attempts: Vec<AttemptView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryPage {
+    pub data: Vec<DeliveryView>,
+    /// Pass as `?cursor=` for the next page; `null` on the last one.
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeliveryList {
+    pub data: Vec<DeliveryView>,
+}

@@ -1,0 +1,218 @@
+//! Capture, refund, cancel and query on each protocol's account: the gateway's answers and
+//! the bank's records agree.
+
+use paygate_bankkit::sim::OrderState;
+use paygate_tests::{expect_error, expect_ok};
+use serde_json::json;
+
+use crate::{bank_order, create, end_of_day, key, order_id, stack, BANKS};
+
+#[tokio::test]
+async fn seeded_and_helper_payments_are_orders_at_the_bank() {
+    let stack = stack().await;
+    // GIVEN the seed's payments on the protocol accounts
+    for (id, status, state) in [
+        ("pay_cappadociaAuth1", "authorized", "preauth"),
+        ("pay_cappadociaAuth2", "authorized", "preauth"),
+        ("pay_cappadociaAuth3", "authorized", "preauth"),
+        ("pay_cappadociaCapt1", "captured", "approved"),
+        ("pay_cappadociaCapt2", "captured", "approved"),
+        ("pay_cappadociaCapt3", "captured", "approved"),
+        // a pending payment the bank approved: the query finalizes it
+        ("pay_cappadociaPend1", "captured", "approved"),
+    ] {
+        // WHEN each is queried
+        let q = expect_ok(stack.op(key(), id, "query", json!({})).await);
+        // THEN its bank holds the order in the matching state
+        assert_eq!(q["bank"]["found"], true, "{id}: {q}");
+        assert_eq!(q["bank"]["state"], state, "{id}: {q}");
+        assert_eq!(q["payment"]["status"], status, "{id}: {q}");
+    }
+    // AND the test helper's payments on each protocol account are real orders too
+    for bank in BANKS {
+        for (status, state) in [("authorized", "preauth"), ("captured", "approved")] {
+            let id = create(&stack, bank.account, status, 30_000).await;
+            let q = expect_ok(stack.op(key(), &id, "query", json!({})).await);
+            assert_eq!(
+                (q["bank"]["found"].clone(), q["bank"]["state"].clone()),
+                (json!(true), json!(state)),
+                "{}: {q}",
+                bank.provider
+            );
+            assert_eq!(q["bank"]["amount"], 30_000, "{}: {q}", bank.provider);
+            assert_eq!(q["payment"]["status"], status, "{}: {q}", bank.provider);
+        }
+    }
+}
+
+#[tokio::test]
+async fn full_and_partial_capture() {
+    let stack = stack().await;
+    for bank in BANKS {
+        let p = bank.provider;
+        // GIVEN two pre-authorizations of 20 000
+        let partial = create(&stack, bank.account, "authorized", 20_000).await;
+        let full = create(&stack, bank.account, "authorized", 20_000).await;
+
+        // WHEN one is captured for 12 000
+        let c = expect_ok(
+            stack
+                .op(key(), &partial, "capture", json!({ "amount": 12_000 }))
+                .await,
+        );
+        // THEN it is captured for 12 000 with the bank's references
+        assert_eq!(c["payment"]["status"], "captured", "{p}: {c}");
+        assert_eq!(c["payment"]["capturedAmount"], 12_000, "{p}: {c}");
+        assert_eq!(c["transaction"]["status"], "approved", "{p}: {c}");
+        assert_eq!(c["transaction"]["amount"], 12_000, "{p}: {c}");
+        assert!(
+            c["transaction"]["rrn"]
+                .as_str()
+                .is_some_and(|r| !r.is_empty()),
+            "{p}: {c}"
+        );
+        // AND the bank holds a sale of 12 000
+        let q = expect_ok(stack.op(key(), &partial, "query", json!({})).await);
+        assert_eq!(q["bank"]["state"], "approved", "{p}: {q}");
+        assert_eq!(q["bank"]["amount"], 12_000, "{p}: {q}");
+        let order = bank_order(&stack, p, bank.account, &order_id(&stack, &partial).await);
+        assert_eq!(
+            (order.state, order.amount),
+            (OrderState::Sale, 12_000),
+            "{p}"
+        );
+
+        // WHEN the other is captured without an amount
+        let c = expect_ok(stack.op(key(), &full, "capture", json!({})).await);
+        // THEN the whole pre-authorization is captured
+        assert_eq!(c["payment"]["capturedAmount"], 20_000, "{p}: {c}");
+        let q = expect_ok(stack.op(key(), &full, "query", json!({})).await);
+        assert_eq!(q["bank"]["state"], "approved", "{p}: {q}");
+        assert_eq!(q["bank"]["amount"], 20_000, "{p}: {q}");
+        // AND a second capture is refused before the bank is asked
+        let again = stack.op(key(), &full, "capture", json!({})).await;
+        expect_error(&again, 409, "invalid_state");
+    }
+}
+
+#[tokio::test]
+async fn refunds_partial_then_full_and_the_query_shows_them() {
+    let stack = stack().await;
+    for bank in BANKS {
+        let p = bank.provider;
+        // GIVEN a captured payment of 20 000 (captured today)
+        let id = create(&stack, bank.account, "captured", 20_000).await;
+
+        if let Some(code) = bank.same_day_refund_refusal {
+            // WHEN it is refunded before the bank's end-of-day cut
+            let reply = stack
+                .op(key(), &id, "refund", json!({ "amount": 5_000 }))
+                .await;
+            // THEN the bank refuses: 422 provider_declined carrying its code, nothing changes
+            let err = expect_error(&reply, 422, "provider_declined");
+            assert_eq!(
+                err["details"]["transaction"]["bankCode"], code,
+                "{p}: {err}"
+            );
+            assert_eq!(err["details"]["transaction"]["status"], "declined", "{p}");
+            assert_eq!(
+                err["details"]["payment"]["status"], "captured",
+                "{p}: {err}"
+            );
+            assert_eq!(err["details"]["payment"]["refundedAmount"], 0, "{p}: {err}");
+            assert!(
+                err["details"]["payment"]["pendingOperation"].is_null(),
+                "{p}"
+            );
+            assert!(err
+                .get("details")
+                .and_then(|d| d.get("suggestedOperation"))
+                .is_none());
+            let q = expect_ok(stack.op(key(), &id, "query", json!({})).await);
+            assert_eq!(q["bank"]["state"], "approved", "{p}: {q}");
+            // AND after the cut the refunds go through
+            end_of_day(&stack, &bank);
+        }
+
+        // WHEN 5 000 is refunded
+        let r = expect_ok(
+            stack
+                .op(key(), &id, "refund", json!({ "amount": 5_000 }))
+                .await,
+        );
+        // THEN the payment is partially refunded
+        assert_eq!(r["payment"]["status"], "partially_refunded", "{p}: {r}");
+        assert_eq!(r["payment"]["refundedAmount"], 5_000, "{p}: {r}");
+        assert_eq!(r["transaction"]["type"], "refund", "{p}: {r}");
+        assert_eq!(r["transaction"]["status"], "approved", "{p}: {r}");
+        // AND the query shows the bank's partial refund and the refunded amount
+        let q = expect_ok(stack.op(key(), &id, "query", json!({})).await);
+        assert_eq!(q["bank"]["found"], true, "{p}: {q}");
+        assert_eq!(q["bank"]["state"], "partially_refunded", "{p}: {q}");
+        assert_eq!(q["payment"]["status"], "partially_refunded", "{p}: {q}");
+        assert_eq!(q["payment"]["refundedAmount"], 5_000, "{p}: {q}");
+        let order = bank_order(&stack, p, bank.account, &order_id(&stack, &id).await);
+        assert_eq!(order.refunded, 5_000, "{p}");
+
+        // WHEN the rest is refunded
+        let r = expect_ok(stack.op(key(), &id, "refund", json!({})).await);
+        // THEN the payment is refunded, at the bank too
+        assert_eq!(r["payment"]["status"], "refunded", "{p}: {r}");
+        assert_eq!(r["payment"]["refundedAmount"], 20_000, "{p}: {r}");
+        assert_eq!(r["transaction"]["amount"], 15_000, "{p}: {r}");
+        let q = expect_ok(stack.op(key(), &id, "query", json!({})).await);
+        assert_eq!(q["bank"]["state"], "refunded", "{p}: {q}");
+        assert_eq!(q["payment"]["status"], "refunded", "{p}: {q}");
+        let order = bank_order(&stack, p, bank.account, &order_id(&stack, &id).await);
+        assert_eq!(order.refunded, 20_000, "{p}");
+    }
+}
+
+#[tokio::test]
+async fn cancel_on_the_same_day_and_after_the_cut() {
+    let stack = stack().await;
+    for bank in BANKS {
+        let p = bank.provider;
+        // GIVEN a pre-authorization, a captured sale and a sale to be cancelled tomorrow
+        let preauth = create(&stack, bank.account, "authorized", 20_000).await;
+        let sale = create(&stack, bank.account, "captured", 20_000).await;
+        let late = create(&stack, bank.account, "captured", 20_000).await;
+
+        // WHEN the first two are cancelled the same day
+        for id in [&preauth, &sale] {
+            let c = expect_ok(stack.op(key(), id, "cancel", json!({})).await);
+            // THEN they are cancelled, at the bank too
+            assert_eq!(c["payment"]["status"], "cancelled", "{p}: {c}");
+            assert_eq!(c["transaction"]["type"], "cancel", "{p}: {c}");
+            assert_eq!(c["transaction"]["status"], "approved", "{p}: {c}");
+            let q = expect_ok(stack.op(key(), id, "query", json!({})).await);
+            assert_eq!(q["bank"]["state"], "cancelled", "{p}: {q}");
+            let order = bank_order(&stack, p, bank.account, &order_id(&stack, id).await);
+            assert_eq!(order.state, OrderState::Voided, "{p}");
+        }
+
+        // WHEN the third is cancelled after the bank's end-of-day cut
+        end_of_day(&stack, &bank);
+        let reply = stack.op(key(), &late, "cancel", json!({})).await;
+        // THEN 422 provider_declined suggesting a refund; the payment is unchanged
+        let err = expect_error(&reply, 422, "provider_declined");
+        assert_eq!(err["details"]["suggestedOperation"], "refund", "{p}: {err}");
+        assert_eq!(
+            err["details"]["payment"]["status"], "captured",
+            "{p}: {err}"
+        );
+        assert_eq!(
+            err["details"]["transaction"]["status"], "declined",
+            "{p}: {err}"
+        );
+        assert!(
+            err["details"]["payment"]["pendingOperation"].is_null(),
+            "{p}"
+        );
+        let order = bank_order(&stack, p, bank.account, &order_id(&stack, &late).await);
+        assert_eq!(order.state, OrderState::Sale, "{p}");
+        // AND the refund it suggests goes through
+        let r = expect_ok(stack.op(key(), &late, "refund", json!({})).await);
+        assert_eq!(r["payment"]["status"], "refunded", "{p}: {r}");
+    }
+}
