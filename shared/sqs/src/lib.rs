@@ -116,7 +116,7 @@ pub const EVENTS_QUEUE: QueueDef = QueueDef {
     logical_id: "EventsQueue",
     dlq_logical_id: "EventsDLQ",
     env_var: "EVENTS_QUEUE_URL",
-    visibility_timeout_secs: 90,
+    visibility_timeout_secs: 180,
     max_receive_count: 5,
 };
 
@@ -124,7 +124,7 @@ pub const DELIVERIES_QUEUE: QueueDef = QueueDef {
     logical_id: "DeliveriesQueue",
     dlq_logical_id: "DeliveriesDLQ",
     env_var: "DELIVERIES_QUEUE_URL",
-    visibility_timeout_secs: 90,
+    visibility_timeout_secs: 180,
     max_receive_count: 5,
 };
 
