@@ -107,45 +107,7 @@ pub fn sign_request_with_headers(
     region: &str,
     now: SystemTime,
 ) -> Result<Vec<(&'static str, String)>, SignError> {
-    let identity = Credentials::new(
-        &creds.access_key_id,
-        &creds.secret_access_key,
-        None,
-        None,
-        "paygate-sigv4",
-    )
-    .into();
-    let params = v4::SigningParams::builder()
-        .identity(&identity)
-        .region(region)
-        .name(SERVICE)
-        .time(now)
-        .settings(settings())
-        .build()
-        .map_err(|e| SignError(e.to_string()))?
-        .into();
-    let request = SignableRequest::new(
-        method,
-        url,
-        headers.iter().copied(),
-        SignableBody::Bytes(body),
-    )
-    .map_err(|e| SignError(e.to_string()))?;
-    let (instructions, _signature) = sign(request, &params)
-        .map_err(|e| SignError(e.to_string()))?
-        .into_parts();
-    let mut out = Vec::new();
-    for (name, value) in instructions.headers() {
-        let name = match name.to_ascii_lowercase().as_str() {
-            "authorization" => "authorization",
-            DATE_HEADER => DATE_HEADER,
-            "x-amz-security-token" => "x-amz-security-token",
-            "x-amz-content-sha256" => "x-amz-content-sha256",
-            other => return Err(SignError(format!("unexpected signing header {other}"))),
-        };
-        out.push((name, value.to_owned()));
-    }
-    Ok(out)
+    sign_request_with_session_token(method, url, headers, body, creds, None, region, now)
 }
 
 /// [`sign_request_with_headers`] with temporary credentials: `session_token` (from STS,

@@ -93,11 +93,12 @@ async fn create_trigger_see_fail_and_resend_through_the_cli() {
 
     // The delivery and its attempt.
     delivery_when(&ctx, &first, |d| d.delivery.status == "succeeded").await;
-    let listed = run(&url, &["deliveries", "list", "--endpoint", &endpoint]).await;
-    assert!(
-        listed.contains(&first) && listed.contains("succeeded"),
-        "{listed}"
-    );
+    // (The history listing is eventually consistent: poll.)
+    until("the history lists the delivery", || async {
+        let listed = run(&url, &["deliveries", "list", "--endpoint", &endpoint]).await;
+        (listed.contains(&first) && listed.contains("succeeded")).then_some(())
+    })
+    .await;
     let shown = run(&url, &["deliveries", "show", &first]).await;
     assert!(
         shown.contains("HTTP 200") && shown.contains("paygate listen answered 200"),
@@ -126,22 +127,22 @@ async fn create_trigger_see_fail_and_resend_through_the_cli() {
     let shown = run(&url, &["deliveries", "show", &second]).await;
     assert_eq!(shown.matches("HTTP 500").count(), 3, "{shown}");
     assert!(shown.contains("next attempt: none (failed"), "{shown}");
-    let only_failed = run(
-        &url,
-        &[
-            "deliveries",
-            "list",
-            "--endpoint",
-            &endpoint,
-            "--status",
-            "failed",
-        ],
+    until(
+        "the failed filter lists only the failed delivery",
+        || async {
+            let args = [
+                "deliveries",
+                "list",
+                "--endpoint",
+                &endpoint,
+                "--status",
+                "failed",
+            ];
+            let only_failed = run(&url, &args).await;
+            (only_failed.contains(&second) && !only_failed.contains(&first)).then_some(())
+        },
     )
     .await;
-    assert!(
-        only_failed.contains(&second) && !only_failed.contains(&first),
-        "{only_failed}"
-    );
 
     // Resend: a fourth attempt, same delivery id, and it succeeds.
     rx.set_answer(200);
