@@ -1,7 +1,9 @@
 //! POS accounts and the BIN table.
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::{types::AttributeValue, Client};
+use aws_sdk_dynamodb::{
+    operation::query::builders::QueryFluentBuilder, types::AttributeValue, Client,
+};
 use paygate_domain::{
     ports::{AccountLookup, BinLookup, MerchantDirectory},
     AccountId, BinInfo, MerchantId, Operation, OperationSet, PosAccount, StoreError,
@@ -10,6 +12,7 @@ use paygate_domain::{
 use crate::{
     error::unavailable,
     item::{attrs, s, Fields, Item},
+    read::{get_item, query_all},
 };
 
 fn encode_account(a: &PosAccount) -> Item {
@@ -72,6 +75,16 @@ impl DynamoAccounts {
             .map_err(|e| unavailable("PutItem", &e))?;
         Ok(())
     }
+
+    /// A query of a merchant's accounts.
+    fn merchant_query(&self, merchant: &MerchantId) -> QueryFluentBuilder {
+        self.client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("#m = :m")
+            .set_expression_attribute_names(Some(attrs(&[("#m", "merchantId".to_owned())])))
+            .set_expression_attribute_values(Some(attrs(&[(":m", s(merchant.as_str()))])))
+    }
 }
 
 #[async_trait]
@@ -81,42 +94,18 @@ impl AccountLookup for DynamoAccounts {
         merchant: &MerchantId,
         id: &AccountId,
     ) -> Result<Option<PosAccount>, StoreError> {
-        let out = self
+        let req = self
             .client
             .get_item()
             .table_name(&self.table)
             .key("merchantId", s(merchant.as_str()))
-            .key("accountId", s(id.as_str()))
-            .send()
-            .await
-            .map_err(|e| unavailable("GetItem", &e))?;
-        out.item().map(decode_account).transpose()
+            .key("accountId", s(id.as_str()));
+        get_item(req, decode_account).await
     }
 
     /// All of a merchant's accounts, ordered by account id.
     async fn list_accounts(&self, merchant: &MerchantId) -> Result<Vec<PosAccount>, StoreError> {
-        let mut out = Vec::new();
-        let mut start: Option<Item> = None;
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("#m = :m")
-                .set_expression_attribute_names(Some(attrs(&[("#m", "merchantId".to_owned())])))
-                .set_expression_attribute_values(Some(attrs(&[(":m", s(merchant.as_str()))])))
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(|e| unavailable("Query", &e))?;
-            for item in page.items() {
-                out.push(decode_account(item)?);
-            }
-            match page.last_evaluated_key() {
-                Some(k) if !k.is_empty() => start = Some(k.clone()),
-                _ => break,
-            }
-        }
+        let mut out = query_all(self.merchant_query(merchant), decode_account).await?;
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)
     }
@@ -128,12 +117,7 @@ impl AccountLookup for DynamoAccounts {
 impl MerchantDirectory for DynamoAccounts {
     async fn merchant_exists(&self, merchant: &MerchantId) -> Result<bool, StoreError> {
         let page = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("#m = :m")
-            .set_expression_attribute_names(Some(attrs(&[("#m", "merchantId".to_owned())])))
-            .set_expression_attribute_values(Some(attrs(&[(":m", s(merchant.as_str()))])))
+            .merchant_query(merchant)
             .projection_expression("#m")
             .limit(1)
             .send()
@@ -198,14 +182,11 @@ impl BinLookup for DynamoBins {
             // An empty key is a validation error in DynamoDB; no row can match it.
             return Ok(None);
         }
-        let out = self
+        let req = self
             .client
             .get_item()
             .table_name(&self.table)
-            .key("bin", s(bin))
-            .send()
-            .await
-            .map_err(|e| unavailable("GetItem", &e))?;
-        out.item().map(decode_bin).transpose()
+            .key("bin", s(bin));
+        get_item(req, decode_bin).await
     }
 }

@@ -10,8 +10,10 @@ use paygate_domain::{
 
 use crate::{
     error::unavailable,
-    item::{attrs, s, t, Item},
+    item::{attrs, s, t},
+    read::{get_item, query_all},
     webhook_item::{attr, decode_endpoint, encode_endpoint},
+    write::conditional_or,
 };
 
 /// The webhook endpoints table, by merchant and endpoint id. Reads are strongly consistent
@@ -48,16 +50,7 @@ impl DynamoEndpoints {
                 .condition_expression("attribute_not_exists(#id)")
                 .expression_attribute_names("#id", attr::ENDPOINT_ID);
         }
-        match req.send().await {
-            Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|se| se.is_conditional_check_failed_exception()) =>
-            {
-                Err(StoreError::AlreadyExists)
-            }
-            Err(e) => Err(unavailable("PutItem", &e)),
-        }
+        conditional_or("PutItem", req.send().await, StoreError::AlreadyExists)
     }
 
     /// Replaces an endpoint with `endpoint` if it exists and its stored `updatedAt` is still
@@ -81,16 +74,7 @@ impl DynamoEndpoints {
             .expression_attribute_values(":expected", t(expected_updated_at))
             .send()
             .await;
-        match res {
-            Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|se| se.is_conditional_check_failed_exception()) =>
-            {
-                Err(StoreError::Conflict { current: None })
-            }
-            Err(e) => Err(unavailable("PutItem", &e)),
-        }
+        conditional_or("PutItem", res, StoreError::Conflict { current: None })
     }
 
     /// Deletes an endpoint; `true` if it existed. Its deliveries stay (history), and its
@@ -121,29 +105,15 @@ impl EndpointReader for DynamoEndpoints {
         &self,
         merchant: &MerchantId,
     ) -> Result<Vec<WebhookEndpoint>, StoreError> {
-        let mut out = Vec::new();
-        let mut start: Option<Item> = None;
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("#m = :m")
-                .expression_attribute_names("#m", attr::MERCHANT_ID)
-                .expression_attribute_values(":m", s(merchant.as_str()))
-                .consistent_read(true)
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(|e| unavailable("Query", &e))?;
-            for item in page.items() {
-                out.push(decode_endpoint(item)?);
-            }
-            match page.last_evaluated_key() {
-                Some(k) if !k.is_empty() => start = Some(k.clone()),
-                _ => break,
-            }
-        }
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("#m = :m")
+            .expression_attribute_names("#m", attr::MERCHANT_ID)
+            .expression_attribute_values(":m", s(merchant.as_str()))
+            .consistent_read(true);
+        let mut out = query_all(query, decode_endpoint).await?;
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)
     }
@@ -153,17 +123,14 @@ impl EndpointReader for DynamoEndpoints {
         merchant: &MerchantId,
         id: &WebhookEndpointId,
     ) -> Result<Option<WebhookEndpoint>, StoreError> {
-        let out = self
+        let req = self
             .client
             .get_item()
             .table_name(&self.table)
             .key(attr::MERCHANT_ID, s(merchant.as_str()))
             .key(attr::ENDPOINT_ID, s(id.as_str()))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| unavailable("GetItem", &e))?;
-        out.item().map(decode_endpoint).transpose()
+            .consistent_read(true);
+        get_item(req, decode_endpoint).await
     }
 }
 

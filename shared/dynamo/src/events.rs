@@ -8,9 +8,10 @@ use paygate_domain::{
 };
 
 use crate::{
-    error::unavailable,
     item::{attrs, json_doc, s, t, Fields, Item},
+    read::{get_item, query_page},
     schema::UNSENT_INDEX,
+    write::{conditional, conditional_or},
 };
 
 /// How many shards the sparse `unsent` index spreads unsent events over (`"0"`, `"1"`, …).
@@ -69,16 +70,13 @@ impl DynamoEvents {
 
     /// One event by id (consistent read).
     pub async fn get_event(&self, id: &EventId) -> Result<Option<EventRecord>, StoreError> {
-        let out = self
+        let req = self
             .client
             .get_item()
             .table_name(&self.table)
             .key("id", s(id.as_str()))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| unavailable("GetItem", &e))?;
-        out.item().map(decode_event).transpose()
+            .consistent_read(true);
+        get_item(req, decode_event).await
     }
 
     /// Up to `limit` events not yet marked sent, oldest first (by `createdAt`, then id).
@@ -116,30 +114,26 @@ impl DynamoEvents {
             if let Some(b) = before {
                 values.insert(":before".to_owned(), t(b));
             }
+            let query = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(UNSENT_INDEX.name)
+                .key_condition_expression(key_condition)
+                .set_expression_attribute_names(Some(names.clone()))
+                .set_expression_attribute_values(Some(values))
+                .scan_index_forward(true);
             let mut taken = 0;
             let mut start: Option<Item> = None;
             while taken < limit {
-                let out = self
-                    .client
-                    .query()
-                    .table_name(&self.table)
-                    .index_name(UNSENT_INDEX.name)
-                    .key_condition_expression(key_condition)
-                    .set_expression_attribute_names(Some(names.clone()))
-                    .set_expression_attribute_values(Some(values.clone()))
-                    .scan_index_forward(true)
-                    .limit(i32::try_from(limit - taken).unwrap_or(i32::MAX))
-                    .set_exclusive_start_key(start.take())
-                    .send()
-                    .await
-                    .map_err(|e| unavailable("Query", &e))?;
-                for item in out.items() {
+                let page = query_page(&query, start.take(), Some(limit - taken)).await?;
+                for item in &page.items {
                     found.push(decode_event(item)?);
                     taken += 1;
                 }
-                match out.last_evaluated_key() {
-                    Some(k) if !k.is_empty() => start = Some(k.clone()),
-                    _ => break,
+                match page.next {
+                    Some(k) => start = Some(k),
+                    None => break,
                 }
             }
         }
@@ -161,16 +155,7 @@ impl DynamoEvents {
             .expression_attribute_names("#shard", UNSENT_ATTR)
             .send()
             .await;
-        match res {
-            Ok(_) => Ok(true),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|se| se.is_conditional_check_failed_exception()) =>
-            {
-                Ok(false)
-            }
-            Err(e) => Err(unavailable("UpdateItem", &e)),
-        }
+        Ok(conditional("UpdateItem", res)?.is_some())
     }
 }
 
@@ -213,16 +198,7 @@ impl OutboxWriter for DynamoEvents {
             .expression_attribute_names("#id", "id")
             .send()
             .await;
-        match res {
-            Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|se| se.is_conditional_check_failed_exception()) =>
-            {
-                Err(StoreError::AlreadyExists)
-            }
-            Err(e) => Err(unavailable("PutItem", &e)),
-        }
+        conditional_or("PutItem", res, StoreError::AlreadyExists)
     }
 }
 

@@ -8,6 +8,11 @@ use paygate_domain::{IdError, StoreError, Timestamp};
 /// One DynamoDB item.
 pub(crate) type Item = HashMap<String, AttributeValue>;
 
+/// Partition-key attribute of the tables with composite keys (payments, deliveries).
+pub(crate) const PK: &str = "pk";
+/// Sort-key attribute of those tables.
+pub(crate) const SK: &str = "sk";
+
 /// A string attribute.
 pub(crate) fn s(v: impl Into<String>) -> AttributeValue {
     AttributeValue::S(v.into())

@@ -9,6 +9,7 @@ use paygate_domain::{
 use crate::{
     error::unavailable,
     item::{s, Fields, Item},
+    read::get_item,
 };
 
 const KEY_HASH: &str = "keyHash";
@@ -70,14 +71,11 @@ impl DynamoApiKeys {
 #[async_trait]
 impl ApiKeyLookup for DynamoApiKeys {
     async fn find_key(&self, key_sha256_hex: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
-        let out = self
+        let req = self
             .client
             .get_item()
             .table_name(&self.table)
-            .key(KEY_HASH, s(key_sha256_hex.to_ascii_lowercase()))
-            .send()
-            .await
-            .map_err(|e| unavailable("GetItem", &e))?;
-        out.item().map(decode).transpose()
+            .key(KEY_HASH, s(key_sha256_hex.to_ascii_lowercase()));
+        get_item(req, decode).await
     }
 }

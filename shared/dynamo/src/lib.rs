@@ -24,9 +24,11 @@ mod item;
 mod keys;
 mod payment_item;
 mod payments;
+mod read;
 pub mod schema;
 mod simledger;
 mod webhook_item;
+mod write;
 
 #[cfg(feature = "moto")]
 pub mod moto;

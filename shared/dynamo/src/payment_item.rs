@@ -14,8 +14,7 @@ pub(crate) const TXN_SK_PREFIX: &str = "TXN#";
 
 /// Attribute names the conditions refer to.
 pub(crate) mod attr {
-    pub(crate) const PK: &str = "pk";
-    pub(crate) const SK: &str = "sk";
+    pub(crate) use crate::item::{PK, SK};
     pub(crate) const VERSION: &str = "version";
     pub(crate) const STATUS: &str = "status";
     pub(crate) const PENDING: &str = "pendingOp";

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::{
-    types::{AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem},
+    types::{AttributeValue, Put, ReturnValuesOnConditionCheckFailure},
     Client,
 };
 use paygate_domain::{
@@ -21,6 +21,8 @@ use crate::{
         attr, decode_payment, decode_transaction, encode_payment, encode_transaction, txn_sk,
         PAYMENT_SK, TXN_SK_PREFIX,
     },
+    read::{get_item, query_all, sort_key_prefix_query},
+    write::{put_alone, transact_puts, CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT},
 };
 
 /// A condition expression with its placeholders.
@@ -90,11 +92,6 @@ fn condition_failed(expect: &Expectation, old: Option<&Item>) -> StoreError {
     StoreError::Conflict { current }
 }
 
-/// DynamoDB reason code of a failed condition inside a transaction.
-const CONDITIONAL_CHECK_FAILED: &str = "ConditionalCheckFailed";
-/// DynamoDB reason code of a transaction that collided with another one on the same item.
-const TRANSACTION_CONFLICT: &str = "TransactionConflict";
-
 /// Payments, transactions and outbox events in DynamoDB.
 #[derive(Debug, Clone)]
 pub struct DynamoPayments {
@@ -117,24 +114,22 @@ impl DynamoPayments {
         }
     }
 
-    async fn put_payment(
-        &self,
-        item: Item,
-        cond: Condition,
-        expect: &Expectation,
-    ) -> Result<(), StoreError> {
-        let res = self
-            .client
-            .put_item()
+    /// The payment item under its condition, written alone or as the first item of a
+    /// transaction. On a failed condition the item as it was comes back.
+    fn payment_put(&self, item: Item, cond: &Condition) -> Result<Put, StoreError> {
+        Put::builder()
             .table_name(&self.payments_table)
             .set_item(Some(item))
             .condition_expression(&cond.expr)
             .set_expression_attribute_names(Some(cond.names.clone()))
             .set_expression_attribute_values(cond.values())
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        match res {
+            .build()
+            .map_err(|e| build_error("payment put", e))
+    }
+
+    async fn put_payment(&self, payment: Put, expect: &Expectation) -> Result<(), StoreError> {
+        match put_alone(&self.client, payment).await {
             Ok(_) => Ok(()),
             Err(e) => match e.as_service_error() {
                 Some(se) if se.is_conditional_check_failed_exception() => {
@@ -149,142 +144,64 @@ impl DynamoPayments {
         }
     }
 
-    async fn transact(
-        &self,
-        item: Item,
-        cond: Condition,
-        change: &PaymentChange,
-    ) -> Result<(), StoreError> {
-        let mut ops = vec![TransactWriteItem::builder()
-            .put(
+    async fn transact(&self, payment: Put, change: &PaymentChange) -> Result<(), StoreError> {
+        let mut puts = vec![payment];
+        if let Some(x) = &change.transaction {
+            puts.push(
                 Put::builder()
                     .table_name(&self.payments_table)
-                    .set_item(Some(item))
-                    .condition_expression(&cond.expr)
-                    .set_expression_attribute_names(Some(cond.names.clone()))
-                    .set_expression_attribute_values(cond.values())
-                    .return_values_on_condition_check_failure(
-                        ReturnValuesOnConditionCheckFailure::AllOld,
-                    )
+                    .set_item(Some(encode_transaction(x)))
                     .build()
-                    .map_err(|e| build_error("payment put", e))?,
-            )
-            .build()];
-        if let Some(x) = &change.transaction {
-            ops.push(
-                TransactWriteItem::builder()
-                    .put(
-                        Put::builder()
-                            .table_name(&self.payments_table)
-                            .set_item(Some(encode_transaction(x)))
-                            .build()
-                            .map_err(|e| build_error("transaction put", e))?,
-                    )
-                    .build(),
+                    .map_err(|e| build_error("transaction put", e))?,
             );
         }
         if let Some(ev) = &change.event {
-            ops.push(
-                TransactWriteItem::builder()
-                    .put(
-                        Put::builder()
-                            .table_name(&self.events_table)
-                            .set_item(Some(encode_event(ev)?))
-                            .condition_expression(EVENT_ABSENT)
-                            .expression_attribute_names("#id", "id")
-                            .build()
-                            .map_err(|e| build_error("event put", e))?,
-                    )
-                    .build(),
+            puts.push(
+                Put::builder()
+                    .table_name(&self.events_table)
+                    .set_item(Some(encode_event(ev)?))
+                    .condition_expression(EVENT_ABSENT)
+                    .expression_attribute_names("#id", "id")
+                    .build()
+                    .map_err(|e| build_error("event put", e))?,
             );
         }
-        let res = self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(ops))
-            .send()
-            .await;
-        let err = match res {
-            Ok(_) => return Ok(()),
-            Err(e) => e,
+        let Err(cancelled) = transact_puts(&self.client, puts).await? else {
+            return Ok(());
         };
-        let Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(tc)) =
-            err.as_service_error()
-        else {
-            return Err(unavailable("TransactWriteItems", &err));
-        };
-        let reasons = tc.cancellation_reasons();
-        let code = |i: usize| reasons.get(i).and_then(|r| r.code());
-        if code(0) == Some(CONDITIONAL_CHECK_FAILED) {
-            return Err(condition_failed(
-                &change.expect,
-                reasons.first().and_then(|r| r.item()),
-            ));
+        if cancelled.code(0) == Some(CONDITIONAL_CHECK_FAILED) {
+            return Err(condition_failed(&change.expect, cancelled.item(0)));
         }
-        if (0..reasons.len()).any(|i| {
-            matches!(
-                code(i),
-                Some(CONDITIONAL_CHECK_FAILED | TRANSACTION_CONFLICT)
-            )
-        }) {
+        if cancelled.any(&[CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT]) {
             // The event id was taken, or another transaction touched one of the items at the
             // same time: nothing was written; the caller re-reads and tries again.
             return Err(StoreError::Conflict { current: None });
         }
-        let codes: Vec<&str> = reasons.iter().filter_map(|r| r.code()).collect();
-        Err(StoreError::Unavailable(format!(
-            "TransactWriteItems: cancelled ({})",
-            codes.join(", ")
-        )))
+        Err(cancelled.unavailable())
     }
 }
 
 #[async_trait]
 impl PaymentReader for DynamoPayments {
     async fn get_payment(&self, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
-        let out = self
+        let req = self
             .client
             .get_item()
             .table_name(&self.payments_table)
             .key(attr::PK, s(id.as_str()))
             .key(attr::SK, s(PAYMENT_SK))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| unavailable("GetItem", &e))?;
-        out.item().map(decode_payment).transpose()
+            .consistent_read(true);
+        get_item(req, decode_payment).await
     }
 
     async fn list_transactions(&self, id: &PaymentId) -> Result<Vec<Transaction>, StoreError> {
-        let mut out = Vec::new();
-        let mut start: Option<Item> = None;
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.payments_table)
-                .key_condition_expression("#pk = :pk AND begins_with(#sk, :txn)")
-                .set_expression_attribute_names(Some(attrs(&[
-                    ("#pk", attr::PK.to_owned()),
-                    ("#sk", attr::SK.to_owned()),
-                ])))
-                .set_expression_attribute_values(Some(attrs(&[
-                    (":pk", s(id.as_str())),
-                    (":txn", s(TXN_SK_PREFIX)),
-                ])))
-                .consistent_read(true)
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(|e| unavailable("Query", &e))?;
-            for item in page.items() {
-                out.push(decode_transaction(item)?);
-            }
-            match page.last_evaluated_key() {
-                Some(k) if !k.is_empty() => start = Some(k.clone()),
-                _ => break,
-            }
-        }
+        let query = sort_key_prefix_query(
+            &self.client,
+            &self.payments_table,
+            id.as_str(),
+            TXN_SK_PREFIX,
+        );
+        let mut out = query_all(query, decode_transaction).await?;
         out.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         Ok(out)
     }
@@ -294,17 +211,14 @@ impl PaymentReader for DynamoPayments {
         payment: &PaymentId,
         id: &TransactionId,
     ) -> Result<Option<Transaction>, StoreError> {
-        let out = self
+        let req = self
             .client
             .get_item()
             .table_name(&self.payments_table)
             .key(attr::PK, s(payment.as_str()))
             .key(attr::SK, s(txn_sk(id)))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| unavailable("GetItem", &e))?;
-        out.item().map(decode_transaction).transpose()
+            .consistent_read(true);
+        get_item(req, decode_transaction).await
     }
 }
 
@@ -319,12 +233,12 @@ impl PaymentWriter for DynamoPayments {
                 )));
             }
         }
-        let item = encode_payment(&change.payment);
-        let cond = condition(&change.expect);
+        let payment =
+            self.payment_put(encode_payment(&change.payment), &condition(&change.expect))?;
         if change.transaction.is_none() && change.event.is_none() {
-            self.put_payment(item, cond, &change.expect).await
+            self.put_payment(payment, &change.expect).await
         } else {
-            self.transact(item, cond, &change).await
+            self.transact(payment, &change).await
         }
     }
 }

@@ -6,8 +6,9 @@ use paygate_domain::{AccountId, StoreError};
 use paygate_simbank::{SimLedger, SimOrder};
 
 use crate::{
-    error::unavailable,
     item::{attrs, json_doc, n, s, Fields, Item},
+    read::get_item,
+    write::conditional_or,
 };
 
 fn key(account: &AccountId, order_id: &str) -> String {
@@ -39,22 +40,19 @@ impl SimLedger for DynamoSimLedger {
         account: &AccountId,
         order_id: &str,
     ) -> Result<Option<SimOrder>, StoreError> {
-        let out = self
+        let req = self
             .client
             .get_item()
             .table_name(&self.table)
             .key("pk", s(key(account, order_id)))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| unavailable("GetItem", &e))?;
-        let Some(item) = out.item() else {
-            return Ok(None);
-        };
-        let f = Fields::new(item, "simulator order");
-        let mut order: SimOrder = f.json("doc")?;
-        order.version = f.u64("version")?;
-        Ok(Some(order))
+            .consistent_read(true);
+        get_item(req, |item| {
+            let f = Fields::new(item, "simulator order");
+            let mut order: SimOrder = f.json("doc")?;
+            order.version = f.u64("version")?;
+            Ok(order)
+        })
+        .await
     }
 
     async fn store(&self, order: &SimOrder) -> Result<(), StoreError> {
@@ -80,15 +78,10 @@ impl SimLedger for DynamoSimLedger {
                 .set_expression_attribute_names(Some(attrs(&[("#version", "version".to_owned())])))
                 .set_expression_attribute_values(Some(attrs(&[(":prev", n(order.version - 1))])))
         };
-        match req.send().await {
-            Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|se| se.is_conditional_check_failed_exception()) =>
-            {
-                Err(StoreError::Conflict { current: None })
-            }
-            Err(e) => Err(unavailable("PutItem", &e)),
-        }
+        conditional_or(
+            "PutItem",
+            req.send().await,
+            StoreError::Conflict { current: None },
+        )
     }
 }

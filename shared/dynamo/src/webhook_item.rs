@@ -21,8 +21,7 @@ pub(crate) mod attr {
     pub(crate) const UPDATED_AT: &str = "updatedAt";
     pub(crate) const CREATED_AT: &str = "createdAt";
     pub(crate) const EVENT_ID: &str = "eventId";
-    pub(crate) const PK: &str = "pk";
-    pub(crate) const SK: &str = "sk";
+    pub(crate) use crate::item::{PK, SK};
     pub(crate) const STATUS: &str = "status";
     pub(crate) const ATTEMPTS_MADE: &str = "attemptsMade";
     /// Attempts made before the retry schedule last (re)started (number; absent = 0).

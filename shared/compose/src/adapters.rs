@@ -1,0 +1,60 @@
+//! The adapters, each built in one place: a client (DynamoDB, SQS or Secrets Manager) and
+//! the name of its table, queue or TTL.
+
+use std::{sync::Arc, time::Duration};
+
+use paygate_dynamo::{Client, DynamoAccounts, DynamoDeliveries, DynamoEndpoints, DynamoEvents};
+use paygate_secrets::SecretsManagerSigning;
+use paygate_sqs::{SqsDeliveryQueue, SqsEventPublisher};
+
+/// The outbox: the events table.
+pub fn outbox(client: &Client, events_table: &str) -> Arc<dyn paygate_domain::ports::Outbox> {
+    events(client, events_table)
+}
+
+/// The events table (the outbox), for the ports that also write it.
+pub(crate) fn events(client: &Client, events_table: &str) -> Arc<DynamoEvents> {
+    Arc::new(DynamoEvents::new(client.clone(), events_table))
+}
+
+/// The POS accounts table (also the directory of merchants).
+pub(crate) fn accounts(client: &Client, pos_accounts_table: &str) -> Arc<DynamoAccounts> {
+    Arc::new(DynamoAccounts::new(client.clone(), pos_accounts_table))
+}
+
+/// The webhook endpoints table.
+pub(crate) fn endpoints(client: &Client, webhook_endpoints_table: &str) -> Arc<DynamoEndpoints> {
+    Arc::new(DynamoEndpoints::new(
+        client.clone(),
+        webhook_endpoints_table,
+    ))
+}
+
+/// The deliveries table.
+pub(crate) fn deliveries(client: &Client, deliveries_table: &str) -> Arc<DynamoDeliveries> {
+    Arc::new(DynamoDeliveries::new(client.clone(), deliveries_table))
+}
+
+/// The events queue, as a publisher.
+pub(crate) fn event_publisher(
+    sqs: &paygate_sqs::Client,
+    events_queue_url: &str,
+) -> Arc<SqsEventPublisher> {
+    Arc::new(SqsEventPublisher::new(sqs.clone(), events_queue_url))
+}
+
+/// The deliveries queue.
+pub(crate) fn delivery_queue(
+    sqs: &paygate_sqs::Client,
+    deliveries_queue_url: &str,
+) -> Arc<SqsDeliveryQueue> {
+    Arc::new(SqsDeliveryQueue::new(sqs.clone(), deliveries_queue_url))
+}
+
+/// Webhook signing secrets in Secrets Manager, cached for `ttl` (zero: uncached).
+pub(crate) fn signing_secrets(
+    secrets: &paygate_secrets::Client,
+    ttl: Duration,
+) -> Arc<SecretsManagerSigning> {
+    Arc::new(SecretsManagerSigning::new(secrets.clone(), ttl))
+}

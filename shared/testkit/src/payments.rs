@@ -1,0 +1,202 @@
+//! [`MemoryPayments`]: payments, transactions and the outbox of their events.
+
+use std::{
+    collections::{BTreeMap, HashMap, HashSet},
+    sync::Mutex,
+};
+
+use async_trait::async_trait;
+use paygate_domain::{
+    ports::{Expectation, Outbox, OutboxWriter, PaymentChange, PaymentReader, PaymentWriter},
+    EventId, EventRecord, Payment, PaymentId, StoreError, Timestamp, Transaction, TransactionId,
+};
+
+/// Payments, transactions and outbox events in memory, written all-or-nothing under the
+/// same conditions the DynamoDB adapter uses.
+#[derive(Default)]
+pub struct MemoryPayments {
+    inner: Mutex<State>,
+    /// Fault injection: `Some(n)` lets `n` more saves through, then fails one.
+    fail_after: Mutex<Option<usize>>,
+    /// Events marked as handed to the queue.
+    sent: Mutex<HashSet<EventId>>,
+}
+
+#[derive(Default)]
+struct State {
+    payments: HashMap<PaymentId, Payment>,
+    transactions: BTreeMap<(PaymentId, TransactionId), Transaction>,
+    events: Vec<EventRecord>,
+}
+
+impl MemoryPayments {
+    pub fn insert(&self, p: Payment) {
+        self.inner.lock().unwrap().payments.insert(p.id.clone(), p);
+    }
+
+    pub fn payment(&self, id: &PaymentId) -> Option<Payment> {
+        self.inner.lock().unwrap().payments.get(id).cloned()
+    }
+
+    pub fn events(&self) -> Vec<EventRecord> {
+        self.inner.lock().unwrap().events.clone()
+    }
+
+    pub fn transactions(&self) -> Vec<Transaction> {
+        self.inner
+            .lock()
+            .unwrap()
+            .transactions
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// Lets `n` saves through, then fails the next one with `Unavailable`.
+    pub fn fail_save_after(&self, n: usize) {
+        *self.fail_after.lock().unwrap() = Some(n);
+    }
+}
+
+#[async_trait]
+impl PaymentReader for MemoryPayments {
+    async fn get_payment(&self, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
+        Ok(self.payment(id))
+    }
+
+    async fn list_transactions(&self, id: &PaymentId) -> Result<Vec<Transaction>, StoreError> {
+        let s = self.inner.lock().unwrap();
+        let mut v: Vec<_> = s
+            .transactions
+            .iter()
+            .filter(|((p, _), _)| p == id)
+            .map(|(_, t)| t.clone())
+            .collect();
+        v.sort_by_key(|t| t.created_at);
+        Ok(v)
+    }
+
+    async fn get_transaction(
+        &self,
+        payment: &PaymentId,
+        id: &TransactionId,
+    ) -> Result<Option<Transaction>, StoreError> {
+        let s = self.inner.lock().unwrap();
+        Ok(s.transactions.get(&(payment.clone(), id.clone())).cloned())
+    }
+}
+
+#[async_trait]
+impl PaymentWriter for MemoryPayments {
+    async fn save(&self, change: PaymentChange) -> Result<(), StoreError> {
+        {
+            let mut fail = self.fail_after.lock().unwrap();
+            match *fail {
+                Some(0) => {
+                    *fail = None;
+                    return Err(StoreError::Unavailable("injected".into()));
+                }
+                Some(n) => *fail = Some(n - 1),
+                None => {}
+            }
+        }
+        let mut s = self.inner.lock().unwrap();
+        let current = s.payments.get(&change.payment.id).cloned();
+        match (&change.expect, &current) {
+            (Expectation::Absent, Some(_)) => return Err(StoreError::AlreadyExists),
+            (Expectation::Absent, None) => {}
+            (Expectation::Version { .. }, None) => {
+                return Err(StoreError::Conflict { current: None })
+            }
+            (
+                Expectation::Version {
+                    version,
+                    status,
+                    no_pending,
+                    min_refundable,
+                },
+                Some(cur),
+            ) => {
+                let ok = cur.version == *version
+                    && cur.status == *status
+                    && (!no_pending || cur.pending.is_none())
+                    && min_refundable.is_none_or(|m| cur.refundable() >= m);
+                if !ok {
+                    return Err(StoreError::Conflict {
+                        current: Some(Box::new(cur.clone())),
+                    });
+                }
+            }
+        }
+        if let Some(ev) = &change.event {
+            if s.events.iter().any(|e| e.id == ev.id) {
+                return Err(StoreError::Conflict {
+                    current: current.map(Box::new),
+                });
+            }
+        }
+        if let Some(t) = change.transaction {
+            s.transactions
+                .insert((t.payment_id.clone(), t.id.clone()), t);
+        }
+        if let Some(ev) = change.event {
+            s.events.push(ev);
+        }
+        s.payments.insert(change.payment.id.clone(), change.payment);
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Outbox for MemoryPayments {
+    async fn get_event(&self, id: &EventId) -> Result<Option<EventRecord>, StoreError> {
+        Ok(self.events().into_iter().find(|e| &e.id == id))
+    }
+
+    async fn list_unsent(
+        &self,
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<EventRecord>, StoreError> {
+        let sent = self.sent.lock().unwrap().clone();
+        Ok(self
+            .events()
+            .into_iter()
+            .filter(|e| e.created_at <= before && !sent.contains(&e.id))
+            .take(limit)
+            .collect())
+    }
+
+    async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError> {
+        Ok(self.sent.lock().unwrap().insert(id.clone()))
+    }
+}
+
+impl MemoryPayments {
+    /// Events not yet marked sent.
+    pub fn unsent(&self) -> Vec<EventId> {
+        let sent = self.sent.lock().unwrap().clone();
+        self.events()
+            .into_iter()
+            .map(|e| e.id)
+            .filter(|id| !sent.contains(id))
+            .collect()
+    }
+}
+
+/// Events written on their own go to the same list as payment events; `sent` ones are
+/// marked sent at once.
+#[async_trait]
+impl OutboxWriter for MemoryPayments {
+    async fn put_event(&self, event: &EventRecord, sent: bool) -> Result<(), StoreError> {
+        let mut s = self.inner.lock().unwrap();
+        if s.events.iter().any(|e| e.id == event.id) {
+            return Err(StoreError::AlreadyExists);
+        }
+        s.events.push(event.clone());
+        if sent {
+            self.sent.lock().unwrap().insert(event.id.clone());
+        }
+        Ok(())
+    }
+}
