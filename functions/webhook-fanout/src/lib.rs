@@ -8,11 +8,10 @@
 //! Fanout is idempotent (delivery ids derive from event and endpoint), so a redelivered
 //! record never creates a second delivery.
 
-use aws_lambda_events::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
-use futures::future::join_all;
+use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use paygate_domain::EventRecord;
 use paygate_pipeline::FanoutDeps;
-use tracing::Instrument;
+use paygate_sqs::consumer::handle_batch;
 
 /// Dependencies, built once per Lambda instance.
 pub struct Deps {
@@ -33,37 +32,14 @@ impl Deps {
 
 /// Fans out every record of the batch; the response names the records that failed.
 pub async fn handle(deps: &Deps, event: SqsEvent) -> SqsBatchResponse {
-    let results = join_all(event.records.into_iter().map(|record| {
-        let message_id = record.message_id.clone().unwrap_or_default();
-        let span = tracing::info_span!("sqs_message", %message_id);
-        async move { (message_id, process(deps, record).await) }.instrument(span)
-    }))
-    .await;
-    let mut response = SqsBatchResponse::default();
-    // An empty id (SQS always sends one) makes Lambda retry the whole batch: nothing is lost.
-    response.batch_item_failures = results
-        .into_iter()
-        .filter(|(_, ok)| !ok)
-        .map(|(message_id, _)| {
-            let mut failure = BatchItemFailure::default();
-            failure.item_identifier = message_id;
-            failure
-        })
-        .collect();
-    response
+    handle_batch(event, "an event record", |event: EventRecord| {
+        process(deps, event)
+    })
+    .await
 }
 
-/// One record; `false` when it must be retried (or, never succeeding, reach the DLQ).
-async fn process(deps: &Deps, record: SqsMessage) -> bool {
-    let body = record.body.unwrap_or_default();
-    let event: EventRecord = match serde_json::from_str(&body) {
-        Ok(e) => e,
-        Err(e) => {
-            // No retry can fix it; it fails until SQS moves it to the dead-letter queue.
-            tracing::error!(error = %e, "events queue message is not an event record");
-            return false;
-        }
-    };
+/// One event; `false` when it must be retried (or, never succeeding, reach the DLQ).
+async fn process(deps: &Deps, event: EventRecord) -> bool {
     match paygate_pipeline::fanout(&deps.fanout, &event).await {
         Ok(enqueued) => {
             tracing::info!(event_id = %event.id, enqueued, "event fanned out");

@@ -2,6 +2,9 @@
 //! attempts, with per-message delays of at most 900 s), plus what the local stack needs to
 //! create the queues and poll them the way Lambda's event source mappings do.
 
+#[cfg(feature = "consumer")]
+pub mod consumer;
+
 use async_trait::async_trait;
 pub use aws_sdk_sqs::Client;
 use aws_sdk_sqs::{
