@@ -25,6 +25,9 @@ pub use ids::{
     WebhookEndpointId,
 };
 pub use money::{Currency, MAX_AMOUNT};
-pub use payment::{Payment, PaymentStatus, PendingOperation, PendingState, Planned};
+pub use payment::{
+    Payment, PaymentStatus, PendingOperation, PendingState, Planned, Settlement, StatusVerdict,
+    NOT_FOUND_GRACE_MS,
+};
 pub use time::Timestamp;
 pub use transaction::{Transaction, TransactionStatus, TransactionType};

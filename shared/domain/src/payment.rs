@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     account::Mode,
-    bank::{BankOutcome, BankState, BankStatus},
+    bank::BankOutcome,
     error::DomainError,
     event::{EventRecord, EventType},
     ids::{AccountId, EventId, MerchantId, PaymentId, TransactionId},
@@ -361,111 +361,10 @@ impl Payment {
             event,
         })
     }
-
-    /// Settles an unknown (or stale) operation from the bank's status answer. `None` when the
-    /// answer does not settle it (the query itself failed).
-    pub fn settle_from_status(
-        &self,
-        txn: &Transaction,
-        status: &BankStatus,
-        event_id: EventId,
-        now: Timestamp,
-    ) -> Option<Result<Settlement, DomainError>> {
-        let op = self.pending.as_ref()?;
-        if !status.is_conclusive() {
-            return None;
-        }
-        let took_effect = status.found
-            && match op.kind {
-                TransactionType::Capture => matches!(
-                    status.state,
-                    BankState::Approved | BankState::Refunded | BankState::PartiallyRefunded
-                ),
-                TransactionType::Cancel => status.state == BankState::Cancelled,
-                TransactionType::Refund => {
-                    status.refunded_amount >= self.refunded_amount + op.amount
-                }
-            };
-        let outcome = if took_effect {
-            // The order-level status carries the sale's references, not this operation's:
-            // the settled transaction gets none rather than borrowed ones.
-            BankOutcome::Approved {
-                code: status.code.clone(),
-                auth_code: None,
-                rrn: None,
-            }
-        } else {
-            BankOutcome::Error {
-                code: status.code.clone(),
-                message: "the bank shows the operation did not take effect".to_owned(),
-            }
-        };
-        Some(self.settle(txn, &outcome, event_id, now))
-    }
-
-    /// Finalizes a `pending` payment from the bank's status answer. `None` when the payment
-    /// is not pending or the answer is not conclusive (it then stays pending).
-    pub fn finalize_pending(
-        &self,
-        status: &BankStatus,
-        event_id: EventId,
-        now: Timestamp,
-    ) -> Option<(Payment, EventRecord)> {
-        if self.status != PaymentStatus::Pending || self.pending.is_some() {
-            return None;
-        }
-        if !status.is_conclusive() {
-            return None;
-        }
-        let mut p = self.clone();
-        p.version += 1;
-        p.updated_at = now;
-        let bank_amount = status.amount.clamp(0, self.amount);
-        let event_type = if !status.found {
-            p.status = PaymentStatus::Failed;
-            EventType::PaymentFailed
-        } else {
-            match status.state {
-                BankState::Approved => {
-                    p.status = PaymentStatus::Captured;
-                    p.captured_amount = bank_amount;
-                    EventType::PaymentCaptured
-                }
-                BankState::Preauth => {
-                    p.status = PaymentStatus::Authorized;
-                    EventType::PaymentAuthorized
-                }
-                BankState::Declined => {
-                    p.status = PaymentStatus::Declined;
-                    EventType::PaymentFailed
-                }
-                BankState::Cancelled => {
-                    p.status = PaymentStatus::Cancelled;
-                    EventType::PaymentCancelled
-                }
-                BankState::Refunded | BankState::PartiallyRefunded => {
-                    p.captured_amount = bank_amount;
-                    p.refunded_amount = status.refunded_amount.clamp(0, bank_amount);
-                    p.status = if p.refunded_amount >= p.captured_amount {
-                        PaymentStatus::Refunded
-                    } else {
-                        PaymentStatus::PartiallyRefunded
-                    };
-                    EventType::PaymentRefunded
-                }
-                BankState::Unknown => return None,
-            }
-        };
-        if !status.auth_code.is_empty() {
-            p.auth_code = status.auth_code.clone();
-        }
-        if !status.rrn.is_empty() {
-            p.rrn = status.rrn.clone();
-        }
-        let event = EventRecord::for_payment(event_id, event_type, &p, now);
-        Some((p, event))
-    }
 }
+
+mod reconcile;
+pub use reconcile::{StatusVerdict, NOT_FOUND_GRACE_MS};
 
 #[cfg(test)]
 mod tests;

@@ -191,6 +191,28 @@ impl From<OpError> for ApiError {
                 Self::new(S::UNPROCESSABLE_ENTITY, "provider_error", message)
                     .with_details(provider_details(&payment, &transaction))
             }
+            OpError::NotSettleable {
+                operation,
+                account_id,
+            } => Self::new(
+                S::BAD_REQUEST,
+                "operation_not_supported",
+                format!(
+                    "The POS account {account_id} does not support status queries, which the gateway needs to settle an operation the bank leaves unanswered; {} is refused on it.",
+                    operation.as_str()
+                ),
+            )
+            .with_details(json!({
+                "operation": operation,
+                "accountId": account_id,
+                "reason": "query_not_supported",
+            })),
+            OpError::NotRecorded { transaction_id } => Self::new(
+                S::SERVICE_UNAVAILABLE,
+                "operation_not_recorded",
+                "The bank answered, but the answer could not be recorded yet. Do not repeat the operation: it will be settled from the bank's records automatically; read the payment (GET /v1/payments/{id}) to see the result.",
+            )
+            .with_details(json!({ "transactionId": transaction_id })),
             OpError::Contended => Self::new(
                 S::CONFLICT,
                 "concurrent_modification",

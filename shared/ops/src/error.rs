@@ -30,6 +30,20 @@ pub enum OpError {
         payment: Box<Payment>,
         transaction: Box<Transaction>,
     },
+    /// The account cannot be queried at its bank, so an operation the bank left unanswered
+    /// could never be settled: money operations are refused on it up front.
+    #[error("the POS account cannot be queried; {} refused", operation.as_str())]
+    NotSettleable {
+        operation: Operation,
+        account_id: String,
+    },
+    /// The bank answered but its answer could not be recorded (the store kept failing).
+    /// The reservation stays; the reconciler settles it from the bank's records. The
+    /// operation must not be repeated.
+    #[error("the bank's answer to {transaction_id} could not be recorded yet")]
+    NotRecorded {
+        transaction_id: paygate_domain::TransactionId,
+    },
     /// The payment kept changing under us; the caller may retry.
     #[error("concurrent modification")]
     Contended,

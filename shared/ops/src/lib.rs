@@ -6,12 +6,14 @@
 //! server call these; adapters are chosen by the caller.
 
 pub mod auth;
+pub mod commit;
 pub mod error;
 pub mod operate;
 pub mod points;
 pub mod providers;
 pub mod publish;
 pub mod query;
+pub mod reconcile;
 pub mod system;
 
 pub use auth::{authenticate, hash_api_key, AuthError, Principal};

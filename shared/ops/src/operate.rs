@@ -7,11 +7,17 @@ use paygate_domain::{
         AccountLookup, BankOperation, Clock, Expectation, IdGenerator, PaymentChange,
         PaymentReader, PaymentWriter,
     },
-    BankOutcome, EventId, Operation, Payment, PaymentId, PosAccount, StoreError, Transaction,
-    TransactionId, TransactionType,
+    BankOutcome, EventId, Operation, Payment, PaymentId, PendingOperation, PosAccount,
+    Settlement, StoreError, Transaction, TransactionId, TransactionStatus, TransactionType,
 };
 
-use crate::{auth::Principal, error::OpError, providers::Providers, publish::EventSink};
+use crate::{
+    auth::Principal,
+    commit::{record_settlement, Recorded, FIRST_BACKOFF, MAX_BACKOFF},
+    error::OpError,
+    providers::Providers,
+    publish::EventSink,
+};
 
 /// How many times a lost reservation race is re-read and re-decided before giving up.
 const RESERVE_ATTEMPTS: usize = 4;
@@ -88,17 +94,7 @@ pub async fn run_operation(
         .providers
         .get(&account.provider_code)
         .ok_or_else(|| OpError::Internal("provider missing".into()))?;
-    let request = BankOperation {
-        order_id: reserved.order_id.clone(),
-        transaction_id: txn.id.clone(),
-        amount: op.amount,
-        currency: reserved.currency,
-        full: match kind {
-            TransactionType::Capture => op.amount == reserved.amount,
-            TransactionType::Cancel => true,
-            TransactionType::Refund => op.amount == reserved.captured_amount,
-        },
-    };
+    let request = bank_request(&reserved, &txn, op);
     let outcome = match kind {
         TransactionType::Capture => provider.capture(&account, &request).await,
         TransactionType::Cancel => provider.cancel(&account, &request).await,
@@ -112,47 +108,105 @@ pub async fn run_operation(
         outcome = outcome_name(&outcome),
         "bank answered"
     );
-    let now = deps.clock.now();
-    let settlement = reserved.settle(&txn, &outcome, EventId::generate(deps.ids.as_ref()), now)?;
-    let change = PaymentChange {
-        payment: settlement.payment.clone(),
-        expect: Expectation::over(&reserved),
-        transaction: Some(settlement.transaction.clone()),
-        event: settlement.event.clone(),
-    };
-    if let Err(e) = deps.payments.save(change).await {
-        // The bank has answered but the answer is not recorded. The reservation stays; once
-        // stale it is treated as unknown and `query` settles it from the bank's records.
-        tracing::error!(payment_id = %reserved.id, transaction_id = %txn.id, error = %e,
-            "could not record the bank's answer; left for query to settle");
-        return Err(match e {
-            StoreError::Conflict { .. } => OpError::Contended,
-            other => OpError::from(other),
-        });
-    }
-    if let Some(event) = &settlement.event {
-        deps.events.after_commit(event).await;
-    }
-    let payment = Box::new(settlement.payment);
-    let transaction = Box::new(settlement.transaction);
-    match outcome {
-        BankOutcome::Approved { .. } => Ok(OperationResult {
-            payment: *payment,
-            transaction: *transaction,
-        }),
-        BankOutcome::Declined { after_cutoff, .. } => Err(OpError::Declined {
-            payment,
-            transaction,
-            after_cutoff,
-        }),
-        BankOutcome::Error { .. } | BankOutcome::Unknown { .. } => Err(OpError::Provider {
-            payment,
-            transaction,
-        }),
+    let settlement = reserved.settle(
+        &txn,
+        &outcome,
+        EventId::generate(deps.ids.as_ref()),
+        deps.clock.now(),
+    )?;
+    let (payment, transaction) = commit(deps, &reserved, settlement).await?;
+    answer(payment, transaction, &outcome)
+}
+
+/// What the bank is asked to do for the operation reserved on `reserved`.
+pub(crate) fn bank_request(
+    reserved: &Payment,
+    txn: &Transaction,
+    op: &PendingOperation,
+) -> BankOperation {
+    BankOperation {
+        order_id: reserved.order_id.clone(),
+        transaction_id: txn.id.clone(),
+        amount: op.amount,
+        currency: reserved.currency,
+        full: match op.kind {
+            TransactionType::Capture => op.amount == reserved.amount,
+            TransactionType::Cancel => true,
+            TransactionType::Refund => op.amount == reserved.captured_amount,
+        },
     }
 }
 
-/// Decides and reserves, re-reading after a lost race.
+/// Records the bank's answer (retried until known) and hands its event to the queue.
+/// Returns the payment and transaction as recorded — ours, or, when someone else settled
+/// the operation first, theirs.
+pub(crate) async fn commit(
+    deps: &OperationDeps,
+    reserved: &Payment,
+    settlement: Settlement,
+) -> Result<(Payment, Transaction), OpError> {
+    match record_settlement(deps.payments.as_ref(), reserved, &settlement).await {
+        Ok(Recorded::Ours) => {
+            if let Some(event) = &settlement.event {
+                deps.events.after_commit(event).await;
+            }
+            Ok((settlement.payment, settlement.transaction))
+        }
+        Ok(Recorded::Theirs {
+            payment,
+            transaction,
+        }) => {
+            tracing::info!(payment_id = %reserved.id, transaction_id = %transaction.id,
+                status = transaction.status.as_str(), "the operation was settled by another request");
+            Ok((*payment, *transaction))
+        }
+        Err(e) => {
+            // The bank has answered but the answer could not be recorded. The reservation
+            // stays; once stale the reconciler settles it from the bank's records.
+            tracing::error!(payment_id = %reserved.id, transaction_id = %settlement.transaction.id,
+                error = %e, "could not record the bank's answer; left to the reconciler");
+            Err(OpError::NotRecorded {
+                transaction_id: settlement.transaction.id,
+            })
+        }
+    }
+}
+
+/// The merchant's answer from the recorded transaction. When someone else recorded it, their
+/// record decides; otherwise the bank's answer (the two agree on the status).
+fn answer(
+    payment: Payment,
+    transaction: Transaction,
+    outcome: &BankOutcome,
+) -> Result<OperationResult, OpError> {
+    let after_cutoff = matches!(
+        outcome,
+        BankOutcome::Declined {
+            after_cutoff: true,
+            ..
+        }
+    );
+    match transaction.status {
+        TransactionStatus::Approved => Ok(OperationResult {
+            payment,
+            transaction,
+        }),
+        TransactionStatus::Declined => Err(OpError::Declined {
+            payment: Box::new(payment),
+            transaction: Box::new(transaction),
+            after_cutoff,
+        }),
+        TransactionStatus::Failed | TransactionStatus::Unknown | TransactionStatus::Pending => {
+            Err(OpError::Provider {
+                payment: Box::new(payment),
+                transaction: Box::new(transaction),
+            })
+        }
+    }
+}
+
+/// Decides and reserves, re-reading after a lost race. A reservation whose answer was lost
+/// is found by reading back (nothing has moved yet, so trying again is safe).
 async fn reserve(
     deps: &OperationDeps,
     principal: &Principal,
@@ -169,6 +223,14 @@ async fn reserve(
             account_id: account.id.to_string(),
         });
     }
+    if !deps.providers.supports(&account, Operation::Query) {
+        // An operation the bank leaves unanswered could never be settled on this account.
+        return Err(OpError::NotSettleable {
+            operation,
+            account_id: account.id.to_string(),
+        });
+    }
+    let mut backoff = FIRST_BACKOFF;
     for _ in 0..RESERVE_ATTEMPTS {
         let now = deps.clock.now();
         let planned = payment.plan(kind, amount, now)?;
@@ -201,6 +263,16 @@ async fn reserve(
             }) => payment = *now_stored,
             Err(StoreError::Conflict { current: None }) => {
                 payment = get_payment(deps.payments.as_ref(), principal, id).await?;
+            }
+            Err(e @ StoreError::Unavailable(_)) => {
+                tracing::warn!(payment_id = %id, error = %e, "reservation failed; reading back");
+                payment = get_payment(deps.payments.as_ref(), principal, id).await?;
+                if payment.version == reserved.version && payment.pending == reserved.pending {
+                    // It did apply; the answer was lost.
+                    return Ok((payment, txn, account));
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
             }
             Err(e) => return Err(e.into()),
         }

@@ -18,7 +18,7 @@ mod webhooks;
 
 pub use clock::{ManualClock, SeqIds, T0};
 pub use lookups::{MemoryAccounts, MemoryBins, MemoryKeys};
-pub use payments::MemoryPayments;
+pub use payments::{MemoryPayments, SaveFault};
 pub use webhooks::{
     MemoryDeliveries, MemoryEndpoints, MemoryPublisher, MemoryQueue, ScriptedSender, SentRequest,
     StaticSecrets,

@@ -1,7 +1,7 @@
 //! [`MemoryPayments`]: payments, transactions and the outbox of their events.
 
 use std::{
-    collections::{BTreeMap, HashMap, HashSet},
+    collections::{BTreeMap, HashMap, HashSet, VecDeque},
     sync::Mutex,
 };
 
@@ -20,6 +20,26 @@ pub struct MemoryPayments {
     fail_after: Mutex<Option<usize>>,
     /// Events marked as handed to the queue.
     sent: Mutex<HashSet<EventId>>,
+    /// Fault injection: one entry per coming save, in order (`None`: let it through).
+    script: Mutex<VecDeque<Option<SaveFault>>>,
+    /// Fault injection: whether every save answers `Unavailable` (nothing written).
+    down: Mutex<bool>,
+    /// How many saves were attempted, faulted or not.
+    saves: Mutex<usize>,
+}
+
+/// A fault a save can meet, as DynamoDB produces them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaveFault {
+    /// The write is applied but its answer is lost (a time-out after the commit).
+    LostAnswer,
+    /// A 500 before anything is applied.
+    ServerError,
+    /// Cancelled by another transaction touching the same item (`TransactionConflict`);
+    /// nothing applied.
+    TransactionConflict,
+    /// Throttled; nothing applied.
+    Throttled,
 }
 
 #[derive(Default)]
@@ -56,50 +76,24 @@ impl MemoryPayments {
     pub fn fail_save_after(&self, n: usize) {
         *self.fail_after.lock().unwrap() = Some(n);
     }
-}
 
-#[async_trait]
-impl PaymentReader for MemoryPayments {
-    async fn get_payment(&self, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
-        Ok(self.payment(id))
+    /// Scripts the coming saves: the i-th entry decides the i-th save from now (`None` lets
+    /// it through); saves after the script are let through.
+    pub fn script_saves(&self, faults: impl IntoIterator<Item = Option<SaveFault>>) {
+        self.script.lock().unwrap().extend(faults);
     }
 
-    async fn list_transactions(&self, id: &PaymentId) -> Result<Vec<Transaction>, StoreError> {
-        let s = self.inner.lock().unwrap();
-        let mut v: Vec<_> = s
-            .transactions
-            .iter()
-            .filter(|((p, _), _)| p == id)
-            .map(|(_, t)| t.clone())
-            .collect();
-        v.sort_by_key(|t| t.created_at);
-        Ok(v)
+    /// While `down`, every save answers `Unavailable` and writes nothing.
+    pub fn set_down(&self, down: bool) {
+        *self.down.lock().unwrap() = down;
     }
 
-    async fn get_transaction(
-        &self,
-        payment: &PaymentId,
-        id: &TransactionId,
-    ) -> Result<Option<Transaction>, StoreError> {
-        let s = self.inner.lock().unwrap();
-        Ok(s.transactions.get(&(payment.clone(), id.clone())).cloned())
+    /// Saves attempted so far (faulted ones included).
+    pub fn save_count(&self) -> usize {
+        *self.saves.lock().unwrap()
     }
-}
 
-#[async_trait]
-impl PaymentWriter for MemoryPayments {
-    async fn save(&self, change: PaymentChange) -> Result<(), StoreError> {
-        {
-            let mut fail = self.fail_after.lock().unwrap();
-            match *fail {
-                Some(0) => {
-                    *fail = None;
-                    return Err(StoreError::Unavailable("injected".into()));
-                }
-                Some(n) => *fail = Some(n - 1),
-                None => {}
-            }
-        }
+    fn apply(&self, change: PaymentChange) -> Result<(), StoreError> {
         let mut s = self.inner.lock().unwrap();
         let current = s.payments.get(&change.payment.id).cloned();
         match (&change.expect, &current) {
@@ -144,6 +138,72 @@ impl PaymentWriter for MemoryPayments {
         }
         s.payments.insert(change.payment.id.clone(), change.payment);
         Ok(())
+    }
+}
+
+#[async_trait]
+impl PaymentReader for MemoryPayments {
+    async fn get_payment(&self, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
+        Ok(self.payment(id))
+    }
+
+    async fn list_transactions(&self, id: &PaymentId) -> Result<Vec<Transaction>, StoreError> {
+        let s = self.inner.lock().unwrap();
+        let mut v: Vec<_> = s
+            .transactions
+            .iter()
+            .filter(|((p, _), _)| p == id)
+            .map(|(_, t)| t.clone())
+            .collect();
+        v.sort_by_key(|t| t.created_at);
+        Ok(v)
+    }
+
+    async fn get_transaction(
+        &self,
+        payment: &PaymentId,
+        id: &TransactionId,
+    ) -> Result<Option<Transaction>, StoreError> {
+        let s = self.inner.lock().unwrap();
+        Ok(s.transactions.get(&(payment.clone(), id.clone())).cloned())
+    }
+}
+
+#[async_trait]
+impl PaymentWriter for MemoryPayments {
+    async fn save(&self, change: PaymentChange) -> Result<(), StoreError> {
+        *self.saves.lock().unwrap() += 1;
+        {
+            let mut fail = self.fail_after.lock().unwrap();
+            match *fail {
+                Some(0) => {
+                    *fail = None;
+                    return Err(StoreError::Unavailable("injected".into()));
+                }
+                Some(n) => *fail = Some(n - 1),
+                None => {}
+            }
+        }
+        if *self.down.lock().unwrap() {
+            return Err(StoreError::Unavailable("injected: store down".into()));
+        }
+        let fault = self.script.lock().unwrap().pop_front().flatten();
+        match fault {
+            None => self.apply(change),
+            Some(SaveFault::LostAnswer) => {
+                // Whatever the write did (applied, or refused on its condition), the caller
+                // only sees a time-out.
+                let _ = self.apply(change);
+                Err(StoreError::Unavailable("injected: answer lost".into()))
+            }
+            Some(SaveFault::ServerError) => {
+                Err(StoreError::Unavailable("injected: InternalServerError".into()))
+            }
+            Some(SaveFault::TransactionConflict) => Err(StoreError::Conflict { current: None }),
+            Some(SaveFault::Throttled) => Err(StoreError::Unavailable(
+                "injected: ThrottlingException".into(),
+            )),
+        }
     }
 }
 

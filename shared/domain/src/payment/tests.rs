@@ -1,7 +1,11 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::{ids::IdGenerator, money::MAX_AMOUNT};
+use crate::{
+    bank::{BankState, BankStatus},
+    ids::IdGenerator,
+    money::MAX_AMOUNT,
+};
 
 struct Seq(std::sync::atomic::AtomicU64);
 impl IdGenerator for Seq {
@@ -236,11 +240,13 @@ fn unknown_outcome_blocks_other_operations_until_settled() {
         rrn: "1".into(),
     };
     let ids = Seq(100.into());
-    let settled = s
+    let StatusVerdict::Settled(settled) = s
         .payment
         .settle_from_status(&s.transaction, &status, EventId::generate(&ids), T0)
         .unwrap()
-        .unwrap();
+    else {
+        panic!("a positive answer settles at once")
+    };
     assert_eq!(settled.payment.status, PaymentStatus::PartiallyRefunded);
     assert_eq!(settled.payment.refunded_amount, 4_000);
     assert_eq!(settled.transaction.status, TransactionStatus::Approved);
@@ -250,25 +256,88 @@ fn unknown_outcome_blocks_other_operations_until_settled() {
         state: BankState::Approved,
         ..status.clone()
     };
-    let failed = s
+    // Inside the grace period a negative answer settles nothing (banks book late)...
+    for at in [T0, T0.plus_millis(NOT_FOUND_GRACE_MS - 1)] {
+        assert_eq!(
+            s.payment
+                .settle_from_status(&s.transaction, &not, EventId::generate(&ids), at)
+                .unwrap(),
+            StatusVerdict::Wait
+        );
+    }
+    // ... after it, it does.
+    let StatusVerdict::Settled(failed) = s
         .payment
-        .settle_from_status(&s.transaction, &not, EventId::generate(&ids), T0)
+        .settle_from_status(
+            &s.transaction,
+            &not,
+            EventId::generate(&ids),
+            T0.plus_millis(NOT_FOUND_GRACE_MS),
+        )
         .unwrap()
-        .unwrap();
+    else {
+        panic!("a negative answer after the grace settles")
+    };
     assert_eq!(failed.payment.status, PaymentStatus::Captured);
     assert_eq!(failed.payment.pending, None);
     assert_eq!(failed.transaction.status, TransactionStatus::Failed);
     assert!(failed.event.is_none());
     // A failed query settles nothing.
-    assert!(s
-        .payment
-        .settle_from_status(
-            &s.transaction,
-            &BankStatus::unavailable("91"),
-            EventId::generate(&ids),
-            T0
-        )
-        .is_none());
+    assert_eq!(
+        s.payment
+            .settle_from_status(
+                &s.transaction,
+                &BankStatus::unavailable("91"),
+                EventId::generate(&ids),
+                T0.plus_millis(10 * NOT_FOUND_GRACE_MS)
+            )
+            .unwrap(),
+        StatusVerdict::Wait
+    );
+}
+
+#[test]
+fn half_done_cancel_of_a_captured_preauth_is_resumed_never_failed() {
+    let p = payment(PaymentStatus::Captured, 10_000);
+    let planned = p.plan(TransactionType::Cancel, None, T0).unwrap();
+    let r = p.reserve(planned, TransactionId::parse("txn_c").unwrap(), T0);
+    let txn = Transaction::pending(
+        TransactionId::parse("txn_c").unwrap(),
+        r.id.clone(),
+        TransactionType::Cancel,
+        planned.amount,
+        r.currency,
+        T0,
+    );
+    let ids = Seq(0.into());
+    // Capture reversed, authorization still held: the bank shows a pre-authorization.
+    let half = BankStatus {
+        found: true,
+        state: BankState::Preauth,
+        amount: 10_000,
+        refunded_amount: 0,
+        code: "00".into(),
+        auth_code: String::new(),
+        rrn: String::new(),
+    };
+    for at in [T0, T0.plus_millis(100 * NOT_FOUND_GRACE_MS)] {
+        assert_eq!(
+            r.settle_from_status(&txn, &half, EventId::generate(&ids), at)
+                .unwrap(),
+            StatusVerdict::ResumeCancel
+        );
+    }
+    let done = BankStatus {
+        state: BankState::Cancelled,
+        ..half
+    };
+    let StatusVerdict::Settled(s) = r
+        .settle_from_status(&txn, &done, EventId::generate(&ids), T0)
+        .unwrap()
+    else {
+        panic!("a fully reversed order settles the cancel")
+    };
+    assert_eq!(s.payment.status, PaymentStatus::Cancelled);
 }
 
 #[test]
@@ -329,9 +398,10 @@ fn pending_payment_is_finalized_by_bank_state() {
             EventType::PaymentFailed,
         ),
     ];
+    let after_grace = T0.plus_millis(NOT_FOUND_GRACE_MS);
     for (found, state, next, ev) in cases {
         let (np, event) = p
-            .finalize_pending(&status(found, state), EventId::generate(&ids), T0)
+            .finalize_pending(&status(found, state), EventId::generate(&ids), after_grace)
             .unwrap();
         assert_eq!(np.status, next);
         assert_eq!(event.event_type, ev);
@@ -339,6 +409,22 @@ fn pending_payment_is_finalized_by_bank_state() {
     assert!(p
         .finalize_pending(&BankStatus::unavailable("91"), EventId::generate(&ids), T0)
         .is_none());
+    // "No record" inside the grace period never fails a pending payment; a record does
+    // finalize it at once.
+    assert!(p
+        .finalize_pending(
+            &status(false, BankState::Unknown),
+            EventId::generate(&ids),
+            T0.plus_millis(NOT_FOUND_GRACE_MS - 1)
+        )
+        .is_none());
+    assert!(p
+        .finalize_pending(
+            &status(true, BankState::Approved),
+            EventId::generate(&ids),
+            T0
+        )
+        .is_some());
     assert!(payment(PaymentStatus::Captured, 1)
         .finalize_pending(
             &status(true, BankState::Approved),
@@ -396,7 +482,7 @@ proptest! {
                         };
                         let refunded = if op.kind == TransactionType::Refund && applied { bank_refunded + op.amount } else { bank_refunded };
                         let st = BankStatus { found: true, state: if op.kind == TransactionType::Capture && !applied { BankState::Preauth } else { state }, amount: p.amount, refunded_amount: refunded, code: "00".into(), auth_code: String::new(), rrn: String::new() };
-                        let s = p.settle_from_status(&txn, &st, EventId::generate(&ids), T0).unwrap().unwrap();
+                        let StatusVerdict::Settled(s) = p.settle_from_status(&txn, &st, EventId::generate(&ids), T0.plus_millis(NOT_FOUND_GRACE_MS)).unwrap() else { panic!("a conclusive answer after the grace settles") };
                         if s.transaction.status == TransactionStatus::Approved && op.kind == TransactionType::Refund { bank_refunded += op.amount; }
                         p = s.payment;
                         open = None;

@@ -7,7 +7,9 @@ use paygate_domain::{
     MerchantId, Mode, OperationSet, PaymentStatus, PendingState, PosAccount, TransactionStatus,
 };
 use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds, T0};
+use paygate_testkit::{
+    ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SaveFault, SeqIds, T0,
+};
 
 use super::*;
 use crate::{publish::EventSink, query::query_payment};
@@ -18,6 +20,7 @@ struct World {
     bank: Arc<SimBank>,
     clock: Arc<ManualClock>,
     publisher: Arc<MemoryPublisher>,
+    accounts: Arc<MemoryAccounts>,
     principal: Principal,
 }
 
@@ -49,7 +52,7 @@ fn world() -> World {
     let publisher = Arc::new(MemoryPublisher::default());
     let deps = OperationDeps {
         payments: store.clone(),
-        accounts,
+        accounts: accounts.clone(),
         providers: Providers::new().register(bank.clone()),
         clock: clock.clone(),
         ids: Arc::new(SeqIds::default()),
@@ -64,6 +67,7 @@ fn world() -> World {
         bank,
         clock,
         publisher,
+        accounts,
         principal: Principal {
             merchant_id: MerchantId::parse("mch_a").unwrap(),
             mode: Mode::Test,
@@ -355,8 +359,8 @@ async fn cancel_after_the_cut_is_declined_with_a_hint() {
     assert!(w.op(&id, TransactionType::Refund, None).await.is_ok());
 }
 
-#[tokio::test]
-async fn lost_commit_is_settled_by_query_once_stale() {
+#[tokio::test(start_paused = true)]
+async fn unrecordable_commit_is_settled_by_query_once_stale() {
     let w = world();
     let id = w
         .payment(
@@ -367,12 +371,16 @@ async fn lost_commit_is_settled_by_query_once_stale() {
             InitialBankState::Preauth,
         )
         .await;
-    // GIVEN the reservation is written but the commit after the bank call fails
-    w.store.fail_save_after(1);
+    // GIVEN the reservation is written but every write of the bank's answer fails
+    w.store.script_saves(
+        std::iter::once(None)
+            .chain(std::iter::repeat_n(Some(SaveFault::ServerError), 8)),
+    );
     assert!(matches!(
         w.op(&id, TransactionType::Capture, None).await,
-        Err(OpError::Internal(_))
+        Err(OpError::NotRecorded { .. })
     ));
+    assert_eq!(w.store.save_count(), 9);
     // THEN the bank captured, the payment still holds the reservation, and nothing else may run
     let acct = account("acc_all", OperationSet::all());
     assert_eq!(
@@ -502,6 +510,13 @@ async fn query_finalizes_pending_payments() {
         let pid = w
             .payment(id, "acc_all", PaymentStatus::Pending, 12_000, bank)
             .await;
+        if bank == InitialBankState::None {
+            // "No record" inside the grace period fails nothing: banks book late.
+            let q = query_payment(&w.deps, &w.principal, &pid).await.unwrap();
+            assert_eq!(q.payment.status, PaymentStatus::Pending);
+            w.clock
+                .advance_millis(paygate_domain::NOT_FOUND_GRACE_MS);
+        }
         let q = query_payment(&w.deps, &w.principal, &pid).await.unwrap();
         assert_eq!(q.payment.status, next, "{id}");
         assert_eq!(w.store.events().last().unwrap().event_type, ev, "{id}");
@@ -552,3 +567,5 @@ async fn a_failed_queue_send_leaves_the_event_for_the_sweeper() {
     assert!(w.publisher.ids().is_empty());
     assert_eq!(w.store.unsent(), vec![w.store.events()[0].id.clone()]);
 }
+
+mod faults;

@@ -1,0 +1,163 @@
+//! Settling from the bank's records: an operation whose outcome is unknown (or whose
+//! reservation went stale), and a payment still `pending`.
+//!
+//! Conservative by rule: only a conclusive answer settles. A failed query ("could not
+//! tell") settles nothing. A conclusion that the operation did *not* happen — the bank has
+//! no record, or shows the order unchanged — counts only once [`NOT_FOUND_GRACE_MS`] has
+//! passed since the operation started (or the payment was created): banks book late, and
+//! reading a late booking as "nothing moved" would free the amount for a second movement.
+//! A conclusion that it *did* happen settles at once.
+
+use super::{Payment, PaymentStatus, Settlement};
+use crate::{
+    bank::{BankOutcome, BankState, BankStatus},
+    error::DomainError,
+    event::{EventRecord, EventType},
+    ids::EventId,
+    time::Timestamp,
+    transaction::{Transaction, TransactionType},
+};
+
+/// How long after an operation started (or a pending payment was created) a "did not
+/// happen" answer from the bank is believed.
+pub const NOT_FOUND_GRACE_MS: i64 = 180_000;
+
+/// What a status answer means for an unsettled operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatusVerdict {
+    /// The answer settles the operation: write this.
+    Settled(Box<Settlement>),
+    /// Not conclusive (a failed query, or a negative answer inside the grace period): the
+    /// operation stays unknown and is asked about again later.
+    Wait,
+    /// A two-step cancel of a captured pre-authorization is half done at the bank: the
+    /// capture is reversed but the authorization is still held. The cancel must be completed
+    /// (the bank adapters' cancel performs only the missing step).
+    ResumeCancel,
+}
+
+fn within_grace(since: Timestamp, now: Timestamp) -> bool {
+    now.unix_millis() - since.unix_millis() < NOT_FOUND_GRACE_MS
+}
+
+impl Payment {
+    /// Settles the unknown (or stale) pending operation, whose transaction is `txn`, from the
+    /// bank's status answer.
+    pub fn settle_from_status(
+        &self,
+        txn: &Transaction,
+        status: &BankStatus,
+        event_id: EventId,
+        now: Timestamp,
+    ) -> Result<StatusVerdict, DomainError> {
+        let op = self.pending.as_ref().ok_or(DomainError::NothingPending)?;
+        if !status.is_conclusive() {
+            return Ok(StatusVerdict::Wait);
+        }
+        let took_effect = status.found
+            && match op.kind {
+                TransactionType::Capture => matches!(
+                    status.state,
+                    BankState::Approved | BankState::Refunded | BankState::PartiallyRefunded
+                ),
+                TransactionType::Cancel => status.state == BankState::Cancelled,
+                TransactionType::Refund => {
+                    status.refunded_amount >= self.refunded_amount + op.amount
+                }
+            };
+        if !took_effect
+            && op.kind == TransactionType::Cancel
+            && self.status == PaymentStatus::Captured
+            && status.found
+            && status.state == BankState::Preauth
+        {
+            return Ok(StatusVerdict::ResumeCancel);
+        }
+        if !took_effect && within_grace(op.started_at, now) {
+            return Ok(StatusVerdict::Wait);
+        }
+        let outcome = if took_effect {
+            // The order-level status carries the sale's references, not this operation's:
+            // the settled transaction gets none rather than borrowed ones.
+            BankOutcome::Approved {
+                code: status.code.clone(),
+                auth_code: None,
+                rrn: None,
+            }
+        } else {
+            BankOutcome::Error {
+                code: status.code.clone(),
+                message: "the bank shows the operation did not take effect".to_owned(),
+            }
+        };
+        self.settle(txn, &outcome, event_id, now)
+            .map(|s| StatusVerdict::Settled(Box::new(s)))
+    }
+
+    /// Finalizes a `pending` payment from the bank's status answer. `None` when the payment
+    /// is not pending or the answer is not conclusive (it then stays pending); "no record"
+    /// counts only after the grace period from the payment's creation.
+    pub fn finalize_pending(
+        &self,
+        status: &BankStatus,
+        event_id: EventId,
+        now: Timestamp,
+    ) -> Option<(Payment, EventRecord)> {
+        if self.status != PaymentStatus::Pending || self.pending.is_some() {
+            return None;
+        }
+        if !status.is_conclusive() {
+            return None;
+        }
+        if !status.found && within_grace(self.created_at, now) {
+            return None;
+        }
+        let mut p = self.clone();
+        p.version += 1;
+        p.updated_at = now;
+        let bank_amount = status.amount.clamp(0, self.amount);
+        let event_type = if !status.found {
+            p.status = PaymentStatus::Failed;
+            EventType::PaymentFailed
+        } else {
+            match status.state {
+                BankState::Approved => {
+                    p.status = PaymentStatus::Captured;
+                    p.captured_amount = bank_amount;
+                    EventType::PaymentCaptured
+                }
+                BankState::Preauth => {
+                    p.status = PaymentStatus::Authorized;
+                    EventType::PaymentAuthorized
+                }
+                BankState::Declined => {
+                    p.status = PaymentStatus::Declined;
+                    EventType::PaymentFailed
+                }
+                BankState::Cancelled => {
+                    p.status = PaymentStatus::Cancelled;
+                    EventType::PaymentCancelled
+                }
+                BankState::Refunded | BankState::PartiallyRefunded => {
+                    p.captured_amount = bank_amount;
+                    p.refunded_amount = status.refunded_amount.clamp(0, bank_amount);
+                    p.status = if p.refunded_amount >= p.captured_amount {
+                        PaymentStatus::Refunded
+                    } else {
+                        PaymentStatus::PartiallyRefunded
+                    };
+                    EventType::PaymentRefunded
+                }
+                BankState::Unknown => return None,
+            }
+        };
+        if !status.auth_code.is_empty() {
+            p.auth_code = status.auth_code.clone();
+        }
+        if !status.rrn.is_empty() {
+            p.rrn = status.rrn.clone();
+        }
+        let event = EventRecord::for_payment(event_id, event_type, &p, now);
+        Some((p, event))
+    }
+}
