@@ -25,7 +25,7 @@ use crate::{
         attr, decode_attempt, decode_delivery, encode_attempt, encode_delivery, ATTEMPT_SK_PREFIX,
         DELIVERY_SK,
     },
-    write::{conditional, transact_puts, CONDITIONAL_CHECK_FAILED},
+    write::{conditional, request_token, transact_puts, CONDITIONAL_CHECK_FAILED},
 };
 
 /// The key of a delivery's own item (its attempts share the partition).
@@ -154,7 +154,12 @@ impl DeliveryStore for DynamoDeliveries {
             ])))
             .build()
             .map_err(|e| build_error("delivery put", e))?;
-        match transact_puts(&self.client, [attempt_put, delivery_put]).await? {
+        let token = request_token(&[
+            "attempt",
+            attempt.delivery_id.as_str(),
+            &attempt.number.to_string(),
+        ]);
+        match transact_puts(&self.client, token, [attempt_put, delivery_put]).await? {
             Ok(()) => Ok(true),
             Err(cancelled) if cancelled.any(&[CONDITIONAL_CHECK_FAILED]) => Ok(false),
             // TransactionConflict (another write on the delivery at the same moment) or a

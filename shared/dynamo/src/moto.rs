@@ -138,7 +138,7 @@ impl MotoServer {
 
     /// A DynamoDB client for this server (static test credentials, no retries).
     pub fn client(&self) -> aws_sdk_dynamodb::Client {
-        crate::client_for_endpoint(&self.endpoint, REGION)
+        crate::client_for_tests(&self.endpoint, REGION)
     }
 
     fn spawn(cmd: &[OsString], port: u16, serialized: bool) -> Result<Self, MotoError> {

@@ -22,7 +22,9 @@ use crate::{
         PAYMENT_SK, TXN_SK_PREFIX,
     },
     read::{get_item, query_all, sort_key_prefix_query},
-    write::{put_alone, transact_puts, CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT},
+    write::{
+        put_alone, request_token, transact_puts, CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT,
+    },
 };
 
 /// A condition expression with its placeholders.
@@ -166,7 +168,21 @@ impl DynamoPayments {
                     .map_err(|e| build_error("event put", e))?,
             );
         }
-        let Err(cancelled) = transact_puts(&self.client, puts).await? else {
+        // One logical write per payment version: the version we write, and what we write
+        // with it, name it.
+        let version = change.payment.version.to_string();
+        let txn = change.transaction.as_ref().map(|t| t.id.to_string());
+        let txn_status = change.transaction.as_ref().map(|t| t.status.as_str());
+        let event = change.event.as_ref().map(|e| e.id.to_string());
+        let token = request_token(&[
+            "payment",
+            change.payment.id.as_str(),
+            &version,
+            txn.as_deref().unwrap_or(""),
+            txn_status.unwrap_or(""),
+            event.as_deref().unwrap_or(""),
+        ]);
+        let Err(cancelled) = transact_puts(&self.client, token, puts).await? else {
             return Ok(());
         };
         if cancelled.code(0) == Some(CONDITIONAL_CHECK_FAILED) {

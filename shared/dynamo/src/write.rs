@@ -118,10 +118,25 @@ impl Cancelled {
     }
 }
 
-/// Writes `puts` in one `TransactWriteItems`. `Ok(Err(_))` when DynamoDB cancelled it, with
-/// the reasons; any other failure is `StoreError::Unavailable`.
+/// A `ClientRequestToken` (≤ 36 characters) for one logical write: the same `parts` give the
+/// same token, so a retry of that write — by the SDK or by us — is applied at most once by
+/// DynamoDB (within its 10-minute idempotency window), while any other write gets another.
+pub(crate) fn request_token(parts: &[&str]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update([0u8]);
+    }
+    hex::encode(&h.finalize()[..16])
+}
+
+/// Writes `puts` in one `TransactWriteItems` carrying `token` as its `ClientRequestToken`.
+/// `Ok(Err(_))` when DynamoDB cancelled it, with the reasons; any other failure is
+/// `StoreError::Unavailable`.
 pub(crate) async fn transact_puts(
     client: &Client,
+    token: String,
     puts: impl IntoIterator<Item = Put>,
 ) -> Result<Result<(), Cancelled>, StoreError> {
     let items = puts
@@ -130,6 +145,7 @@ pub(crate) async fn transact_puts(
         .collect();
     let err = match client
         .transact_write_items()
+        .client_request_token(token)
         .set_transact_items(Some(items))
         .send()
         .await
@@ -144,4 +160,18 @@ pub(crate) async fn transact_puts(
         }));
     }
     Err(unavailable("TransactWriteItems", &err))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::request_token;
+
+    #[test]
+    fn tokens_are_deterministic_distinct_and_short() {
+        let a = request_token(&["pay_1", "3", "txn_1"]);
+        assert_eq!(a, request_token(&["pay_1", "3", "txn_1"]));
+        assert_ne!(a, request_token(&["pay_1", "4", "txn_1"]));
+        assert_ne!(a, request_token(&["pay_1", "3txn_1"]));
+        assert!(a.len() <= 36 && a.chars().all(|c| c.is_ascii_hexdigit()));
+    }
 }

@@ -7,8 +7,8 @@ use paygate_domain::{
         AccountLookup, BankOperation, Clock, Expectation, IdGenerator, PaymentChange,
         PaymentReader, PaymentWriter,
     },
-    BankOutcome, EventId, Operation, Payment, PaymentId, PendingOperation, PosAccount,
-    Settlement, StoreError, Transaction, TransactionId, TransactionStatus, TransactionType,
+    BankOutcome, EventId, Operation, Payment, PaymentId, PendingOperation, PosAccount, Settlement,
+    StoreError, Transaction, TransactionId, TransactionStatus, TransactionType,
 };
 
 use crate::{
@@ -256,26 +256,31 @@ async fn reserve(
             transaction: Some(txn.clone()),
             event: None,
         };
-        match deps.payments.save(change).await {
+        let stored = match deps.payments.save(change).await {
             Ok(()) => return Ok((reserved, txn, account)),
             Err(StoreError::Conflict {
                 current: Some(now_stored),
-            }) => payment = *now_stored,
+            }) => *now_stored,
             Err(StoreError::Conflict { current: None }) => {
-                payment = get_payment(deps.payments.as_ref(), principal, id).await?;
+                get_payment(deps.payments.as_ref(), principal, id).await?
             }
             Err(e @ StoreError::Unavailable(_)) => {
                 tracing::warn!(payment_id = %id, error = %e, "reservation failed; reading back");
-                payment = get_payment(deps.payments.as_ref(), principal, id).await?;
-                if payment.version == reserved.version && payment.pending == reserved.pending {
-                    // It did apply; the answer was lost.
-                    return Ok((payment, txn, account));
+                let stored = get_payment(deps.payments.as_ref(), principal, id).await?;
+                if stored.version == payment.version {
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
                 }
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(MAX_BACKOFF);
+                stored
             }
             Err(e) => return Err(e.into()),
+        };
+        if stored.version == reserved.version && stored.pending == reserved.pending {
+            // Our reservation applied; its answer was lost (or a retry of it then failed
+            // its own condition).
+            return Ok((stored, txn, account));
         }
+        payment = stored;
     }
     Err(OpError::Contended)
 }

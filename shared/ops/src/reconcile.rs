@@ -141,7 +141,10 @@ async fn finalize(
             // Someone else (another query, the reconciler) changed it first.
             return Ok(stored);
         }
-        if !matches!(failed, StoreError::Unavailable(_) | StoreError::Conflict { .. }) {
+        if !matches!(
+            failed,
+            StoreError::Unavailable(_) | StoreError::Conflict { .. }
+        ) {
             return Err(failed.into());
         }
         tokio::time::sleep(backoff).await;

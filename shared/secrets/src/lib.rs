@@ -84,14 +84,15 @@ impl SecretDoc {
     }
 }
 
-/// A client for a local endpoint (moto): static test credentials, retries off.
+/// A client for a local endpoint (moto, the dev server): static test credentials and the
+/// deployed functions' retries (standard mode, three attempts, as the SDK default).
 pub fn client_for_endpoint(endpoint: &str, region: &str) -> Client {
     let conf = aws_sdk_secretsmanager::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .endpoint_url(endpoint)
         .region(Region::new(region.to_owned()))
         .credentials_provider(Credentials::new("test", "test", None, None, "static"))
-        .retry_config(RetryConfig::disabled())
+        .retry_config(RetryConfig::standard().with_max_attempts(3))
         .build();
     Client::from_conf(conf)
 }

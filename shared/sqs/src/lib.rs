@@ -23,14 +23,15 @@ pub async fn client_from_env() -> Client {
     Client::new(&conf)
 }
 
-/// A client for a local endpoint: static test credentials, retries off.
+/// A client for a local endpoint (moto, the dev server): static test credentials and the
+/// deployed functions' retries (standard mode, three attempts, as the SDK default).
 pub fn client_for_endpoint(endpoint: &str, region: &str) -> Client {
     let conf = aws_sdk_sqs::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .endpoint_url(endpoint)
         .region(Region::new(region.to_owned()))
         .credentials_provider(Credentials::new("test", "test", None, None, "static"))
-        .retry_config(RetryConfig::disabled())
+        .retry_config(RetryConfig::standard().with_max_attempts(3))
         .build();
     Client::from_conf(conf)
 }

@@ -196,9 +196,9 @@ impl PaymentWriter for MemoryPayments {
                 let _ = self.apply(change);
                 Err(StoreError::Unavailable("injected: answer lost".into()))
             }
-            Some(SaveFault::ServerError) => {
-                Err(StoreError::Unavailable("injected: InternalServerError".into()))
-            }
+            Some(SaveFault::ServerError) => Err(StoreError::Unavailable(
+                "injected: InternalServerError".into(),
+            )),
             Some(SaveFault::TransactionConflict) => Err(StoreError::Conflict { current: None }),
             Some(SaveFault::Throttled) => Err(StoreError::Unavailable(
                 "injected: ThrottlingException".into(),

@@ -373,8 +373,7 @@ async fn unrecordable_commit_is_settled_by_query_once_stale() {
         .await;
     // GIVEN the reservation is written but every write of the bank's answer fails
     w.store.script_saves(
-        std::iter::once(None)
-            .chain(std::iter::repeat_n(Some(SaveFault::ServerError), 8)),
+        std::iter::once(None).chain(std::iter::repeat_n(Some(SaveFault::ServerError), 8)),
     );
     assert!(matches!(
         w.op(&id, TransactionType::Capture, None).await,
@@ -514,8 +513,7 @@ async fn query_finalizes_pending_payments() {
             // "No record" inside the grace period fails nothing: banks book late.
             let q = query_payment(&w.deps, &w.principal, &pid).await.unwrap();
             assert_eq!(q.payment.status, PaymentStatus::Pending);
-            w.clock
-                .advance_millis(paygate_domain::NOT_FOUND_GRACE_MS);
+            w.clock.advance_millis(paygate_domain::NOT_FOUND_GRACE_MS);
         }
         let q = query_payment(&w.deps, &w.principal, &pid).await.unwrap();
         assert_eq!(q.payment.status, next, "{id}");

@@ -40,20 +40,31 @@ async fn a_faulted_commit_still_answers_the_banks_outcome_once() {
             .op(&id, TransactionType::Refund, Some(5_000))
             .await
             .unwrap_or_else(|e| panic!("{fault:?}: {e:?}"));
-        assert_eq!(r.transaction.status, TransactionStatus::Approved, "{fault:?}");
+        assert_eq!(
+            r.transaction.status,
+            TransactionStatus::Approved,
+            "{fault:?}"
+        );
         assert_eq!(r.payment.status, PaymentStatus::PartiallyRefunded);
         assert_eq!(r.payment.refunded_amount, 5_000);
         let stored = w.store.payment(&id).unwrap();
         assert_eq!(stored.pending, None, "{fault:?}");
         assert_eq!(stored.refunded_amount, 5_000);
-        assert_eq!(bank_refunded(&w).await, 5_000, "{fault:?}: one refund at the bank");
+        assert_eq!(
+            bank_refunded(&w).await,
+            5_000,
+            "{fault:?}: one refund at the bank"
+        );
         assert_eq!(w.store.events().len(), 1, "{fault:?}: exactly one event");
         assert_eq!(w.publisher.ids().len(), 1, "{fault:?}: queued once");
         // A lost answer is found by reading back after the first write: no more writes.
         let expected_saves = if fault == SaveFault::LostAnswer { 2 } else { 4 };
         assert_eq!(w.store.save_count(), expected_saves, "{fault:?}");
         // The payment is free for the next operation.
-        assert!(w.op(&id, TransactionType::Refund, Some(1_000)).await.is_ok());
+        assert!(w
+            .op(&id, TransactionType::Refund, Some(1_000))
+            .await
+            .is_ok());
         assert_eq!(bank_refunded(&w).await, 6_000);
     }
 }
@@ -87,14 +98,22 @@ async fn a_declined_answer_survives_a_lost_commit_answer() {
 
 #[tokio::test(start_paused = true)]
 async fn a_lost_reservation_answer_is_read_back_and_the_bank_called_once() {
-    for fault in [SaveFault::LostAnswer, SaveFault::ServerError, SaveFault::Throttled] {
+    for fault in [
+        SaveFault::LostAnswer,
+        SaveFault::ServerError,
+        SaveFault::Throttled,
+    ] {
         let w = world();
         let id = captured(&w).await;
         w.store.script_saves([Some(fault)]);
         let r = w.op(&id, TransactionType::Refund, Some(3_000)).await;
         assert!(r.is_ok(), "{fault:?}: {r:?}");
         assert_eq!(bank_refunded(&w).await, 3_000, "{fault:?}");
-        assert_eq!(w.store.transactions().len(), 1, "{fault:?}: one transaction");
+        assert_eq!(
+            w.store.transactions().len(),
+            1,
+            "{fault:?}: one transaction"
+        );
     }
 }
 
@@ -115,7 +134,8 @@ async fn an_unrecordable_answer_is_never_advertised_as_retryable() {
         w.op(&id, TransactionType::Refund, Some(4_000)).await,
         Err(OpError::Domain(DomainError::OperationInProgress { .. }))
     ));
-    w.clock.advance_millis(paygate_domain::payment::STALE_IN_FLIGHT_MS + 1);
+    w.clock
+        .advance_millis(paygate_domain::payment::STALE_IN_FLIGHT_MS + 1);
     let q = query_payment(&w.deps, &w.principal, &id).await.unwrap();
     assert_eq!(q.payment.refunded_amount, 4_000);
     assert_eq!(q.payment.pending, None);
