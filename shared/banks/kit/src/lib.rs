@@ -9,6 +9,7 @@
 pub mod amount;
 pub mod credentials;
 pub mod encoding;
+pub mod retry;
 pub mod transport;
 pub mod xml;
 
@@ -18,4 +19,5 @@ pub mod sim;
 pub use credentials::{
     AccountCredentials, CredentialStore, MemoryCredentials, SecretsManagerCredentials,
 };
+pub use retry::StepRetry;
 pub use transport::{BankTransport, TransportError};
