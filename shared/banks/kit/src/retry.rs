@@ -51,9 +51,7 @@ impl StepRetry {
         if retry == 0 || retry > self.retries {
             return None;
         }
-        let wait = self
-            .backoff
-            .saturating_mul(1u32 << (retry - 1).min(16));
+        let wait = self.backoff.saturating_mul(1u32 << (retry - 1).min(16));
         let needed = started
             .elapsed()
             .saturating_add(wait)

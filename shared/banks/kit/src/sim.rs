@@ -22,8 +22,8 @@ pub mod faults;
 mod serve;
 
 pub use faults::{Fault, FaultCounts, FaultOdds, FaultPlan};
-pub use serve::{serve_money, track_touched};
 use serve::touch;
+pub use serve::{serve_money, track_touched};
 
 /// One operation the bank performed on an order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -437,10 +437,7 @@ impl SimState {
     /// The bank's ledger: every order, sorted by (client, order id).
     pub fn ledger(&self) -> Vec<LedgerEntry> {
         let book = self.book();
-        let mut all: Vec<LedgerEntry> = book
-            .orders()
-            .map(|(c, o)| LedgerEntry::of(c, o))
-            .collect();
+        let mut all: Vec<LedgerEntry> = book.orders().map(|(c, o)| LedgerEntry::of(c, o)).collect();
         all.sort_by(|a, b| (&a.client, &a.order_id).cmp(&(&b.client, &b.order_id)));
         all
     }
@@ -610,8 +607,15 @@ mod tests {
         let state = SimState::new(false);
         {
             let mut b = state.book();
-            b.register("c", "o", 1_000, Currency::Try, TestOrderState::Preauth, false)
-                .unwrap();
+            b.register(
+                "c",
+                "o",
+                1_000,
+                Currency::Try,
+                TestOrderState::Preauth,
+                false,
+            )
+            .unwrap();
             b.postauth("c", "o", 600).unwrap();
             let ((), touched) = track_touched(|| {
                 b.reverse_capture("c", "o").unwrap();
