@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use paygate_bankkit::{AccountCredentials, BankTransport, CredentialStore, TransportError};
+use paygate_bankkit::{
+    AccountCredentials, BankTransport, CredentialStore, StepRetry, TransportError,
+};
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
     BankOutcome, BankStatus, CardDetails, Currency, Operation, OperationSet, PointsResult,
@@ -15,7 +17,7 @@ use crate::{
     points,
     request::{Request, Signer, TxnType, CONTENT_TYPE, FIXED_AMOUNT, REWARD_INQUIRY_AMOUNT},
     response::{parse_response, GvpsResponse, Verdict},
-    status::{self, combine, is_not_found, parse_history, parse_order_inq, void_target},
+    status::{combine, is_not_found, parse_history, parse_order_inq},
 };
 
 /// Provider code accounts refer to.
@@ -102,7 +104,7 @@ impl GarantiConfig {
         }
     }
 
-    fn request<'a>(
+    pub(crate) fn request<'a>(
         &'a self,
         txn: TxnType,
         order_id: &'a str,
@@ -178,13 +180,24 @@ impl CallError {
 
 /// The Garanti GVPS provider.
 pub struct GarantiProvider {
-    transport: BankTransport,
+    pub(crate) transport: BankTransport,
     creds: Arc<dyn CredentialStore>,
+    pub(crate) retry: StepRetry,
 }
 
 impl GarantiProvider {
     pub fn new(transport: BankTransport, creds: Arc<dyn CredentialStore>) -> Self {
-        Self { transport, creds }
+        Self {
+            transport,
+            creds,
+            retry: StepRetry::default(),
+        }
+    }
+
+    /// How the second void of a two-step cancel is retried (default [`StepRetry::default`]).
+    pub fn with_step_retry(mut self, retry: StepRetry) -> Self {
+        self.retry = retry;
+        self
     }
 
     async fn config(&self, account: &PosAccount) -> Result<GarantiConfig, CallError> {
@@ -215,7 +228,7 @@ impl GarantiProvider {
     }
 
     /// Runs a money-moving request and maps its answer.
-    async fn money(
+    pub(crate) async fn money(
         &self,
         account: &PosAccount,
         cfg: &GarantiConfig,
@@ -235,7 +248,7 @@ impl GarantiProvider {
     }
 
     /// A read-only request; `Err` carries (code, message) when there is no usable answer.
-    async fn read(
+    pub(crate) async fn read(
         &self,
         cfg: &GarantiConfig,
         txn: TxnType,
@@ -246,7 +259,12 @@ impl GarantiProvider {
     }
 }
 
-fn log_outcome(account: &PosAccount, order_id: &str, txn: TxnType, outcome: &BankOutcome) {
+pub(crate) fn log_outcome(
+    account: &PosAccount,
+    order_id: &str,
+    txn: TxnType,
+    outcome: &BankOutcome,
+) {
     let (result, code) = match outcome {
         BankOutcome::Approved { code, .. } => ("approved", code.as_str()),
         BankOutcome::Declined { code, .. } => ("declined", code.as_str()),
@@ -288,58 +306,13 @@ impl PosProvider for GarantiProvider {
         self.money(account, &cfg, req).await
     }
 
-    /// `void` (PROVRFN, fixed amount) of the order's latest live sale/pre-auth/post-auth,
-    /// named by `OriginalRetrefNum` from a preceding `orderhistoryinq`.
+    /// `orderhistoryinq`, then the voids still missing (see [`crate::cancel`]).
     async fn cancel(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
         let cfg = match self.config(account).await {
             Ok(c) => c,
             Err(e) => return e.outcome(),
         };
-        let history = match self
-            .read(&cfg, TxnType::OrderHistoryInq, &op.order_id)
-            .await
-        {
-            Ok(r) if r.verdict() == Verdict::Approved => parse_history(&r),
-            Ok(r) if is_not_found(&r) => {
-                let outcome = BankOutcome::Declined {
-                    code: r.bank_code(),
-                    message: r.text(),
-                    after_cutoff: false,
-                };
-                log_outcome(account, &op.order_id, TxnType::Void, &outcome);
-                return outcome;
-            }
-            Ok(r) => {
-                return BankOutcome::Error {
-                    code: r.bank_code(),
-                    message: format!("order history before the void failed: {}", r.text()),
-                }
-            }
-            // A failed read moved nothing: the void was never sent.
-            Err((code, message)) => {
-                return BankOutcome::Error {
-                    code,
-                    message: format!("order history before the void failed: {message}"),
-                }
-            }
-        };
-        let target = void_target(&history);
-        let mut req = cfg.request(
-            TxnType::Void,
-            &op.order_id,
-            FIXED_AMOUNT.to_owned(),
-            op.currency,
-        );
-        req.original_rrn = target.map(|t| t.rrn.as_str()).filter(|r| !r.is_empty());
-        match self.money(account, &cfg, req).await {
-            BankOutcome::Declined { code, message, .. } => BankOutcome::Declined {
-                code,
-                message,
-                // The history said the target is past the end-of-day cut.
-                after_cutoff: target.is_some_and(status::OrderTxn::settled),
-            },
-            other => other,
-        }
+        self.cancel_order(account, &cfg, op).await
     }
 
     /// `refund` (PROVRFN) of the amount, in kuruş; full and partial alike.
@@ -365,13 +338,19 @@ impl PosProvider for GarantiProvider {
         };
         let inq = match self.read(&cfg, TxnType::OrderInq, order_id).await {
             Ok(r) if is_not_found(&r) => return BankStatus::not_found(&r.bank_code()),
-            Ok(r) if r.verdict() == Verdict::Approved => parse_order_inq(&r),
+            Ok(r) if r.verdict() == Verdict::Approved => match parse_order_inq(&r) {
+                Ok(inq) => inq,
+                Err(_) => return BankStatus::unavailable("response"),
+            },
             Ok(r) => return BankStatus::unavailable(&r.bank_code()),
             Err((code, _)) => return BankStatus::unavailable(&code),
         };
         let history = match self.read(&cfg, TxnType::OrderHistoryInq, order_id).await {
             Ok(r) if is_not_found(&r) => Vec::new(),
-            Ok(r) if r.verdict() == Verdict::Approved => parse_history(&r),
+            Ok(r) if r.verdict() == Verdict::Approved => match parse_history(&r) {
+                Ok(h) => h,
+                Err(_) => return BankStatus::unavailable("response"),
+            },
             Ok(r) => return BankStatus::unavailable(&r.bank_code()),
             Err((code, _)) => return BankStatus::unavailable(&code),
         };

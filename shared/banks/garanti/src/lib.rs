@@ -14,6 +14,7 @@
 //! the card number.
 
 pub mod adapter;
+pub mod cancel;
 pub mod hash;
 pub mod points;
 pub mod request;

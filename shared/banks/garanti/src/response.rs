@@ -38,8 +38,13 @@ const TECHNICAL_REASONS: &[&str] = &[
 ];
 /// GVPS reason codes after which the host may have acted.
 const UNKNOWN_REASONS: &[&str] = &["9998"];
-/// ISO 8583 host codes that are technical failures rather than declines.
-const HOST_TECHNICAL: &[&str] = &["06", "19", "68", "90", "91", "92", "96", "98", "99"];
+/// ISO 8583 host codes that say the host had the request but cannot say what it did:
+/// `68` "response received too late", `96` "system malfunction". Never "nothing moved".
+const HOST_UNKNOWN: &[&str] = &["68", "96"];
+/// ISO 8583 host codes that are technical failures before processing rather than declines:
+/// `06` error, `19` re-enter transaction, `90` cut-off in progress, `91` issuer or switch
+/// inoperative, `92` no routing to the institution, `98`/`99` reserved / general error.
+const HOST_TECHNICAL: &[&str] = &["06", "19", "90", "91", "92", "98", "99"];
 
 /// Classifies an answer from its `Source`, `Code` and `ReasonCode`.
 pub fn classify(source: &str, code: &str, reason: &str) -> Verdict {
@@ -55,6 +60,7 @@ pub fn classify(source: &str, code: &str, reason: &str) -> Verdict {
                 Verdict::Declined
             }
         }
+        c if HOST_UNKNOWN.contains(&c) => Verdict::Unknown,
         c if HOST_TECHNICAL.contains(&c) => Verdict::Error,
         _ => Verdict::Declined,
     }
@@ -276,6 +282,17 @@ mod tests {
             parse_response(timeout.as_bytes()).unwrap().outcome(),
             BankOutcome::Unknown { .. }
         ));
+        // "Response received too late" and "system malfunction" at the host: unknown.
+        for code in ["68", "96"] {
+            let late = gvps("HOST", code, code, "", "");
+            assert!(
+                matches!(
+                    parse_response(late.as_bytes()).unwrap().outcome(),
+                    BankOutcome::Unknown { .. }
+                ),
+                "{code}"
+            );
+        }
         let issuer_down = gvps("HOST", "91", "91", "", "");
         assert!(matches!(
             parse_response(issuer_down.as_bytes()).unwrap().outcome(),

@@ -72,8 +72,20 @@ fn text(e: &Element, name: &str) -> String {
     e.text_at(&[name]).unwrap_or_default().trim().to_owned()
 }
 
-fn kurus(e: &Element, name: &str) -> i64 {
-    parse_minor(&text(e, name)).unwrap_or(0)
+/// An amount field: absent/empty is `Ok(None)`, unreadable is `Err(field)` — never a guess.
+fn kurus(e: &Element, name: &str) -> Result<Option<i64>, String> {
+    let raw = text(e, name);
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    parse_minor(&raw)
+        .map(Some)
+        .ok_or_else(|| format!("unreadable {name}"))
+}
+
+/// The amount an answer must carry: present and readable.
+fn required(v: Option<i64>, name: &str) -> Result<i64, String> {
+    v.ok_or_else(|| format!("missing {name}"))
 }
 
 /// Whether the answer says the order does not exist.
@@ -82,37 +94,70 @@ pub fn is_not_found(resp: &GvpsResponse) -> bool {
         && (resp.reason_code == ORDER_NOT_FOUND_INQ || resp.reason_code == ORDER_NOT_FOUND_HIST)
 }
 
-pub fn parse_order_inq(resp: &GvpsResponse) -> OrderInq {
-    let Some(r) = resp.root.at(&["Order", "OrderInqResult"]) else {
-        return OrderInq::default();
+/// Reads an approved `orderinq` answer. `Err` names what is missing or unreadable: the
+/// result block, or the amount of the state it reports (an amount is never guessed).
+pub fn parse_order_inq(resp: &GvpsResponse) -> Result<OrderInq, String> {
+    let r = resp
+        .root
+        .at(&["Order", "OrderInqResult"])
+        .ok_or_else(|| "no OrderInqResult".to_owned())?;
+    let status = text(r, "Status").to_ascii_uppercase();
+    let preauth = kurus(r, "PreAuthAmount")?;
+    let auth = kurus(r, "AuthAmount")?;
+    let (preauth_amount, auth_amount) = match from_inq_status(&status) {
+        Some(BankState::Preauth) => (required(preauth, "PreAuthAmount")?, auth.unwrap_or(0)),
+        Some(_) => (
+            preauth.unwrap_or(0),
+            auth.or(preauth)
+                .ok_or_else(|| "missing AuthAmount".to_owned())?,
+        ),
+        None => (preauth.unwrap_or(0), auth.unwrap_or(0)),
     };
-    OrderInq {
-        status: text(r, "Status").to_ascii_uppercase(),
-        preauth_amount: kurus(r, "PreAuthAmount"),
-        auth_amount: kurus(r, "AuthAmount"),
+    Ok(OrderInq {
+        status,
+        preauth_amount,
+        auth_amount,
         rrn: text(r, "RetrefNum"),
         auth_code: text(r, "AuthCode"),
-    }
+    })
 }
 
-pub fn parse_history(resp: &GvpsResponse) -> Vec<OrderTxn> {
+/// Reads an approved `orderhistoryinq` answer. Every transaction must name its type and
+/// status and carry a readable amount for its type; otherwise `Err` (the whole answer is
+/// unusable: a refund with an unreadable amount must not count as 0).
+pub fn parse_history(resp: &GvpsResponse) -> Result<Vec<OrderTxn>, String> {
     let Some(list) = resp
         .root
         .at(&["Order", "OrderHistInqResult", "OrderTxnList"])
     else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     list.children_named("OrderTxn")
-        .map(|t| OrderTxn {
-            kind: text(t, "Type").to_ascii_lowercase(),
-            status: text(t, "Status"),
-            preauth_amount: kurus(t, "PreAuthAmount"),
-            auth_amount: kurus(t, "AuthAmount"),
-            void_date: text(t, "VoidDate"),
-            rrn: text(t, "RetrefNum"),
-            auth_code: text(t, "AuthCode"),
-            return_code: text(t, "ReturnCode"),
-            settlement: text(t, "Settlement"),
+        .map(|t| {
+            let kind = text(t, "Type").to_ascii_lowercase();
+            let status = text(t, "Status");
+            if kind.is_empty() || status.is_empty() {
+                return Err("OrderTxn without Type or Status".to_owned());
+            }
+            let preauth = kurus(t, "PreAuthAmount")?;
+            let auth = kurus(t, "AuthAmount")?;
+            let (preauth_amount, auth_amount) = match kind.as_str() {
+                "preauth" => (required(preauth, "PreAuthAmount")?, auth.unwrap_or(0)),
+                // A void's amount is the fixed 1.00 TL the request carries: not read.
+                "void" => (preauth.unwrap_or(0), auth.unwrap_or(0)),
+                _ => (preauth.unwrap_or(0), required(auth, "AuthAmount")?),
+            };
+            Ok(OrderTxn {
+                kind,
+                status,
+                preauth_amount,
+                auth_amount,
+                void_date: text(t, "VoidDate"),
+                rrn: text(t, "RetrefNum"),
+                auth_code: text(t, "AuthCode"),
+                return_code: text(t, "ReturnCode"),
+                settlement: text(t, "Settlement"),
+            })
         })
         .collect()
 }
@@ -121,6 +166,42 @@ pub fn parse_history(resp: &GvpsResponse) -> Vec<OrderTxn> {
 /// post-authorization (never a refund).
 pub fn void_target(history: &[OrderTxn]) -> Option<&OrderTxn> {
     history.iter().rev().find(|t| t.live() && t.is_sale_like())
+}
+
+/// What a cancel still has to do, read from the order history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CancelSteps<'a> {
+    /// Every approved sale / pre-auth / post-auth is voided: nothing left to send.
+    AlreadyCancelled,
+    /// Nothing approved to void (declined, or only refunds): the bank's own refusal is
+    /// asked for with a void without reference.
+    NothingLive,
+    /// The voids to send, in order. GVPS voids only the latest transaction, so a captured
+    /// pre-authorization needs the `postauth` voided first (the order is a pre-authorization
+    /// again), then the `preauth` (the hold is released). A half-done cancel has only the
+    /// second step left.
+    Voids(Vec<&'a OrderTxn>),
+}
+
+pub fn cancel_steps(history: &[OrderTxn]) -> CancelSteps<'_> {
+    let Some(top) = void_target(history) else {
+        return if history.iter().any(|t| t.is_sale_like() && t.approved()) {
+            CancelSteps::AlreadyCancelled
+        } else {
+            CancelSteps::NothingLive
+        };
+    };
+    let mut steps = vec![top];
+    if top.kind == "postauth" {
+        if let Some(pre) = history
+            .iter()
+            .rev()
+            .find(|t| t.kind == "preauth" && t.live())
+        {
+            steps.push(pre);
+        }
+    }
+    CancelSteps::Voids(steps)
 }
 
 /// The total of approved refunds not voided since.
@@ -279,7 +360,7 @@ mod tests {
 
     #[test]
     fn mews_fixtures() {
-        let sale = parse_order_inq(&r(INQ_SALE));
+        let sale = parse_order_inq(&r(INQ_SALE)).unwrap();
         let st = combine(&sale, &[]);
         assert_eq!(
             (st.state, st.amount, st.refunded_amount),
@@ -289,12 +370,12 @@ mod tests {
             (st.rrn.as_str(), st.auth_code.as_str()),
             ("300708704369", "304919")
         );
-        let pre = combine(&parse_order_inq(&r(INQ_PREAUTH)), &[]);
+        let pre = combine(&parse_order_inq(&r(INQ_PREAUTH)).unwrap(), &[]);
         assert_eq!((pre.state, pre.amount), (BankState::Preauth, 101));
         assert!(is_not_found(&r(INQ_NOT_FOUND)));
         assert!(is_not_found(&r(HIST_NOT_FOUND)));
         assert!(!is_not_found(&r(INQ_SALE)));
-        let hist = parse_history(&r(HIST_SALE_FAILED_REFUND));
+        let hist = parse_history(&r(HIST_SALE_FAILED_REFUND)).unwrap();
         assert_eq!(hist.len(), 2);
         assert_eq!(refunded_total(&hist), 0, "a failed refund does not count");
         let st = combine(&sale, &hist);
@@ -303,6 +384,57 @@ mod tests {
             void_target(&hist).map(|t| t.rrn.as_str()),
             Some("230508300896")
         );
+    }
+
+    /// An unreadable or missing amount makes the whole answer unusable; it never reads as 0.
+    #[test]
+    fn unreadable_amounts_are_not_guessed() {
+        let doc = HIST_SALE_FAILED_REFUND.replace(
+            "<Type>refund</Type><Status>01</Status><PreAuthAmount>0</PreAuthAmount><AuthAmount>101</AuthAmount>",
+            "<Type>refund</Type><Status>00</Status><PreAuthAmount>0</PreAuthAmount><AuthAmount>1,01</AuthAmount>",
+        );
+        assert!(doc.contains("1,01"));
+        assert!(parse_history(&r(&doc)).is_err());
+        let missing = HIST_SALE_FAILED_REFUND.replacen("<AuthAmount>101</AuthAmount>", "", 1);
+        assert!(parse_history(&r(&missing)).is_err());
+        let no_type = HIST_SALE_FAILED_REFUND.replacen("<Type>sales</Type>", "", 1);
+        assert!(parse_history(&r(&no_type)).is_err());
+        let inq = INQ_SALE.replace("<AuthAmount>101</AuthAmount>", "<AuthAmount>x</AuthAmount>");
+        assert!(parse_order_inq(&r(&inq)).is_err());
+        let inq = INQ_PREAUTH.replace("<PreAuthAmount>101</PreAuthAmount>", "");
+        assert!(parse_order_inq(&r(&inq)).is_err());
+        let no_block = "<GVPSResponse><Transaction><Response><Code>00</Code></Response></Transaction></GVPSResponse>";
+        assert!(parse_order_inq(&r(no_block)).is_err());
+    }
+
+    #[test]
+    fn a_captured_preauth_is_cancelled_in_two_voids() {
+        let mut h = vec![
+            txn("preauth", "00", 1_000, ""),
+            txn("postauth", "00", 800, ""),
+        ];
+        let kinds = |h: &[OrderTxn]| match cancel_steps(h) {
+            CancelSteps::Voids(v) => v.iter().map(|t| t.kind.clone()).collect::<Vec<_>>(),
+            other => vec![format!("{other:?}")],
+        };
+        assert_eq!(kinds(&h), ["postauth", "preauth"]);
+        // Half done: the capture is voided, the hold is open; the order reads as a
+        // pre-authorization again and only the hold's void is left.
+        h[1].void_date = "20260101".into();
+        h.push(txn("void", "00", 100, ""));
+        assert_eq!(combine(&OrderInq::default(), &h).state, BankState::Preauth);
+        assert_eq!(kinds(&h), ["preauth"]);
+        h[0].void_date = "20260101".into();
+        assert_eq!(cancel_steps(&h), CancelSteps::AlreadyCancelled);
+        assert_eq!(
+            combine(&OrderInq::default(), &h).state,
+            BankState::Cancelled
+        );
+        assert_eq!(
+            cancel_steps(&[txn("sales", "01", 5, "")]),
+            CancelSteps::NothingLive
+        );
+        assert_eq!(kinds(&[txn("sales", "00", 5, "")]), ["sales"]);
     }
 
     #[test]

@@ -1,7 +1,11 @@
 //! What every bank protocol adapter needs, written once: per-account credentials (Secrets
 //! Manager), a bounded HTTP transport whose failures map to the right outcome (a request that
 //! may have reached the bank is *unknown*, never failed), ISO-8859-9 text, a small XML tree,
-//! decimal-TL amounts, and (feature `sim`) the toolkit the bank simulators are built from.
+//! decimal-TL amounts, a bounded step retry ([`StepRetry`]) for operations that must finish
+//! a second step once a first one moved money, and (feature `sim`) the toolkit the bank
+//! simulators are built from, including the deterministic money-request fault plan
+//! (`sim::faults`: scripted or seeded time-outs before/after applying, dropped connections,
+//! technical errors, late bookings; counters; per-order ledger via `SimState::ledger`).
 //!
 //! A protocol lives in its own crate under `shared/banks/<name>/` (adapter + simulator) and
 //! is registered with one line in `paygate_compose::providers`.
@@ -9,6 +13,7 @@
 pub mod amount;
 pub mod credentials;
 pub mod encoding;
+pub mod retry;
 pub mod transport;
 pub mod xml;
 
@@ -18,4 +23,5 @@ pub mod sim;
 pub use credentials::{
     AccountCredentials, CredentialStore, MemoryCredentials, SecretsManagerCredentials,
 };
+pub use retry::StepRetry;
 pub use transport::{BankTransport, TransportError};

@@ -3,6 +3,11 @@
 //! (latency, technical errors, dropped connections) and a local HTTP server to host a
 //! protocol's router. Each protocol crate maps these results to its own wire format and its
 //! bank's real error codes.
+//!
+//! Two fault mechanisms exist: the older counters of [`Faults`] (every request, set through
+//! each simulator's `/_sim/faults` route) and the [`FaultPlan`] of [`faults`] (money requests
+//! only, scripted or seeded, with time-outs before/after applying and late bookings), reached
+//! through [`SimState::fault_plan`]; [`SimState::ledger`] shows what the bank applied.
 
 use std::{
     collections::HashMap,
@@ -12,6 +17,13 @@ use std::{
 };
 
 use paygate_domain::{ports::TestOrderState, Currency};
+
+pub mod faults;
+mod serve;
+
+pub use faults::{Fault, FaultCounts, FaultOdds, FaultPlan};
+use serve::touch;
+pub use serve::{serve_money, track_touched};
 
 /// One operation the bank performed on an order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +125,60 @@ impl OrderBook {
     /// Mutable access for rules a protocol implements itself (e.g. reversing only the
     /// capture of a closed pre-authorization).
     pub fn get_mut(&mut self, client: &str, order: &str) -> Option<&mut SimOrder> {
+        touch(client, order);
         self.orders.get_mut(&(client.to_owned(), order.to_owned()))
+    }
+
+    /// Every order, keyed by (client, order id).
+    pub fn orders(&self) -> impl Iterator<Item = (&str, &SimOrder)> {
+        self.orders.iter().map(|((c, _), o)| (c.as_str(), o))
+    }
+
+    /// Reverses the live post-authorization of a closed pre-authorization on its own
+    /// business day: the capture is voided and the order is an open pre-authorization again
+    /// (held amount and day of the pre-authorization). Banks that void "the latest
+    /// transaction" (Garanti) behave this way; a second void then releases the hold.
+    pub fn reverse_capture(&mut self, client: &str, order: &str) -> Result<SimTxn, Refusal> {
+        let (rrn, auth_code) = self.stamp();
+        let today = self.day;
+        let o = self.order_mut(client, order)?;
+        if o.state != OrderState::Sale || o.refunded > 0 {
+            return Err(Refusal::NothingToVoid);
+        }
+        let Some(at) = o
+            .history
+            .iter()
+            .rposition(|t| t.kind == "postauth" && !t.voided)
+        else {
+            return Err(Refusal::NothingToVoid);
+        };
+        if o.history[at].day < today {
+            return Err(Refusal::AfterEndOfDay);
+        }
+        let Some(pre) = o
+            .history
+            .iter()
+            .find(|t| t.kind == "preauth" && !t.voided)
+            .cloned()
+        else {
+            return Err(Refusal::NothingToVoid);
+        };
+        o.history[at].voided = true;
+        let amount = o.history[at].amount;
+        o.state = OrderState::Preauth;
+        o.amount = pre.amount;
+        o.day = pre.day;
+        let t = SimTxn {
+            kind: "void",
+            amount,
+            rrn,
+            auth_code,
+            day: today,
+            voided: false,
+        };
+        o.history.push(t.clone());
+        touch(client, order);
+        Ok(t)
     }
 
     /// The order and transaction a bank reference (`rrn`) belongs to, for protocols that
@@ -229,6 +294,7 @@ impl OrderBook {
             voided: false,
         };
         o.history.push(t.clone());
+        touch(client, order);
         Ok(t)
     }
 
@@ -244,7 +310,12 @@ impl OrderBook {
             return Err(Refusal::AfterEndOfDay);
         }
         o.state = OrderState::Voided;
-        if let Some(last) = o.history.last_mut() {
+        if let Some(last) = o
+            .history
+            .iter_mut()
+            .rev()
+            .find(|t| !t.voided && matches!(t.kind, "preauth" | "sale" | "postauth"))
+        {
             last.voided = true;
         }
         let t = SimTxn {
@@ -256,6 +327,7 @@ impl OrderBook {
             voided: false,
         };
         o.history.push(t.clone());
+        touch(client, order);
         Ok(t)
     }
 
@@ -287,6 +359,7 @@ impl OrderBook {
             voided: false,
         };
         o.history.push(t.clone());
+        touch(client, order);
         Ok(t)
     }
 }
@@ -309,6 +382,39 @@ pub struct Faults {
 pub struct SimState {
     pub book: Mutex<OrderBook>,
     pub faults: Mutex<Faults>,
+    /// The money-request fault plan (off by default); see [`faults`].
+    pub plan: Mutex<FaultPlan>,
+}
+
+/// What the bank holds for one order: for a checker comparing the gateway with the bank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerEntry {
+    /// The client / merchant / terminal key the simulator books the order under (Nestpay
+    /// `ClientId`, Garanti terminal id, Posnet `mid`).
+    pub client: String,
+    /// The order id as the bank keeps it (Posnet: the 24-character wire form).
+    pub order_id: String,
+    pub state: OrderState,
+    /// Held (pre-auth) or sold amount.
+    pub amount: i64,
+    /// Total refunded.
+    pub refunded: i64,
+    /// Every operation applied, oldest first (`preauth`, `sale`, `postauth`, `void`,
+    /// `refund`; `voided` marks one undone since).
+    pub operations: Vec<SimTxn>,
+}
+
+impl LedgerEntry {
+    fn of(client: &str, o: &SimOrder) -> Self {
+        Self {
+            client: client.to_owned(),
+            order_id: o.order_id.clone(),
+            state: o.state,
+            amount: o.amount,
+            refunded: o.refunded,
+            operations: o.history.clone(),
+        }
+    }
 }
 
 impl SimState {
@@ -316,7 +422,31 @@ impl SimState {
         Arc::new(Self {
             book: Mutex::new(OrderBook::new(refunds_need_end_of_day)),
             faults: Mutex::new(Faults::default()),
+            plan: Mutex::new(FaultPlan::default()),
         })
+    }
+
+    /// The money-request fault plan: `state.fault_plan().script([..])`, `.random(seed, odds)`,
+    /// `.counts()`.
+    pub fn fault_plan(&self) -> MutexGuard<'_, FaultPlan> {
+        self.plan
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The bank's ledger: every order, sorted by (client, order id).
+    pub fn ledger(&self) -> Vec<LedgerEntry> {
+        let book = self.book();
+        let mut all: Vec<LedgerEntry> = book.orders().map(|(c, o)| LedgerEntry::of(c, o)).collect();
+        all.sort_by(|a, b| (&a.client, &a.order_id).cmp(&(&b.client, &b.order_id)));
+        all
+    }
+
+    /// One order's ledger entry.
+    pub fn ledger_of(&self, client: &str, order_id: &str) -> Option<LedgerEntry> {
+        self.book()
+            .get(client, order_id)
+            .map(|o| LedgerEntry::of(client, o))
     }
 
     /// The book; a poisoned lock (a panic in a handler) is recovered, the data is plain.
@@ -398,128 +528,4 @@ pub fn dropped_connection() -> axum::response::Response {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn book_rules() {
-        let mut b = OrderBook::new(true);
-        b.register(
-            "c",
-            "o1",
-            10_000,
-            Currency::Try,
-            TestOrderState::Preauth,
-            false,
-        )
-        .unwrap();
-        assert_eq!(
-            b.register("c", "o1", 1, Currency::Try, TestOrderState::Preauth, false),
-            Err(Refusal::Duplicate)
-        );
-        assert_eq!(
-            b.postauth("c", "o1", 10_001),
-            Err(Refusal::AmountAbovePreauth)
-        );
-        b.postauth("c", "o1", 6_000).unwrap();
-        assert_eq!(b.refund("c", "o1", 100), Err(Refusal::RefundBeforeEndOfDay));
-        b.end_of_day();
-        assert_eq!(b.void("c", "o1"), Err(Refusal::AfterEndOfDay));
-        assert_eq!(
-            b.refund("c", "o1", 6_001),
-            Err(Refusal::RefundAboveRemaining)
-        );
-        b.refund("c", "o1", 1_000).unwrap();
-        assert_eq!(b.get("c", "o1").unwrap().refundable(), 5_000);
-        assert_eq!(b.refund("c", "nope", 1), Err(Refusal::NotFound));
-        b.register(
-            "c",
-            "o2",
-            500,
-            Currency::Try,
-            TestOrderState::Approved,
-            false,
-        )
-        .unwrap();
-        b.void("c", "o2").unwrap();
-        assert_eq!(b.void("c", "o2"), Err(Refusal::NothingToVoid));
-    }
-
-    #[test]
-    fn lookup_by_reference_and_protocol_specific_changes() {
-        let mut b = OrderBook::new(false);
-        b.register(
-            "c",
-            "o1",
-            1_000,
-            Currency::Try,
-            TestOrderState::Preauth,
-            false,
-        )
-        .unwrap();
-        let rrn = b.get("c", "o1").unwrap().history[0].rrn.clone();
-        assert_eq!(
-            b.find_by_rrn("c", &rrn)
-                .map(|(o, t)| (o.order_id.as_str(), t.kind)),
-            Some(("o1", "preauth"))
-        );
-        assert!(b.find_by_rrn("other", &rrn).is_none());
-        assert!(b.find_by_rrn("c", "nope").is_none());
-        assert_eq!(b.today(), 0);
-        b.end_of_day();
-        assert_eq!(b.today(), 1);
-        b.get_mut("c", "o1").unwrap().state = OrderState::Voided;
-        assert_eq!(b.get("c", "o1").unwrap().state, OrderState::Voided);
-    }
-
-    #[tokio::test]
-    async fn transport_classifies_what_may_have_reached_the_bank() {
-        use axum::routing::post;
-
-        use crate::transport::{BankTransport, TransportError};
-        let router = axum::Router::new()
-            .route("/ok", post(|| async { "<ok/>" }))
-            .route("/drop", post(|| async { dropped_connection() }))
-            .route(
-                "/slow",
-                post(|| async {
-                    tokio::time::sleep(Duration::from_secs(5)).await;
-                    "late"
-                }),
-            )
-            .route(
-                "/500",
-                post(|| async { (axum::http::StatusCode::INTERNAL_SERVER_ERROR, "x") }),
-            );
-        let server = SimServer::start(router).await.unwrap();
-        let t = BankTransport::new(Duration::from_millis(300)).unwrap();
-        let url = |p: &str| format!("{}{p}", server.url);
-        assert_eq!(
-            t.post(&url("/ok"), "text/xml", b"<x/>".to_vec())
-                .await
-                .unwrap(),
-            b"<ok/>"
-        );
-        assert_eq!(
-            t.post(&url("/drop"), "text/xml", vec![]).await,
-            Err(TransportError::Broken)
-        );
-        assert_eq!(
-            t.post(&url("/slow"), "text/xml", vec![]).await,
-            Err(TransportError::Timeout)
-        );
-        assert_eq!(
-            t.post(&url("/500"), "text/xml", vec![]).await,
-            Err(TransportError::Http(500))
-        );
-        let closed = {
-            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            l.local_addr().unwrap()
-        };
-        assert_eq!(
-            t.post(&format!("http://{closed}/x"), "text/xml", vec![])
-                .await,
-            Err(TransportError::NotSent)
-        );
-    }
-}
+mod tests;

@@ -64,6 +64,7 @@ impl TransportError {
 #[derive(Clone, Debug)]
 pub struct BankTransport {
     client: reqwest::Client,
+    timeout: Duration,
 }
 
 impl BankTransport {
@@ -75,7 +76,12 @@ impl BankTransport {
             .no_proxy()
             .user_agent(concat!("paygate/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        Ok(Self { client })
+        Ok(Self { client, timeout })
+    }
+
+    /// The bound on one call (what a caller budgets per request).
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// POSTs `body` with `content_type`; returns the raw response body of a 2xx answer.

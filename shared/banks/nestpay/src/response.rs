@@ -152,8 +152,10 @@ pub fn classify(reply: &Reply) -> Verdict {
     let code = reply.extra("ERRORCODE").unwrap_or("").trim();
     if code.is_empty() {
         return match reply.proc_return_code.trim() {
-            "91" | "96" => Verdict::Error,
-            "92" => Verdict::Unknown,
+            "91" => Verdict::Error,
+            // Response received too late, time-out/reversal is trying, system malfunction
+            // at the host: the request was submitted, the host may have acted.
+            "68" | "92" | "96" => Verdict::Unknown,
             _ => Verdict::Declined,
         };
     }
@@ -168,10 +170,11 @@ pub fn classify_code(code: &str) -> Verdict {
     }
     if let Some(iso) = code.strip_prefix("ISO8583-") {
         return match iso {
-            // Issuer/switch inoperative, system malfunction, undefined errors.
-            "91" | "96" | "9998" | "9999" => Verdict::Error,
-            // "Timeout, reversal is trying": the outcome is not final yet.
-            "92" => Verdict::Unknown,
+            // Issuer/switch inoperative (the host never got it), undefined errors.
+            "91" | "9998" | "9999" => Verdict::Error,
+            // "Response received too late", "Timeout, reversal is trying", "System
+            // malfunction": the host had the request; the outcome is not known.
+            "68" | "92" | "96" => Verdict::Unknown,
             _ => Verdict::Declined,
         };
     }
@@ -289,7 +292,26 @@ mod tests {
         assert_eq!(classify(&reply("Error", "99", "CORE-2201")), Verdict::Error);
         assert_eq!(classify(&reply("Error", "99", "CORE-1001")), Verdict::Error);
         assert_eq!(classify(&reply("Error", "99", "BM-9103")), Verdict::Error);
-        assert_eq!(classify(&reply("Error", "96", "")), Verdict::Error);
+        assert_eq!(classify(&reply("Error", "91", "")), Verdict::Error);
+        assert_eq!(
+            classify(&reply("Error", "99", "ISO8583-91")),
+            Verdict::Error
+        );
+        // The host had the request and cannot say what it did.
+        for (proc, code) in [
+            ("96", ""),
+            ("68", ""),
+            ("92", ""),
+            ("96", "ISO8583-96"),
+            ("68", "ISO8583-68"),
+            ("92", "ISO8583-92"),
+        ] {
+            assert_eq!(
+                classify(&reply("Error", proc, code)),
+                Verdict::Unknown,
+                "{proc}/{code}"
+            );
+        }
         // May have been applied.
         assert_eq!(
             classify(&reply("Error", "99", "CORE-3000")),

@@ -40,6 +40,12 @@ impl TxLine {
         proc.is_empty() || proc == "00"
     }
 
+    /// A transaction whose outcome is not final yet: pending (`PN`), a technical reversal
+    /// needed (`R`), or "time-out, reversal is trying" (`PROC_RET_CD` `92`).
+    fn in_progress(&self) -> bool {
+        matches!(self.trans_stat.as_str(), "PN" | "R") || self.proc_ret_cd.trim() == "92"
+    }
+
     /// An approved refund that still stands.
     fn live_refund(&self) -> bool {
         self.charge_type == "C"
@@ -80,11 +86,14 @@ pub fn read_status(reply: &Reply) -> StatusAnswer {
             .trim()
             .to_owned()
     };
-    let ord_id = field("ORD_ID");
     let error_code = reply.extra("ERRORCODE").unwrap_or("").trim();
     if classify(reply) != Verdict::Approved {
+        // Only the protocol's explicit "no such order" answer (`No record found for <oid>`,
+        // without an ERRORCODE) means the bank has no record. Any other refusal — a system
+        // error (`96`), "reversal is trying" (`ISO8583-92`), an authentication failure — says
+        // nothing about the order.
         let no_record = reply.err_msg.trim_start().starts_with("No record found");
-        if error_code.is_empty() && (no_record || ord_id.is_empty()) {
+        if error_code.is_empty() && no_record {
             return StatusAnswer::NotFound {
                 code: reply.bank_code(),
             };
@@ -179,10 +188,20 @@ pub fn combine(line: &TxLine, history: Option<&[TxLine]>) -> BankStatus {
             auth_code: sale.auth_code.clone(),
             rrn: sale.host_ref_num.clone(),
         };
+    if line.in_progress() {
+        return inconclusive(&format!(
+            "TRANS_STAT:{}/{}",
+            line.trans_stat, line.proc_ret_cd
+        ));
+    }
     if needs_history(line) {
         let Some(history) = history else {
             return inconclusive("ORDERHISTORY");
         };
+        // A refund (or the sale) still in progress: its outcome is not known yet.
+        if history.iter().any(TxLine::in_progress) {
+            return inconclusive("ORDERHISTORY:in-progress");
+        }
         // The sale: the status line itself, or (when it shows the refund) the history's.
         let sale = if line.charge_type == "S" {
             Some(line)
@@ -332,6 +351,43 @@ mod tests {
                 code: "CORE-2201".into()
             }
         );
+    }
+
+    /// A refusal with a system-error code is "could not tell", never "no record".
+    #[test]
+    fn system_errors_are_unavailable_not_no_record() {
+        for doc in [
+            // `96` without an ERRORCODE and with an empty ORDERSTATUS.
+            "<CC5Response><ErrMsg>System error</ErrMsg><ProcReturnCode>96</ProcReturnCode><Response>Error</Response><Extra><ORDERSTATUS>ORD_ID:\tCHARGE_TYPE_CD:</ORDERSTATUS></Extra></CC5Response>",
+            "<CC5Response><ErrMsg></ErrMsg><ProcReturnCode>99</ProcReturnCode><Response>Error</Response></CC5Response>",
+            "<CC5Response><ErrMsg>Timeout, reversal is trying</ErrMsg><ProcReturnCode>92</ProcReturnCode><Response>Declined</Response><Extra><ERRORCODE>ISO8583-92</ERRORCODE></Extra></CC5Response>",
+            "<CC5Response><ErrMsg>No record found for X</ErrMsg><ProcReturnCode>99</ProcReturnCode><Response>Error</Response><Extra><ERRORCODE>CORE-1001</ERRORCODE></Extra></CC5Response>",
+        ] {
+            let r = parse(doc.as_bytes()).unwrap();
+            assert!(
+                matches!(read_status(&r), StatusAnswer::Failed { .. }),
+                "{doc}"
+            );
+        }
+    }
+
+    /// "Reversal is trying" (`92`), pending and reversal-needed lines are not final.
+    #[test]
+    fn transactions_in_progress_are_not_conclusive() {
+        let trying =
+            line("ORD_ID:X\tCHARGE_TYPE_CD:S\tORIG_TRANS_AMT:101\tTRANS_STAT:D\tPROC_RET_CD:92");
+        assert!(!combine(&trying, None).is_conclusive());
+        let sale = line(
+            "ORD_ID:X\tCHARGE_TYPE_CD:S\tORIG_TRANS_AMT:10000\tCAPTURE_AMT:10000\tTRANS_STAT:C",
+        );
+        for refund in [
+            "C\tD\t2500\t2500\t\t\t\t\t\t92\tT2",
+            "C\tPN\t2500\t2500\t\t\t\t\t\t00\tT2",
+            "C\tR\t2500\t2500\t\t\t\t\t\t00\tT2",
+        ] {
+            let h = history(&[refund, "S\tC\t10000\t10000\t\t\t\t4001\tP1\t00\tT1"]);
+            assert!(!combine(&sale, Some(&h)).is_conclusive(), "{refund}");
+        }
     }
 
     #[test]

@@ -19,7 +19,9 @@ use std::sync::{
 };
 
 use async_trait::async_trait;
-use paygate_bankkit::{AccountCredentials, BankTransport, CredentialStore, TransportError};
+use paygate_bankkit::{
+    AccountCredentials, BankTransport, CredentialStore, StepRetry, TransportError,
+};
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
     AccountId, BankOutcome, BankStatus, CardDetails, Currency, Operation, OperationSet,
@@ -51,13 +53,14 @@ pub mod keys {
 
 /// The Yapı Kredi Posnet XML service.
 pub struct PosnetProvider {
-    transport: BankTransport,
+    pub(crate) transport: BankTransport,
     creds: Arc<dyn CredentialStore>,
     inquiries: AtomicU64,
+    pub(crate) retry: StepRetry,
 }
 
 /// An account's Posnet settings, read from its secret.
-struct Posnet {
+pub(crate) struct Posnet {
     endpoint: String,
     mid: String,
     tid: String,
@@ -103,7 +106,7 @@ impl Posnet {
         })
     }
 
-    fn terminal(&self) -> Terminal<'_> {
+    pub(crate) fn terminal(&self) -> Terminal<'_> {
         Terminal {
             mid: &self.mid,
             tid: &self.tid,
@@ -122,7 +125,7 @@ impl Posnet {
 }
 
 /// Why a call produced no readable answer.
-enum CallError {
+pub(crate) enum CallError {
     Transport(TransportError),
     /// A 2xx answer that is not a Posnet document: the request reached the bank.
     Unreadable(String),
@@ -139,7 +142,7 @@ impl CallError {
         }
     }
 
-    fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             Self::Transport(TransportError::Timeout) => "timeout",
             Self::Transport(_) => "transport",
@@ -147,7 +150,7 @@ impl CallError {
         }
     }
 
-    fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             Self::Transport(e) => e.to_string(),
             Self::Unreadable(why) => format!("unreadable answer from the bank: {why}"),
@@ -161,7 +164,15 @@ impl PosnetProvider {
             transport,
             creds,
             inquiries: AtomicU64::new(0),
+            retry: StepRetry::default(),
         }
+    }
+
+    /// How the second reversal of a two-step cancel is retried (default
+    /// [`StepRetry::default`]).
+    pub fn with_step_retry(mut self, retry: StepRetry) -> Self {
+        self.retry = retry;
+        self
     }
 
     async fn posnet(&self, account: &PosAccount) -> Result<Posnet, String> {
@@ -175,7 +186,7 @@ impl PosnetProvider {
 
     /// One request/answer. `what` names the operation for logs; `correlation` is the
     /// `X-CORRELATION-ID`. The document itself is never logged.
-    async fn call(
+    pub(crate) async fn call(
         &self,
         p: &Posnet,
         what: &str,
@@ -214,7 +225,13 @@ impl PosnetProvider {
     }
 
     /// A money-moving call: its answer mapped to an outcome.
-    async fn operate(&self, p: &Posnet, what: &str, correlation: &str, xml: &str) -> BankOutcome {
+    pub(crate) async fn operate(
+        &self,
+        p: &Posnet,
+        what: &str,
+        correlation: &str,
+        xml: &str,
+    ) -> BankOutcome {
         match self.call(p, what, correlation, xml).await {
             Ok(reply) => response::outcome(&reply),
             Err(e) => e.outcome(),
@@ -257,7 +274,7 @@ impl PosnetProvider {
 
     /// Settings and the 24-character order id, or the `Error` that stops the operation
     /// before anything is sent.
-    async fn prepare(
+    pub(crate) async fn prepare(
         &self,
         account: &PosAccount,
         order_id: &str,
@@ -297,55 +314,6 @@ impl PosnetProvider {
         Ok(self
             .operate(&p, "capt", op.transaction_id.as_str(), &xml)
             .await)
-    }
-
-    async fn do_cancel(
-        &self,
-        account: &PosAccount,
-        op: &BankOperation,
-    ) -> Result<BankOutcome, BankOutcome> {
-        let (p, order_id) = self.prepare(account, &op.order_id).await?;
-        let order = self.lookup(&p, &order_id, "cancel").await?;
-        let correlation = op.transaction_id.as_str();
-        let targets = order.to_reverse();
-        let Some((first, rest)) = targets.split_first() else {
-            // Nothing live (already reversed, or only failed attempts): ask the bank anyway,
-            // so the refusal is the bank's own (e.g. `0220 IPTAL ISLEMI YAPILMIS`).
-            let of = order.original.as_ref().and_then(|e| e.kind.reversal());
-            let xml = match &order.original {
-                Some(e) if !e.host_log_key.is_empty() => request::reverse(
-                    p.terminal(),
-                    of.unwrap_or(request::Reversal::Sale),
-                    &e.host_log_key,
-                    Some(&e.auth_code),
-                ),
-                _ => request::reverse_by_order(p.terminal(), request::Reversal::Sale, &order_id),
-            };
-            return Ok(self.operate(&p, "reverse", correlation, &xml).await);
-        };
-        let reverse = |e: &status::Entry| {
-            request::reverse(
-                p.terminal(),
-                e.kind.reversal().unwrap_or(request::Reversal::Sale),
-                &e.host_log_key,
-                Some(&e.auth_code),
-            )
-        };
-        let outcome = self
-            .operate(&p, "reverse", correlation, &reverse(first))
-            .await;
-        if let (BankOutcome::Approved { .. }, Some(auth)) = (&outcome, rest.first()) {
-            // The capture is reversed: no money is taken. Releasing the authorization's hold
-            // is the second step; if it fails the hold lapses on its own and the order shows
-            // as an open pre-authorization, but the cancel itself has taken effect.
-            let release = self
-                .operate(&p, "reverse", correlation, &reverse(auth))
-                .await;
-            if !matches!(release, BankOutcome::Approved { .. }) {
-                tracing::warn!(order_id = %order_id, "capture reversed but the authorization hold was not released");
-            }
-        }
-        Ok(outcome)
     }
 
     async fn do_refund(
@@ -391,7 +359,7 @@ impl PosProvider for PosnetProvider {
     }
 
     async fn cancel(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
-        settle(self.do_cancel(account, op).await)
+        settle(self.cancel_order(account, op).await)
     }
 
     async fn refund(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {

@@ -55,9 +55,20 @@ const TECHNICAL: [&str; 10] = [
     DB_ERROR,
 ];
 
+/// Host codes (ISO 8583, zero-padded to Posnet's four digits like `0051`) that say the
+/// host had the request but cannot say what it did: `0068` "response received too late",
+/// `0092` "time-out / no routing, reversal pending", `0096` "system malfunction". A money
+/// operation answered so is *unknown*, never "nothing moved".
+const UNKNOWN: [&str; 3] = ["0068", "0092", "0096"];
+
 /// Whether a response code is technical (credentials, packet, host problems).
 pub fn is_technical(code: &str) -> bool {
     TECHNICAL.contains(&code)
+}
+
+/// Whether a response code leaves the outcome of a money operation unknown.
+pub fn is_unknown(code: &str) -> bool {
+    UNKNOWN.contains(&code)
 }
 
 /// Codes that mean "the bank has no such order / transaction".
@@ -102,6 +113,7 @@ mod tests {
             assert!(!is_technical(code), "{code}");
         }
         assert!(is_not_found("0123") && is_not_found("0122") && !is_not_found("0127"));
+        assert!(is_unknown("0068") && is_unknown("0096") && !is_unknown("0400"));
         assert_eq!(text(DUPLICATE_ORDER), "ORDERID DAHA ONCE KULLANILMIS");
     }
 }

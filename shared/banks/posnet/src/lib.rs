@@ -11,6 +11,7 @@
 //! See the crate README for the support matrix, credential keys and code mapping.
 
 pub mod adapter;
+pub mod cancel;
 pub mod codes;
 pub mod request;
 pub mod response;

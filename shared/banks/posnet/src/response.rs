@@ -80,7 +80,11 @@ pub fn outcome(reply: &Reply) -> BankOutcome {
     }
     let code = reply.code().to_owned();
     let message = reply.resp_text.clone();
-    if reply.is_technical() {
+    if codes::is_unknown(&code) {
+        BankOutcome::Unknown {
+            reason: format!("the bank could not tell the outcome ({code}: {message})"),
+        }
+    } else if reply.is_technical() {
         BankOutcome::Error { code, message }
     } else {
         BankOutcome::Declined {
@@ -215,6 +219,16 @@ mod tests {
         assert!(matches!(points(&r), PointsResult::Error { code, .. } if code == "0148"));
         let declined = reply("<posnetResponse><approved>0</approved><respCode>0012</respCode><respText>RED-GECERSIZ ISLEM</respText></posnetResponse>");
         assert!(matches!(points(&declined), PointsResult::Declined { code, .. } if code == "0012"));
+    }
+
+    #[test]
+    fn host_codes_that_cannot_tell_are_unknown() {
+        for code in ["0068", "0096", "0092"] {
+            let r = reply(&format!(
+                "<posnetResponse><approved>0</approved><respCode>{code}</respCode><respText>HOST</respText></posnetResponse>"
+            ));
+            assert!(matches!(outcome(&r), BankOutcome::Unknown { .. }), "{code}");
+        }
     }
 
     #[test]

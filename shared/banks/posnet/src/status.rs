@@ -143,12 +143,16 @@ impl Order {
     }
 }
 
-/// Reads and replays the transactions of an approved `agreement` answer.
+/// Reads and replays the transactions of an approved `agreement` answer. An approved answer
+/// without a transaction list cannot say what the order is: `Err`, never "no order".
 pub fn order(reply: &Reply) -> Result<Order, String> {
     let mut order = Order::default();
     let Some(list) = reply.root.child("transactions") else {
-        return Ok(order);
+        return Err("approved answer without a transaction list".to_owned());
     };
+    if list.children_named("transaction").next().is_none() {
+        return Err("approved answer with an empty transaction list".to_owned());
+    }
     for t in list.children_named("transaction") {
         let e = entry(t)?;
         if e.ok {
@@ -332,8 +336,14 @@ mod tests {
     fn not_found_errors_and_garbage() {
         let nf = parse(b"<posnetResponse><approved>0</approved><respCode>0123</respCode><respText>ORJINAL ISLEM BULUNAMADI</respText></posnetResponse>").unwrap();
         assert_eq!(bank_status(&nf), BankStatus::not_found("0123"));
-        let empty = parse(b"<posnetResponse><approved>1</approved></posnetResponse>").unwrap();
-        assert!(!bank_status(&empty).found);
+        // Approved, but no transaction list: the bank did not say; not "no such order".
+        for doc in [
+            "<posnetResponse><approved>1</approved></posnetResponse>",
+            "<posnetResponse><approved>1</approved><transactions></transactions></posnetResponse>",
+        ] {
+            let st = bank_status(&parse(doc.as_bytes()).unwrap());
+            assert_eq!(st, BankStatus::unavailable("response"), "{doc}");
+        }
         let creds = parse(b"<posnetResponse><approved>0</approved><respCode>0148</respCode><respText>INVALID MID TID IP</respText></posnetResponse>").unwrap();
         assert_eq!(bank_status(&creds), BankStatus::unavailable("0148"));
         assert!(!bank_status(&creds).is_conclusive());

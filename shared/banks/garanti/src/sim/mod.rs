@@ -31,7 +31,7 @@ use axum::{
     Json, Router,
 };
 use paygate_bankkit::{
-    sim::{dropped_connection, FaultKind, Faults, Refusal, SimServer, SimState},
+    sim::{dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState},
     AccountCredentials,
 };
 use serde::{Deserialize, Serialize};
@@ -225,7 +225,16 @@ async fn servlet(State(sim): State<Arc<Sim>>, body: Bytes) -> Response {
         }
         _ => {}
     }
-    let answer = rules::process(&sim, &body);
+    let response = if rules::is_money_request(&body) {
+        serve_money(
+            &sim.state,
+            || xml_response(wire::render(&wire::Answer::technical())),
+            || xml_response(wire::render(&rules::process(&sim, &body))),
+        )
+        .await
+    } else {
+        xml_response(wire::render(&rules::process(&sim, &body)))
+    };
     // Latency is served after processing, like the other simulators: a caller that times
     // out leaves the operation applied, which is what a slow bank does to us.
     if !latency.is_zero() {
@@ -234,7 +243,7 @@ async fn servlet(State(sim): State<Arc<Sim>>, body: Bytes) -> Response {
     if fault == Some(FaultKind::DropAfter) {
         return dropped_connection();
     }
-    xml_response(wire::render(&answer))
+    response
 }
 
 async fn register_order(

@@ -74,6 +74,22 @@ fn mandatory(why: &str) -> Answer {
     Answer::gvps("0002", msg::MANDATORY).with_sys(why)
 }
 
+/// Whether a body is a money-moving request (`postauth`, `void`, `refund`): the ones the
+/// fault plan applies to.
+pub fn is_money_request(body: &[u8]) -> bool {
+    let Ok(text) = decode(body) else {
+        return false;
+    };
+    let Ok(root) = xml::parse(&text) else {
+        return false;
+    };
+    matches!(
+        root.text_at(&["Transaction", "Type"])
+            .and_then(TxnType::parse),
+        Some(TxnType::PostAuth | TxnType::Void | TxnType::Refund)
+    )
+}
+
 /// Processes one `/VPServlet` body. Holds the book's lock only while it reads or writes.
 pub fn process(sim: &Sim, body: &[u8]) -> Answer {
     let text = match decode(body) {
@@ -251,7 +267,20 @@ fn void(sim: &Sim, f: &Fields) -> Answer {
             Some(_) => {}
         }
     }
-    match book.void(key, &f.order_id) {
+    // GVPS voids the latest transaction only: voiding a post-authorization leaves the
+    // pre-authorization open again (a second void releases it).
+    let latest_is_capture = o
+        .history
+        .iter()
+        .rev()
+        .find(|t| !t.voided && matches!(t.kind, "preauth" | "sale" | "postauth"))
+        .is_some_and(|t| t.kind == "postauth");
+    let voided = if latest_is_capture {
+        book.reverse_capture(key, &f.order_id)
+    } else {
+        book.void(key, &f.order_id)
+    };
+    match voided {
         Ok(t) => Answer::approved(&t.rrn, &t.auth_code),
         Err(r) => refusal(TxnType::Void, r),
     }
@@ -268,9 +297,20 @@ fn refund(sim: &Sim, f: &Fields) -> Answer {
     }
 }
 
+/// A late booking (fault plan): the first status read after it answers "no record".
+fn hidden(sim: &Sim, f: &Fields) -> bool {
+    sim.state
+        .fault_plan()
+        .take_hidden(&sim.creds.terminal_id, &f.order_id)
+}
+
 fn order_inq(sim: &Sim, f: &Fields) -> Answer {
+    let hidden = hidden(sim, f);
     let book = sim.state.book();
-    match book.get(&sim.creds.terminal_id, &f.order_id) {
+    match book
+        .get(&sim.creds.terminal_id, &f.order_id)
+        .filter(|_| !hidden)
+    {
         Some(o) => Answer::query(OrderBlock::Inq(inq_view(o))),
         None => {
             let mut a = Answer::gvps("0110", msg::TXN_NOT_FOUND);
@@ -281,8 +321,12 @@ fn order_inq(sim: &Sim, f: &Fields) -> Answer {
 }
 
 fn order_history(sim: &Sim, f: &Fields) -> Answer {
+    let hidden = hidden(sim, f);
     let book = sim.state.book();
-    match book.get(&sim.creds.terminal_id, &f.order_id) {
+    match book
+        .get(&sim.creds.terminal_id, &f.order_id)
+        .filter(|_| !hidden)
+    {
         Some(o) => Answer::query(OrderBlock::History(txn_views(o, book.today()))),
         None => {
             let mut a = Answer::gvps("0108", msg::ORDER_NOT_FOUND);

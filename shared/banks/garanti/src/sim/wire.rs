@@ -185,7 +185,7 @@ pub fn inq_view(o: &SimOrder) -> InqView {
     let captured = o
         .history
         .iter()
-        .any(|t| matches!(t.kind, "sale" | "postauth"));
+        .any(|t| matches!(t.kind, "sale" | "postauth") && !t.voided);
     let status = match o.state {
         OrderState::Preauth => "WAITINGPOSTAUTH",
         OrderState::Sale if o.amount > 0 && o.refunded >= o.amount => "REFUNDED",

@@ -16,13 +16,25 @@ use paygate_bank_garanti::{
 };
 use paygate_bankkit::{
     sim::{Faults, SimServer, SimState},
-    AccountCredentials, BankTransport, MemoryCredentials,
+    AccountCredentials, BankTransport, MemoryCredentials, StepRetry,
 };
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrderState},
     AccountId, BankStatus, CardDetails, Currency, MerchantId, OperationSet, PosAccount,
     TransactionId,
 };
+
+/// The simulator's terminal: the key its ledger books orders under.
+pub const TERMINAL: &str = "30691298";
+
+/// A quick step retry for tests (no long sleeps).
+pub fn quick_retry() -> StepRetry {
+    StepRetry {
+        retries: 3,
+        backoff: Duration::from_millis(5),
+        budget: Duration::from_secs(10),
+    }
+}
 
 pub struct Bank {
     pub server: SimServer,
@@ -86,7 +98,8 @@ pub async fn bank_with_timeout(timeout_ms: u64) -> Bank {
             .collect();
     creds.insert(account.id.clone(), secret);
     Bank {
-        provider: GarantiProvider::new(transport.clone(), creds.clone()),
+        provider: GarantiProvider::new(transport.clone(), creds.clone())
+            .with_step_retry(quick_retry()),
         server,
         state,
         account,

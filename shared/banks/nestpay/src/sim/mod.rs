@@ -34,7 +34,9 @@ use axum::{
     routing::post,
     Json, Router,
 };
-use paygate_bankkit::sim::{dropped_connection, FaultKind, Faults, Refusal, SimServer, SimState};
+use paygate_bankkit::sim::{
+    dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState,
+};
 use paygate_domain::ports::TestOrder;
 use serde::Deserialize;
 
@@ -226,6 +228,31 @@ async fn api(State(sim): State<Arc<Nestpay>>, headers: HeaderMap, body: Bytes) -
             .and_then(|v| v.to_str().ok());
         match wire::read_request(content_type, &body) {
             Ok(req) => {
+                if matches!(
+                    req.text_at(&["Type"]).map(str::trim),
+                    Some("PostAuth" | "Void" | "Credit")
+                ) {
+                    // A money request: the fault plan decides what happens to it.
+                    let technical = || {
+                        xml_response(&Answer::refused(
+                            "Error",
+                            "",
+                            "CORE-1001",
+                            "General initialization error",
+                            &sim.next_trans_id(day),
+                            &rules::trxdate(day),
+                        ))
+                    };
+                    let response = serve_money(&sim.state, technical, || {
+                        xml_response(&rules::handle(&sim, &req))
+                    })
+                    .await;
+                    tokio::time::sleep(latency).await;
+                    if fault == Some(FaultKind::DropAfter) {
+                        return dropped_connection();
+                    }
+                    return response;
+                }
                 let answer = rules::handle(&sim, &req);
                 tracing::debug!(
                     client_id = req.text_at(&["ClientId"]).unwrap_or(""),

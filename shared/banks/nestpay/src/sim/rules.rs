@@ -201,6 +201,15 @@ impl Ctx<'_> {
                 "Invalid query request detected. Please, control the request xml.",
             );
         }
+        if self
+            .sim
+            .state
+            .fault_plan()
+            .take_hidden(&self.client.client_id, self.order_id)
+        {
+            // A late booking (fault plan): the first status query after it sees no record.
+            return super::history::not_found(self.order_id);
+        }
         let book = self.sim.state.book();
         let Some(order) = self.order(&book) else {
             return super::history::not_found(self.order_id);
@@ -215,6 +224,15 @@ impl Ctx<'_> {
                 "CORE-2014",
                 "Invalid query request detected. Please, control the request xml.",
             );
+        }
+        if self
+            .sim
+            .state
+            .fault_plan()
+            .take_hidden(&self.client.client_id, self.order_id)
+        {
+            // A late booking (fault plan): the first status query after it sees no record.
+            return super::history::not_found(self.order_id);
         }
         let book = self.sim.state.book();
         let Some(order) = self.order(&book) else {

@@ -29,7 +29,9 @@ use axum::{
     routing::post,
     Json, Router,
 };
-use paygate_bankkit::sim::{dropped_connection, FaultKind, Faults, Refusal, SimServer, SimState};
+use paygate_bankkit::sim::{
+    dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState,
+};
 use paygate_domain::ports::TestOrder;
 use serde::Deserialize;
 use serde_json::json;
@@ -104,6 +106,15 @@ impl Sim {
             };
             return render::answer(&refusal, false);
         }
+        if request.op == Op::Agreement
+            && self
+                .state
+                .fault_plan()
+                .take_hidden(&request.mid, request.field("orderID"))
+        {
+            // A late booking: the first status query after it sees no record.
+            return render::answer(&rules::refused(codes::NOT_FOUND), false);
+        }
         let answer = rules::handle(&mut self.state.book(), &request);
         render::answer(&answer, request.tran_date_required)
     }
@@ -123,17 +134,25 @@ async fn service(State(sim): State<Sim>, headers: HeaderMap, body: Bytes) -> Res
         tokio::time::sleep(latency).await;
         return dropped_connection();
     }
-    let answer = if fault == Some(FaultKind::TechnicalError) {
-        render::answer(&rules::refused(codes::DB_ERROR), false)
+    let op = parse::peek_op(&body);
+    let response = if fault == Some(FaultKind::TechnicalError) {
+        xml_response(render::answer(&rules::refused(codes::DB_ERROR), false))
+    } else if op.is_some_and(Op::moves_money) {
+        serve_money(
+            &sim.state,
+            || xml_response(render::answer(&rules::refused(codes::DB_ERROR), false)),
+            || xml_response(sim.process(&headers, &body)),
+        )
+        .await
     } else {
-        sim.process(&headers, &body)
+        xml_response(sim.process(&headers, &body))
     };
     // The work is done; the answer is late (or never comes).
     tokio::time::sleep(latency).await;
     if fault == Some(FaultKind::DropAfter) {
         return dropped_connection();
     }
-    xml_response(answer)
+    response
 }
 
 #[derive(Deserialize)]

@@ -19,6 +19,14 @@ pub enum Op {
 }
 
 impl Op {
+    /// Whether the operation moves money (the fault plan applies to these only).
+    pub fn moves_money(self) -> bool {
+        matches!(
+            self,
+            Op::Sale | Op::Auth | Op::Capt | Op::Reverse | Op::Return
+        )
+    }
+
     /// The element name (case-sensitive, as the schema has it).
     pub fn element(self) -> &'static str {
         match self {

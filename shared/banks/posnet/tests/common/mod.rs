@@ -9,7 +9,7 @@ use paygate_bank_posnet::{
     wire, PosnetProvider,
 };
 use paygate_bankkit::{
-    sim::SimServer, sim::SimState, AccountCredentials, BankTransport, MemoryCredentials,
+    sim::SimServer, sim::SimState, AccountCredentials, BankTransport, MemoryCredentials, StepRetry,
 };
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrderState},
@@ -69,7 +69,11 @@ impl Bank {
             ),
         );
         let transport = BankTransport::new(timeout).unwrap();
-        let provider = PosnetProvider::new(transport, creds.clone());
+        let provider = PosnetProvider::new(transport, creds.clone()).with_step_retry(StepRetry {
+            retries: 3,
+            backoff: Duration::from_millis(5),
+            budget: Duration::from_secs(10),
+        });
         Self {
             server,
             state,

@@ -1,0 +1,68 @@
+//! Serving one money request under the [`FaultPlan`](super::FaultPlan), and finding out which
+//! order it touched (for late bookings).
+
+use std::cell::RefCell;
+
+use axum::response::Response;
+
+use super::{dropped_connection, Fault, SimState};
+
+thread_local! {
+    /// The order the book last changed on this thread (see [`track_touched`]).
+    static TOUCHED: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
+}
+
+/// Called by the book whenever it changes an order.
+pub(super) fn touch(client: &str, order: &str) {
+    TOUCHED.with(|t| *t.borrow_mut() = Some((client.to_owned(), order.to_owned())));
+}
+
+/// Runs `f` (synchronous: no other request can run on this thread meanwhile) and returns
+/// the (client, order) the book changed last while it ran, if any.
+pub fn track_touched<R>(f: impl FnOnce() -> R) -> (R, Option<(String, String)>) {
+    TOUCHED.with(|t| t.borrow_mut().take());
+    let r = f();
+    (r, TOUCHED.with(|t| t.borrow_mut().take()))
+}
+
+/// Serves one **money** request under the state's fault plan: draws its fault, then either
+/// answers `technical()` (nothing applied), drops or holds the connection before
+/// `process()` runs, or runs `process()` (which applies the request to the book and renders
+/// the answer) and loses its answer. With the plan off it is just `process()`.
+///
+/// `process` must be synchronous with respect to the book (it is, in every simulator): the
+/// order a late booking hides is the one the book changed while it ran.
+pub async fn serve_money(
+    state: &SimState,
+    technical: impl FnOnce() -> Response,
+    process: impl FnOnce() -> Response,
+) -> Response {
+    let (fault, hang) = {
+        let mut plan = state.fault_plan();
+        (plan.draw(), plan.hang())
+    };
+    match fault {
+        Fault::TimeoutBefore => {
+            tokio::time::sleep(hang).await;
+            return dropped_connection();
+        }
+        Fault::DropBefore => return dropped_connection(),
+        Fault::TechnicalError => return technical(),
+        Fault::Pass | Fault::TimeoutAfter | Fault::DropAfter | Fault::LateBooking => {}
+    }
+    let (answer, touched) = track_touched(process);
+    match fault {
+        Fault::TimeoutAfter => {
+            tokio::time::sleep(hang).await;
+            dropped_connection()
+        }
+        Fault::DropAfter => dropped_connection(),
+        Fault::LateBooking => {
+            if let Some((client, order)) = touched {
+                state.fault_plan().hide_once(&client, &order);
+            }
+            dropped_connection()
+        }
+        _ => answer,
+    }
+}
