@@ -364,7 +364,10 @@ impl Payment {
 }
 
 mod reconcile;
-pub use reconcile::{StatusVerdict, NOT_FOUND_GRACE_MS};
+pub use reconcile::{
+    reconcile_backoff_ms, StatusVerdict, NOT_FOUND_GRACE_MS, RECONCILE_FIRST_BACKOFF_MS,
+    RECONCILE_MAX_BACKOFF_MS,
+};
 
 #[cfg(test)]
 mod tests;

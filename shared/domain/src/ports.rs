@@ -367,3 +367,33 @@ pub trait OutboxWriter: Send + Sync {
     /// fan-out ever sends it to other endpoints.
     async fn put_event(&self, event: &EventRecord, sent: bool) -> Result<(), StoreError>;
 }
+
+// ---------------------------------------------------------------------------------------
+// The reconciler
+// ---------------------------------------------------------------------------------------
+
+/// A payment the reconciler has to settle, with the tries made so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuePayment {
+    pub payment: Payment,
+    /// Reconciler tries that did not settle it, since it last changed.
+    pub tries: u32,
+}
+
+/// The payments that need settling from the bank's records: operations with an unknown
+/// outcome, stale reservations, `pending` payments.
+#[async_trait]
+pub trait UnsettledPayments: Send + Sync {
+    /// Those due for a try at `now` (see [`Payment::reconcile_due`] and
+    /// [`UnsettledPayments::defer`]), longest due first, at most `limit`.
+    async fn list_due(&self, now: Timestamp, limit: usize) -> Result<Vec<DuePayment>, StoreError>;
+    /// Records a try that did not settle `payment`: next due at `next_at`. Only while the
+    /// payment is still at `payment.version` (`false`: it changed meanwhile, nothing
+    /// written); the payment itself is not changed.
+    async fn defer(
+        &self,
+        payment: &Payment,
+        tries: u32,
+        next_at: Timestamp,
+    ) -> Result<bool, StoreError>;
+}

@@ -27,6 +27,7 @@ mod payments;
 mod read;
 pub mod schema;
 mod simledger;
+mod unsettled;
 mod webhook_item;
 mod write;
 

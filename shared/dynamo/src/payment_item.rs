@@ -19,6 +19,25 @@ pub(crate) mod attr {
     pub(crate) const STATUS: &str = "status";
     pub(crate) const PENDING: &str = "pendingOp";
     pub(crate) const REFUNDABLE: &str = "refundable";
+    /// Present while the payment needs settling: puts it in the `unsettled` index.
+    pub(crate) const UNSETTLED_SHARD: &str = "unsettledShard";
+    /// When the reconciler should next look at it (ISO 8601, the index's sort key).
+    pub(crate) const RECONCILE_AT: &str = "reconcileAt";
+    /// Reconciler tries that did not settle it (written by the reconciler only).
+    pub(crate) const RECONCILE_TRIES: &str = "reconcileTries";
+}
+
+/// How many shards the sparse `unsettled` index spreads payments over.
+pub const UNSETTLED_SHARDS: u32 = 4;
+
+/// The `unsettledShard` of a payment: a stable hash (FNV-1a) of its id.
+pub(crate) fn unsettled_shard(id: &PaymentId) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in id.as_str().bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    (h % UNSETTLED_SHARDS).to_string()
 }
 
 pub(crate) fn txn_sk(id: &TransactionId) -> String {
@@ -83,6 +102,12 @@ pub(crate) fn encode_payment(p: &Payment) -> Item {
         ("updatedAt".to_owned(), t(p.updated_at)),
         (attr::REFUNDABLE.to_owned(), n(p.refundable())),
     ]);
+    // Every write of the payment decides afresh whether it is in the `unsettled` index (and
+    // resets the reconciler's tries: a changed payment is a new case).
+    if let Some(due) = p.reconcile_due() {
+        item.insert(attr::UNSETTLED_SHARD.to_owned(), s(unsettled_shard(&p.id)));
+        item.insert(attr::RECONCILE_AT.to_owned(), t(due));
+    }
     if let Some(op) = &p.pending {
         let m = Item::from([
             ("type".to_owned(), s(op.kind.as_str())),

@@ -116,6 +116,14 @@ impl DynamoPayments {
         }
     }
 
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+
+    pub(crate) fn payments_table(&self) -> &str {
+        &self.payments_table
+    }
+
     /// The payment item under its condition, written alone or as the first item of a
     /// transaction. On a failed condition the item as it was comes back.
     fn payment_put(&self, item: Item, cond: &Condition) -> Result<Put, StoreError> {

@@ -69,6 +69,14 @@ impl TableDef {
     }
 }
 
+/// The sparse index of payments that need settling from the bank's records (the
+/// reconciler's work list), by shard and due time.
+pub const UNSETTLED_INDEX: GsiDef = GsiDef {
+    name: "unsettled",
+    hash_key: "unsettledShard",
+    range_key: Some("reconcileAt"),
+};
+
 /// Payments (`sk = "PAYMENT"`) and their transactions (`sk = "TXN#<txn id>"`), under
 /// `pk = <payment id>`.
 pub const PAYMENTS: TableDef = TableDef {
@@ -76,7 +84,7 @@ pub const PAYMENTS: TableDef = TableDef {
     env_var: "PAYMENTS_TABLE",
     hash_key: "pk",
     range_key: Some("sk"),
-    gsis: &[],
+    gsis: &[UNSETTLED_INDEX],
     ttl_attribute: None,
 };
 

@@ -14,6 +14,7 @@ pub mod providers;
 pub mod publish;
 pub mod query;
 pub mod reconcile;
+pub mod reconciler;
 pub mod system;
 
 pub use auth::{authenticate, hash_api_key, AuthError, Principal};
@@ -23,3 +24,5 @@ pub use points::{points_inquiry, PointsDeps, PointsRequest, PointsResponse};
 pub use providers::Providers;
 pub use publish::EventSink;
 pub use query::{query_payment, QueryResult};
+pub use reconcile::{reconcile_payment, Reconciled};
+pub use reconciler::{run_reconciler, ReconcilerDeps, ReconcilerLimits, RunReport};

@@ -7,7 +7,10 @@ use std::{
 
 use async_trait::async_trait;
 use paygate_domain::{
-    ports::{Expectation, Outbox, OutboxWriter, PaymentChange, PaymentReader, PaymentWriter},
+    ports::{
+        DuePayment, Expectation, Outbox, OutboxWriter, PaymentChange, PaymentReader, PaymentWriter,
+        UnsettledPayments,
+    },
     EventId, EventRecord, Payment, PaymentId, StoreError, Timestamp, Transaction, TransactionId,
 };
 
@@ -26,6 +29,8 @@ pub struct MemoryPayments {
     down: Mutex<bool>,
     /// How many saves were attempted, faulted or not.
     saves: Mutex<usize>,
+    /// The reconciler's deferrals: payment → (version, tries, next due).
+    deferred: Mutex<HashMap<PaymentId, (u64, u32, Timestamp)>>,
 }
 
 /// A fault a save can meet, as DynamoDB produces them.
@@ -136,8 +141,61 @@ impl MemoryPayments {
         if let Some(ev) = change.event {
             s.events.push(ev);
         }
+        self.deferred.lock().unwrap().remove(&change.payment.id);
         s.payments.insert(change.payment.id.clone(), change.payment);
         Ok(())
+    }
+}
+
+/// The reconciler's work list, like the DynamoDB `unsettled` index: due by
+/// `Payment::reconcile_due`, or by the last deferral while the payment is unchanged.
+#[async_trait]
+impl UnsettledPayments for MemoryPayments {
+    async fn list_due(&self, now: Timestamp, limit: usize) -> Result<Vec<DuePayment>, StoreError> {
+        let deferred = self.deferred.lock().unwrap().clone();
+        let s = self.inner.lock().unwrap();
+        let mut due: Vec<(Timestamp, DuePayment)> = s
+            .payments
+            .values()
+            .filter_map(|p| {
+                let first = p.reconcile_due()?;
+                let (at, tries) = match deferred.get(&p.id) {
+                    Some((v, tries, at)) if *v == p.version => (*at, *tries),
+                    _ => (first, 0),
+                };
+                (at <= now).then(|| {
+                    (
+                        at,
+                        DuePayment {
+                            payment: p.clone(),
+                            tries,
+                        },
+                    )
+                })
+            })
+            .collect();
+        due.sort_by(|a, b| (a.0, &a.1.payment.id).cmp(&(b.0, &b.1.payment.id)));
+        due.truncate(limit);
+        Ok(due.into_iter().map(|(_, d)| d).collect())
+    }
+
+    async fn defer(
+        &self,
+        payment: &Payment,
+        tries: u32,
+        next_at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let s = self.inner.lock().unwrap();
+        match s.payments.get(&payment.id) {
+            Some(p) if p.version == payment.version && p.reconcile_due().is_some() => {
+                self.deferred
+                    .lock()
+                    .unwrap()
+                    .insert(payment.id.clone(), (payment.version, tries, next_at));
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 }
 

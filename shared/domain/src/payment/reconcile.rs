@@ -161,3 +161,42 @@ impl Payment {
         Some((p, event))
     }
 }
+
+/// First wait after a reconciler try that did not settle; doubled each try up to
+/// [`RECONCILE_MAX_BACKOFF_MS`].
+pub const RECONCILE_FIRST_BACKOFF_MS: i64 = 10_000;
+/// Longest wait between reconciler tries.
+pub const RECONCILE_MAX_BACKOFF_MS: i64 = 600_000;
+
+/// How long to wait after the `tries`-th try (1-based) that did not settle.
+pub fn reconcile_backoff_ms(tries: u32) -> i64 {
+    let doublings = tries.saturating_sub(1).min(16);
+    RECONCILE_FIRST_BACKOFF_MS
+        .saturating_mul(1i64 << doublings)
+        .min(RECONCILE_MAX_BACKOFF_MS)
+}
+
+impl Payment {
+    /// Since when the payment has needed settling: the start of its pending operation, or
+    /// its creation while `pending`. `None` when there is nothing to settle (an operation
+    /// in flight counts: it needs settling if its Lambda dies).
+    pub fn unsettled_since(&self) -> Option<Timestamp> {
+        match (&self.pending, self.status) {
+            (Some(op), _) => Some(op.started_at),
+            (None, PaymentStatus::Pending) => Some(self.created_at),
+            _ => None,
+        }
+    }
+
+    /// When the reconciler should first look at the payment: an operation with an unknown
+    /// outcome or a pending payment at once, an operation in flight once it goes stale.
+    /// `None` when there is nothing to settle.
+    pub fn reconcile_due(&self) -> Option<Timestamp> {
+        match (&self.pending, self.status) {
+            (Some(op), _) if op.state == super::PendingState::Unknown => Some(self.updated_at),
+            (Some(op), _) => Some(op.started_at.plus_millis(super::STALE_IN_FLIGHT_MS + 1)),
+            (None, PaymentStatus::Pending) => Some(self.created_at),
+            _ => None,
+        }
+    }
+}

@@ -567,3 +567,4 @@ async fn a_failed_queue_send_leaves_the_event_for_the_sweeper() {
 }
 
 mod faults;
+mod reconciler;

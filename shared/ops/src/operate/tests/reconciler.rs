@@ -1,0 +1,190 @@
+//! The scheduled reconciler over in-memory stores and the simulator bank: it settles what
+//! the merchant never queried, with the usual events, backs off on what the bank cannot
+//! tell yet, and reports what stays unsettled past the alarm limit.
+
+use paygate_domain::{payment::reconcile_backoff_ms, NOT_FOUND_GRACE_MS};
+
+use super::*;
+use crate::reconciler::{run_reconciler, ReconcilerDeps, ReconcilerLimits};
+
+fn reconciler(
+    w: World,
+) -> (
+    ReconcilerDeps,
+    Arc<MemoryPayments>,
+    Arc<ManualClock>,
+    Arc<MemoryPublisher>,
+) {
+    let (store, clock, publisher) = (w.store.clone(), w.clock.clone(), w.publisher.clone());
+    let deps = ReconcilerDeps {
+        ops: w.deps,
+        unsettled: store.clone(),
+        limits: ReconcilerLimits {
+            batch: 50,
+            concurrency: 4,
+            alarm_after_ms: 30 * 60 * 1000,
+        },
+    };
+    (deps, store, clock, publisher)
+}
+
+#[tokio::test]
+async fn an_unanswered_refund_is_settled_without_a_merchant_call() {
+    let w = world();
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Captured,
+            20_000,
+            InitialBankState::Approved,
+        )
+        .await;
+    // The bank applies the refund and its answer is lost.
+    assert!(matches!(
+        w.op(&id, TransactionType::Refund, Some(9900)).await,
+        Err(OpError::Provider { .. })
+    ));
+    let (deps, store, _clock, publisher) = reconciler(w);
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!((report.due, report.settled), (1, 1), "{report:?}");
+    let p = store.payment(&id).unwrap();
+    assert_eq!(p.pending, None);
+    assert_eq!(p.refunded_amount, 9900);
+    assert_eq!(p.status, PaymentStatus::PartiallyRefunded);
+    assert_eq!(
+        store.events().last().unwrap().event_type,
+        EventType::PaymentRefunded
+    );
+    assert_eq!(publisher.ids().len(), 1, "the event goes out");
+    // Nothing left to do.
+    assert_eq!(run_reconciler(&deps).await.unwrap().due, 0);
+}
+
+#[tokio::test]
+async fn a_reservation_whose_lambda_died_is_settled_once_stale() {
+    let w = world();
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Authorized,
+            20_000,
+            InitialBankState::Preauth,
+        )
+        .await;
+    // Reserved, the bank captured, then the Lambda died: every write of the answer fails.
+    w.store.script_saves(
+        std::iter::once(None).chain(std::iter::repeat_n(Some(SaveFault::ServerError), 8)),
+    );
+    tokio::time::pause();
+    assert!(w.op(&id, TransactionType::Capture, None).await.is_err());
+    tokio::time::resume();
+    let (deps, store, clock, _) = reconciler(w);
+    assert_eq!(
+        run_reconciler(&deps).await.unwrap().due,
+        0,
+        "in flight, not stale yet"
+    );
+    clock.advance_millis(paygate_domain::payment::STALE_IN_FLIGHT_MS + 1);
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!(report.settled, 1, "{report:?}");
+    let p = store.payment(&id).unwrap();
+    assert_eq!(p.status, PaymentStatus::Captured);
+    assert_eq!(p.captured_amount, 20_000);
+    assert_eq!(
+        store.events().last().unwrap().event_type,
+        EventType::PaymentCaptured
+    );
+}
+
+#[tokio::test]
+async fn pending_payments_are_finalized_and_no_record_waits_for_the_grace() {
+    let w = world();
+    let found = w
+        .payment(
+            "pay_a",
+            "acc_all",
+            PaymentStatus::Pending,
+            12_000,
+            InitialBankState::Approved,
+        )
+        .await;
+    let none = w
+        .payment(
+            "pay_n",
+            "acc_all",
+            PaymentStatus::Pending,
+            12_000,
+            InitialBankState::None,
+        )
+        .await;
+    let (deps, store, clock, _) = reconciler(w);
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!(
+        (report.due, report.settled, report.deferred),
+        (2, 1, 1),
+        "{report:?}"
+    );
+    assert_eq!(
+        store.payment(&found).unwrap().status,
+        PaymentStatus::Captured
+    );
+    // "No record" inside the grace: still pending, and deferred with backoff.
+    assert_eq!(store.payment(&none).unwrap().status, PaymentStatus::Pending);
+    clock.advance_millis(reconcile_backoff_ms(1) - 1);
+    assert_eq!(run_reconciler(&deps).await.unwrap().due, 0, "backing off");
+    clock.advance_millis(1);
+    assert_eq!(run_reconciler(&deps).await.unwrap().deferred, 1);
+    clock.advance_millis(NOT_FOUND_GRACE_MS);
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!(report.settled, 1, "{report:?}");
+    assert_eq!(store.payment(&none).unwrap().status, PaymentStatus::Failed);
+    assert_eq!(
+        store.events().last().unwrap().event_type,
+        EventType::PaymentFailed
+    );
+}
+
+#[tokio::test]
+async fn what_the_bank_cannot_tell_backs_off_and_is_reported_past_the_limit() {
+    let w = world();
+    // An order whose status queries always fail (code 91).
+    let id = w
+        .payment(
+            "pay_q",
+            "acc_all",
+            PaymentStatus::Pending,
+            9100, // the simulator's technical-error amount: its queries fail
+            InitialBankState::Approved,
+        )
+        .await;
+    let (deps, store, clock, _) = reconciler(w);
+    let mut waits = Vec::new();
+    let mut last = T0;
+    for _ in 0..12 {
+        // Jump to the next due time.
+        loop {
+            let r = run_reconciler(&deps).await.unwrap();
+            if r.due == 1 {
+                assert_eq!(r.deferred, 1, "{r:?}");
+                break;
+            }
+            clock.advance_millis(1_000);
+        }
+        let now = clock.now();
+        waits.push(now.unix_millis() - last.unix_millis());
+        last = now;
+    }
+    assert_eq!(store.payment(&id).unwrap().status, PaymentStatus::Pending);
+    // Waits grow (10 s, 20 s, 40 s, … capped at 10 min).
+    assert!(waits.windows(2).skip(1).all(|w| w[1] >= w[0]), "{waits:?}");
+    assert!(waits
+        .iter()
+        .all(|w| *w <= paygate_domain::payment::RECONCILE_MAX_BACKOFF_MS + 1_000));
+    // Past the alarm limit it is reported.
+    clock.advance_millis(31 * 60 * 1000);
+    let r = run_reconciler(&deps).await.unwrap();
+    assert_eq!(r.over_limit, 1, "{r:?}");
+    assert_eq!(r.over_limit_ids, vec![id]);
+}
