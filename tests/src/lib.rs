@@ -108,19 +108,36 @@ impl Stack {
     /// A fresh, seeded stack whose webhook pipeline runs with `webhook` (e.g. a sender
     /// that trusts a [`receiver::Receiver`], a compressed retry schedule, a fast sweeper).
     pub async fn start_with_webhooks(label: &str, webhook: WebhookOptions) -> Stack {
-        Self::start_with(label, webhook, paygate_devserver::DEFAULT_BANK_TIMEOUT).await
+        Self::start_with(
+            label,
+            webhook,
+            paygate_devserver::DEFAULT_BANK_TIMEOUT,
+            None,
+        )
+        .await
+    }
+
+    /// A fresh, seeded stack whose reconciler runs every `every` (as `make dev` runs it every
+    /// 10 s), and whose bank calls time out after `bank_timeout`.
+    pub async fn start_with_reconciler(
+        label: &str,
+        every: std::time::Duration,
+        bank_timeout: std::time::Duration,
+    ) -> Stack {
+        Self::start_with(label, WebhookOptions::default(), bank_timeout, Some(every)).await
     }
 
     /// A fresh, seeded stack whose bank calls time out after `bank_timeout` (e.g. 1 s, so a
     /// simulator's injected latency makes an unknown outcome without a 20 s wait).
     pub async fn start_with_bank_timeout(label: &str, bank_timeout: std::time::Duration) -> Stack {
-        Self::start_with(label, WebhookOptions::default(), bank_timeout).await
+        Self::start_with(label, WebhookOptions::default(), bank_timeout, None).await
     }
 
     async fn start_with(
         label: &str,
         webhook: WebhookOptions,
         bank_timeout: std::time::Duration,
+        reconcile_every: Option<std::time::Duration>,
     ) -> Stack {
         let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
         let opts = Options {
@@ -131,6 +148,8 @@ impl Stack {
             ids: Arc::new(RandomIds),
             webhook,
             bank_timeout,
+            // Off unless asked for, so tests see unknown outcomes until they settle them.
+            reconcile_every,
         };
         let server = paygate_devserver::start_on(moto, opts)
             .await

@@ -8,6 +8,7 @@ pub mod admin;
 pub mod banks;
 pub mod endpoints;
 pub mod pipeline;
+pub mod reconciler;
 pub mod router;
 pub mod seed;
 pub mod sigv4;
@@ -50,6 +51,9 @@ pub struct Options {
     /// The bound on one bank call ([`DEFAULT_BANK_TIMEOUT`] as deployed; tests use ~1 s to
     /// reach the unknown-outcome path quickly).
     pub bank_timeout: Duration,
+    /// How often the reconciler runs (`None`: not at all; `make dev`: every 10 s, see
+    /// [`reconciler::every_from_env`]).
+    pub reconcile_every: Option<Duration>,
 }
 
 /// What the stack's webhook pipeline runs with (shown in the banner).
@@ -81,6 +85,8 @@ pub struct DevServer {
     _pipeline: pipeline::Pipeline,
     /// The bank protocol simulators (see [`banks`]), alive as long as the server.
     banks: banks::BankSims,
+    /// The reconciler's timer, when it runs.
+    _reconciler: Option<reconciler::Reconciler>,
     _moto: Option<MotoServer>,
 }
 
@@ -198,6 +204,24 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         sweep_every: w.sweep_every,
     });
 
+    // The reconciler: the scheduled function's handler, wired like the Lambda.
+    let reconciler = opts.reconcile_every.map(|every| {
+        let op_tables = operation_tables(&tables, &queues);
+        let deps = fn_reconciler::Deps {
+            reconciler: paygate_compose::reconciler_deps(
+                &client,
+                &sqs,
+                &op_tables,
+                &banks,
+                opts.clock.clone(),
+                opts.ids.clone(),
+                paygate_ops::ReconcilerLimits::default(),
+            ),
+            stage: "local".to_owned(),
+        };
+        reconciler::spawn(deps, every)
+    });
+
     let listener = TcpListener::bind(opts.addr).await?;
     let url = format!("http://{}", listener.local_addr()?);
     // The dashboard's admin routes, behind the emulated IAM (SigV4) authorization.
@@ -233,8 +257,23 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         server,
         _pipeline: pipeline,
         banks: bank_sims,
+        _reconciler: reconciler,
         _moto: None,
     })
+}
+
+/// The money functions' (and the reconciler's) table names and events queue in a stack.
+pub fn operation_tables(
+    t: &TableNames,
+    q: &paygate_sqs::QueueUrls,
+) -> paygate_compose::OperationTables {
+    paygate_compose::OperationTables {
+        payments: t.payments.clone(),
+        events: t.events.clone(),
+        pos_accounts: t.pos_accounts.clone(),
+        simbank: t.simbank.clone(),
+        events_queue_url: q.events.clone(),
+    }
 }
 
 /// The pipeline's table names and queue URLs in a stack.

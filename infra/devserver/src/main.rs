@@ -6,6 +6,9 @@
 //! `127.0.0.1`) and `PAYGATE_WEBHOOK_EXTRA_CA` (PEM file of an extra trusted root, e.g. a
 //! local receiver's self-signed certificate). Endpoints are HTTPS only, always.
 //!
+//! `PAYGATE_RECONCILE_EVERY_SECS` sets how often the reconciler runs (default 10; `0` turns
+//! it off).
+//!
 //! `PAYGATE_BANK_TIMEOUT_MS` bounds each call to a bank simulator (default: the deployed
 //! 8 s), e.g. `1000` to try the unknown-outcome path with a simulator's injected latency.
 
@@ -49,6 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ids: Arc::new(paygate_ops::system::RandomIds),
         webhook,
         bank_timeout,
+        reconcile_every: paygate_devserver::reconciler::every_from_env()?,
     };
     let server = paygate_devserver::start_with_own_moto(opts).await?;
     println!("{}", paygate_devserver::banner(&server, &seed));

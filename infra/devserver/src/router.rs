@@ -43,13 +43,7 @@ impl App {
         ids: Arc<dyn IdGenerator>,
     ) -> Self {
         use paygate_compose as c;
-        let op_tables = c::OperationTables {
-            payments: t.payments.clone(),
-            events: t.events.clone(),
-            pos_accounts: t.pos_accounts.clone(),
-            simbank: t.simbank.clone(),
-            events_queue_url: queues.events.clone(),
-        };
+        let op_tables = crate::operation_tables(t, queues);
         let ops = || c::operation_deps(client, sqs, &op_tables, banks, clock.clone(), ids.clone());
         let points_tables = c::PointsTables {
             pos_accounts: t.pos_accounts.clone(),

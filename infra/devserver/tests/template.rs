@@ -313,7 +313,7 @@ fn every_function_gets_the_table_variables_it_reads() {
         paygate_dynamo::schema::POS_ACCOUNTS.env_var,
         DELIVERIES_QUEUE.env_var,
     ];
-    let needs: [(&str, &[&str]); 13] = [
+    let needs: [(&str, &[&str]); 14] = [
         ("AuthorizerFunction", &["API_KEYS_TABLE"]),
         (
             "CapturePaymentFunction",
@@ -350,6 +350,17 @@ fn every_function_gets_the_table_variables_it_reads() {
         ),
         (
             "QueryPaymentFunction",
+            &[
+                "PAYMENTS_TABLE",
+                "EVENTS_TABLE",
+                "POS_ACCOUNTS_TABLE",
+                "SIMBANK_TABLE",
+                "EVENTS_QUEUE_URL",
+                "BANK_SECRET_PREFIX",
+            ],
+        ),
+        (
+            "ReconcilerFunction",
             &[
                 "PAYMENTS_TABLE",
                 "EVENTS_TABLE",
@@ -548,6 +559,39 @@ fn the_sweeper_runs_every_minute() {
         .collect();
     assert_eq!(schedules, ["rate(1 minute)"]);
     assert!(timeout_secs(&t, "OutboxSweeperFunction") <= 60);
+}
+
+#[test]
+fn the_reconciler_runs_every_minute_alone_reads_its_index_and_is_alarmed() {
+    let t = template();
+    let f = &t["Resources"]["ReconcilerFunction"]["Properties"];
+    let schedules: Vec<String> = f["Events"]
+        .as_mapping()
+        .expect("the reconciler has events")
+        .values()
+        .filter(|e| e["Type"].as_str() == Some("Schedule"))
+        .map(|e| s(&e["Properties"]["Schedule"]))
+        .collect();
+    assert_eq!(schedules, ["rate(1 minute)"]);
+    assert_eq!(f["ReservedConcurrentExecutions"].as_u64(), Some(1));
+    let index: Value = serde_norway::from_str(&format!(
+        "!Sub \"${{PaymentsTable.Arn}}/index/{}\"",
+        paygate_dynamo::schema::UNSETTLED_INDEX.name
+    ))
+    .unwrap();
+    assert!(allows(&t, "ReconcilerFunction", "dynamodb:Query", &index));
+    let table = get_att("PaymentsTable", "Arn");
+    assert!(allows(
+        &t,
+        "ReconcilerFunction",
+        "dynamodb:UpdateItem",
+        &table
+    ));
+    let alarm = &t["Resources"]["UnsettledPaymentsAlarm"]["Properties"];
+    assert_eq!(s(&alarm["Namespace"]), fn_reconciler::METRIC_NAMESPACE);
+    assert_eq!(s(&alarm["MetricName"]), fn_reconciler::OVER_LIMIT_METRIC);
+    let env = &f["Environment"]["Variables"];
+    assert!(!env[paygate_compose::RECONCILE_ALARM_AFTER_ENV].is_null());
 }
 
 #[test]

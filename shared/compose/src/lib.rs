@@ -24,8 +24,9 @@ pub use admin::{
     webhook_secret_prefix_from_env, AdminParts, AdminTables,
 };
 pub use payments::{
-    api_keys, api_keys_table_from_env, operation_deps, points_deps, providers, Banks,
-    OperationTables, PointsTables, BANK_SECRET_PREFIX_ENV,
+    api_keys, api_keys_table_from_env, operation_deps, points_deps, providers, reconciler_deps,
+    reconciler_limits_from_env, Banks, OperationTables, PointsTables, BANK_SECRET_PREFIX_ENV,
+    RECONCILE_ALARM_AFTER_ENV,
 };
 pub use pipeline::{
     deliver_deps, fanout_deps, retry_schedule_from_env, sweep_deps, PipelineTables,

@@ -8,7 +8,9 @@ use paygate_dynamo::{
     schema::{API_KEYS, BINS, EVENTS, PAYMENTS, POS_ACCOUNTS, SIMBANK},
     Client, DynamoApiKeys, DynamoBins, DynamoPayments, DynamoSimLedger,
 };
-use paygate_ops::{EventSink, OperationDeps, PointsDeps, Providers};
+use paygate_ops::{
+    EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
+};
 use paygate_simbank::SimBank;
 
 use crate::{
@@ -117,6 +119,45 @@ pub fn operation_deps(
             publisher: event_publisher(sqs, &t.events_queue_url),
             outbox: outbox(client, &t.events),
         },
+    }
+}
+
+/// Environment variable: minutes a payment may stay unsettled before the reconciler reports
+/// it over the limit (the alarm's figure); default 30.
+pub const RECONCILE_ALARM_AFTER_ENV: &str = "RECONCILE_ALARM_AFTER_MINUTES";
+
+/// The reconciler's limits: the defaults, with the alarm limit from the environment. A
+/// malformed value is an error at start-up.
+pub fn reconciler_limits_from_env() -> Result<ReconcilerLimits, ConfigError> {
+    let mut limits = ReconcilerLimits::default();
+    if let Ok(v) = std::env::var(RECONCILE_ALARM_AFTER_ENV) {
+        if !v.trim().is_empty() {
+            let minutes: i64 = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|m| *m > 0)
+                .ok_or(ConfigError(RECONCILE_ALARM_AFTER_ENV))?;
+            limits.alarm_after_ms = minutes.saturating_mul(60_000);
+        }
+    }
+    Ok(limits)
+}
+
+/// The reconciler's dependencies: a money function's, plus the `unsettled` index.
+pub fn reconciler_deps(
+    client: &Client,
+    sqs: &paygate_sqs::Client,
+    t: &OperationTables,
+    banks: &Banks,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    limits: ReconcilerLimits,
+) -> ReconcilerDeps {
+    ReconcilerDeps {
+        ops: operation_deps(client, sqs, t, banks, clock, ids),
+        unsettled: Arc::new(DynamoPayments::new(client.clone(), &t.payments, &t.events)),
+        limits,
     }
 }
 

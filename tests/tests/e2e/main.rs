@@ -11,4 +11,5 @@ mod points;
 mod provider;
 mod query;
 mod race;
+mod reconciler;
 mod transitions;

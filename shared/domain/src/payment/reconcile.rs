@@ -166,7 +166,7 @@ impl Payment {
 /// [`RECONCILE_MAX_BACKOFF_MS`].
 pub const RECONCILE_FIRST_BACKOFF_MS: i64 = 10_000;
 /// Longest wait between reconciler tries.
-pub const RECONCILE_MAX_BACKOFF_MS: i64 = 600_000;
+pub const RECONCILE_MAX_BACKOFF_MS: i64 = 120_000;
 
 /// How long to wait after the `tries`-th try (1-based) that did not settle.
 pub fn reconcile_backoff_ms(tries: u32) -> i64 {

@@ -177,7 +177,7 @@ async fn what_the_bank_cannot_tell_backs_off_and_is_reported_past_the_limit() {
         last = now;
     }
     assert_eq!(store.payment(&id).unwrap().status, PaymentStatus::Pending);
-    // Waits grow (10 s, 20 s, 40 s, … capped at 10 min).
+    // Waits grow (10 s, 20 s, 40 s, … capped at 2 min).
     assert!(waits.windows(2).skip(1).all(|w| w[1] >= w[0]), "{waits:?}");
     assert!(waits
         .iter()

@@ -1,0 +1,14 @@
+//! Lambda entry point: build the dependencies once, then reconcile on every scheduled event.
+
+use lambda_runtime::{service_fn, Error, LambdaEvent};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    lambda_runtime::tracing::init_default_subscriber();
+    let deps = fn_reconciler::Deps::from_env().await?;
+    let deps = &deps;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<_>| async move {
+        Ok::<_, Error>(fn_reconciler::handle(deps, event.payload).await?)
+    }))
+    .await
+}
