@@ -85,7 +85,6 @@ async fn world() -> World {
             ids: Arc::new(SeqIds::default()),
             events: paygate_ops::EventSink {
                 publisher: Arc::new(MemoryPublisher::default()),
-                outbox: store.clone(),
             },
         },
         store,
