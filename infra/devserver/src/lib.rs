@@ -116,6 +116,10 @@ pub async fn start_with_own_moto(opts: Options) -> Result<DevServer, StartError>
 
 /// Starts a stack on an existing moto server (tests share one per binary).
 pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, StartError> {
+    // Before anything is stored: e.g. a live account on the simulator is refused here.
+    opts.seed
+        .validate()
+        .map_err(|e| StartError::Seed(e.to_string()))?;
     let client = moto.client();
     paygate_dynamo::create_tables(&client, &opts.prefix)
         .await

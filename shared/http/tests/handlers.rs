@@ -42,6 +42,7 @@ async fn world() -> World {
         bank_name: "İşbank".into(),
         supported: OperationSet::all(),
         label: String::new(),
+        mode: Mode::Test,
     };
     accounts.insert(account.clone());
     let bank = Arc::new(SimBank::new(

@@ -30,6 +30,7 @@ fn account(id: &str, supported: OperationSet) -> PosAccount {
         bank_name: "Türkiye İş Bankası".into(),
         supported,
         label: String::new(),
+        mode: Mode::Test,
     }
 }
 
