@@ -145,10 +145,10 @@ async fn the_sweep_sends_unsent_events_and_requeues_lost_deliveries() {
             failures: 0
         }
     );
-    assert_eq!(w.publisher.ids(), [ev.id.clone()]);
+    assert_eq!(w.publisher.ids(), vec![ev.id.clone()]);
     assert_eq!(
         w.store.unsent(),
-        [ev.id.clone()],
+        vec![ev.id],
         "marked only by the fan-out, once its deliveries exist"
     );
     let queued = w.queue.drain();

@@ -237,7 +237,7 @@ fn luhn_complete(prefix: &str) -> String {
                 }
             })
             .sum();
-        if sum % 10 == 0 {
+        if sum.is_multiple_of(10) {
             return candidate;
         }
     }

@@ -236,12 +236,8 @@ async fn the_fast_path_publishes_but_does_not_mark() {
     let w = world(&["whe_a"]);
     let ev = w.commit("evt_1").await;
     w.fast_path().after_commit(&ev).await;
-    assert_eq!(w.events_queue.ids(), [ev.id.clone()]);
-    assert_eq!(
-        w.store.unsent(),
-        [ev.id.clone()],
-        "queued is not handed over"
-    );
+    assert_eq!(w.events_queue.ids(), vec![ev.id.clone()]);
+    assert_eq!(w.store.unsent(), vec![ev.id], "queued is not handed over");
     // The fan-out marks it once its delivery exists.
     w.receive_events().await;
     assert_eq!(w.deliveries.all().len(), 1);

@@ -15,7 +15,11 @@ async fn a_test_keys_points_inquiry_never_picks_a_live_account() {
     for bin in ["540669", "55496012"] {
         // WHEN a test key asks by a Garanti BIN
         let r = stack
-            .post(POINTS, k.anatolia_test, points_body(&card_number(bin, 16, ""), None))
+            .post(
+                POINTS,
+                k.anatolia_test,
+                points_body(&card_number(bin, 16, ""), None),
+            )
             .await;
         // THEN only the test account is considered (which refuses: nothing sent)
         let err = expect_error(&r, 400, "operation_not_supported");
@@ -38,7 +42,11 @@ async fn a_test_keys_points_inquiry_never_picks_a_live_account() {
         ("454360", "acc_anatoliaIsbankLive"),
     ] {
         let (status, body) = stack
-            .post(POINTS, k.anatolia_live, points_body(&card_number(bin, 16, ""), None))
+            .post(
+                POINTS,
+                k.anatolia_live,
+                points_body(&card_number(bin, 16, ""), None),
+            )
             .await;
         assert_eq!(status, StatusCode::OK, "{body}");
         assert_eq!(body["accountId"], account, "{body}");
