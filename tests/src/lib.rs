@@ -247,7 +247,7 @@ impl Stack {
     }
 
     /// A payment of `amount` in `status`, reached through the API as a merchant would:
-    /// `authorized`, `captured` and `pending` come from the test helper; the others from
+    /// `authorized`, `captured`, `pending` and `failed` come from the test helper; the others from
     /// operations on them (`partially_refunded` refunds 3000, so `amount` must exceed it).
     pub async fn payment_in(&self, key: &str, status: &str, amount: i64) -> String {
         let create = |status: &str, extra: Value| {
@@ -275,10 +275,9 @@ impl Stack {
                 create("pending", json!({ "bankState": "declined" })).await,
                 Some(("query", json!({}))),
             ),
-            "failed" => (
-                create("pending", json!({ "bankState": "none" })).await,
-                Some(("query", json!({}))),
-            ),
+            // "No record" finalizes a pending payment only after the grace period, so the
+            // helper creates it directly.
+            "failed" => (create("failed", json!({})).await, None),
             other => panic!("no way to make a payment {other}"),
         };
         if let Some((op, body)) = then {

@@ -27,6 +27,7 @@ fn deps() -> Deps {
         bank_name: "Bank".into(),
         supported: OperationSet::all(),
         label: String::new(),
+        mode: paygate_domain::Mode::Test,
     });
     Deps {
         admin: paygate_admin::EndpointsDeps {

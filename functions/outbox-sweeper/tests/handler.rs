@@ -145,8 +145,12 @@ async fn the_sweep_sends_unsent_events_and_requeues_lost_deliveries() {
             failures: 0
         }
     );
-    assert_eq!(w.publisher.ids(), [ev.id]);
-    assert!(w.store.unsent().is_empty(), "the event is marked sent");
+    assert_eq!(w.publisher.ids(), vec![ev.id.clone()]);
+    assert_eq!(
+        w.store.unsent(),
+        vec![ev.id],
+        "marked only by the fan-out, once its deliveries exist"
+    );
     let queued = w.queue.drain();
     assert_eq!(queued.len(), 1);
     assert_eq!(queued[0].0.delivery_id, delivery.id);

@@ -30,6 +30,7 @@ async fn a_scheduled_run_settles_an_unanswered_refund() {
         bank_name: "Türkiye İş Bankası".into(),
         supported: OperationSet::all(),
         label: String::new(),
+        mode: Mode::Test,
     };
     let accounts = Arc::new(MemoryAccounts::default());
     accounts.insert(account.clone());
@@ -46,7 +47,6 @@ async fn a_scheduled_run_settles_an_unanswered_refund() {
         ids: Arc::new(SeqIds::default()),
         events: EventSink {
             publisher: publisher.clone(),
-            outbox: store.clone(),
         },
     };
     let id = PaymentId::parse("pay_r").unwrap();

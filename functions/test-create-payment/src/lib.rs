@@ -1,11 +1,12 @@
 //! `POST /v1/test_helpers/payments` (test keys only): creates a payment to operate on and
 //! registers its order at the bank simulator, so later operations and queries are real.
 //!
-//! Body: `{amount, currency, status: authorized|captured|pending, accountId?, bankState?,
+//! Body: `{amount, currency, status: authorized|captured|pending|failed, accountId?, bankState?,
 //! settled?}`. `bankState` (pending only) is what the bank holds: `approved`, `preauth`,
 //! `declined` or `none` (default). `settled: true` puts the order past the bank's
 //! end-of-day cut, so a cancel is declined. Live keys get 404: the route does not exist
-//! for them.
+//! for them. Only test-mode accounts are used (`accountId` of a live account: 404), so the
+//! helper never writes to a live bank.
 
 use std::sync::Arc;
 
@@ -25,8 +26,10 @@ use paygate_http::{
     handlers::caller,
     respond, ApiError,
 };
-use paygate_ops::OpError;
-use paygate_ops::Providers;
+use paygate_ops::{
+    accounts::{account_in_mode, accounts_in_mode},
+    OpError, Providers,
+};
 
 pub struct Deps {
     pub payments: Arc<dyn PaymentWriter>,
@@ -95,10 +98,13 @@ fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
         "authorized" => PaymentStatus::Authorized,
         "captured" => PaymentStatus::Captured,
         "pending" => PaymentStatus::Pending,
+        // A payment that failed before the bank booked anything (the bank holds no record).
+        // Not reachable through query quickly: "no record" counts only after a grace period.
+        "failed" => PaymentStatus::Failed,
         _ => {
             return Err(ApiError::invalid(
                 "status",
-                "must be authorized, captured or pending",
+                "must be authorized, captured, pending or failed",
             ))
         }
     };
@@ -144,22 +150,20 @@ fn accepts_test_orders(deps: &Deps, account: &PosAccount) -> bool {
         .is_some_and(|p| p.test_orders().is_some())
 }
 
+/// The test-mode account to register the order on: the one named or the merchant's first
+/// whose bank accepts test orders. Only test-mode accounts, whatever the caller: a live
+/// account's bank (and its credentials) is never written to; naming one is `404`, as for
+/// another merchant's account.
 async fn account(
     deps: &Deps,
     who: &paygate_ops::Principal,
     id: Option<AccountId>,
 ) -> Result<PosAccount, ApiError> {
+    let accounts = deps.accounts.as_ref();
     let found = match id {
-        Some(id) => deps
-            .accounts
-            .get_account(&who.merchant_id, &id)
-            .await
-            .map_err(OpError::from)?,
-        None => deps
-            .accounts
-            .list_accounts(&who.merchant_id)
-            .await
-            .map_err(OpError::from)?
+        Some(id) => account_in_mode(accounts, &who.merchant_id, Mode::Test, &id).await?,
+        None => accounts_in_mode(accounts, &who.merchant_id, Mode::Test)
+            .await?
             .into_iter()
             .find(|a| accepts_test_orders(deps, a)),
     };

@@ -14,7 +14,9 @@ use paygate_domain::{
     PaymentStatus, StoreError, WebhookEndpointId,
 };
 use paygate_pipeline::FanoutDeps;
-use paygate_testkit::{ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryQueue, T0};
+use paygate_testkit::{
+    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, T0,
+};
 
 /// Endpoints that are down for one merchant and in memory for the others; with a barrier,
 /// each listing waits until as many are in flight.
@@ -90,6 +92,7 @@ fn world_with(down_for: Option<&str>, rendezvous: Option<tokio::sync::Barrier>) 
             }),
             deliveries: deliveries.clone(),
             queue: queue.clone(),
+            outbox: Arc::new(MemoryPayments::default()),
             clock: Arc::new(ManualClock::at(T0)),
         },
     };

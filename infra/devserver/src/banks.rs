@@ -424,7 +424,7 @@ mod tests {
     fn account(id: &str, provider: &str, credentials: serde_json::Value) -> serde_json::Value {
         serde_json::json!({
             "id": id, "providerCode": provider, "bankCode": "0062", "bankName": "B",
-            "supported": ["capture"], "credentials": credentials
+            "supported": ["capture"], "credentials": credentials, "mode": "test"
         })
     }
 

@@ -122,8 +122,13 @@ pub async fn start_with_own_moto(opts: Options) -> Result<DevServer, StartError>
 
 /// Starts a stack on an existing moto server (tests share one per binary).
 pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, StartError> {
+    // Before anything is stored: e.g. a live account on the simulator is refused here.
+    opts.seed
+        .validate()
+        .map_err(|e| StartError::Seed(e.to_string()))?;
     // The deployed functions' SDK retry configuration, not the tests' (retries off).
-    let client = paygate_dynamo::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
+    let client =
+        paygate_dynamo::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
     paygate_dynamo::create_tables(&client, &opts.prefix)
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;

@@ -7,8 +7,8 @@ use paygate_domain::{
     ids::ApiKeyId,
     ports::{Clock, Expectation, PaymentChange, PaymentWriter},
     webhook::{EventFilter, WebhookEndpointId},
-    AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation, OperationSet, Payment,
-    PaymentId, PaymentStatus, PosAccount, StoreError,
+    AccountConfigError, AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation,
+    OperationSet, Payment, PaymentId, PaymentStatus, PosAccount, StoreError,
 };
 use paygate_dynamo::{
     Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoEndpoints, DynamoPayments,
@@ -62,6 +62,9 @@ pub struct SeedAccount {
     pub supported: Vec<Operation>,
     #[serde(default)]
     pub label: String,
+    /// `test` (the bank's test endpoint, or the simulator) or `live` (never the simulator).
+    /// Only keys and payments of the same mode use the account.
+    pub mode: Mode,
     /// The bank secret's values of a real-protocol account (stored in Secrets Manager by
     /// `banks`; `endpointUrl` is the local simulator's unless given). Never logged.
     #[serde(default)]
@@ -113,6 +116,8 @@ pub enum SeedError {
     Payment(String, &'static str),
     #[error("seed webhook endpoint {0}: {1}")]
     Endpoint(String, &'static str),
+    #[error("seed {0}")]
+    Account(#[from] AccountConfigError),
 }
 
 impl Seed {
@@ -121,6 +126,30 @@ impl Seed {
             .map_err(|e| SeedError::Read(path.display().to_string(), e.to_string()))?;
         serde_json::from_str(&text)
             .map_err(|e| SeedError::Read(path.display().to_string(), e.to_string()))
+    }
+
+    /// Refuses what must never be configured: a live account on the simulator, a payment
+    /// on an account of the other mode (or an unknown one).
+    pub fn validate(&self) -> Result<(), SeedError> {
+        for m in &self.merchants {
+            for a in &m.accounts {
+                if let Some(acc) = self.account(&a.id) {
+                    acc.validate()?;
+                }
+            }
+        }
+        for p in &self.payments {
+            let account = self
+                .account(&p.account_id)
+                .ok_or_else(|| SeedError::Payment(p.id.to_string(), "unknown account"))?;
+            if !account.serves(p.mode) {
+                return Err(SeedError::Payment(
+                    p.id.to_string(),
+                    "its account is of the other mode",
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub fn account(&self, id: &AccountId) -> Option<PosAccount> {
@@ -133,6 +162,7 @@ impl Seed {
                 bank_name: a.bank_name.clone(),
                 supported: OperationSet::of(&a.supported),
                 label: a.label.clone(),
+                mode: a.mode,
             })
         })
     }
@@ -155,6 +185,7 @@ pub async fn load(
     seed: &Seed,
     clock: Arc<dyn Clock>,
 ) -> Result<(), SeedError> {
+    seed.validate()?;
     let keys = DynamoApiKeys::new(client.clone(), &t.api_keys);
     let accounts = DynamoAccounts::new(client.clone(), &t.pos_accounts);
     let bins = DynamoBins::new(client.clone(), &t.bins);
@@ -276,4 +307,88 @@ pub async fn load(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seed(accounts: serde_json::Value, payments: serde_json::Value) -> Seed {
+        serde_json::from_value(serde_json::json!({
+            "merchants": [{ "id": "mch_a", "apiKeys": [], "accounts": accounts }],
+            "payments": payments,
+        }))
+        .unwrap()
+    }
+
+    fn account(id: &str, provider: &str, mode: &str) -> serde_json::Value {
+        serde_json::json!({
+            "id": id, "providerCode": provider, "bankCode": "0062", "bankName": "B",
+            "supported": ["capture"], "mode": mode
+        })
+    }
+
+    fn payment(account: &str, mode: &str) -> serde_json::Value {
+        serde_json::json!({
+            "id": "pay_a", "merchantId": "mch_a", "mode": mode, "accountId": account,
+            "amount": 1000, "currency": "TRY", "status": "authorized"
+        })
+    }
+
+    #[test]
+    fn a_live_account_on_the_simulator_is_refused() {
+        let s = seed(
+            serde_json::json!([account("acc_a", "simulator", "live")]),
+            serde_json::json!([]),
+        );
+        let err = s.validate().unwrap_err().to_string();
+        assert!(err.contains("acc_a") && err.contains("simulator"), "{err}");
+        let ok = seed(
+            serde_json::json!([
+                account("acc_a", "simulator", "test"),
+                account("acc_b", "garanti", "live")
+            ]),
+            serde_json::json!([]),
+        );
+        ok.validate().unwrap();
+    }
+
+    #[test]
+    fn a_payment_on_an_account_of_the_other_mode_is_refused() {
+        let s = seed(
+            serde_json::json!([account("acc_a", "garanti", "live")]),
+            serde_json::json!([payment("acc_a", "test")]),
+        );
+        assert!(matches!(s.validate(), Err(SeedError::Payment(_, _))));
+        let s = seed(
+            serde_json::json!([account("acc_a", "garanti", "live")]),
+            serde_json::json!([payment("acc_a", "live")]),
+        );
+        s.validate().unwrap();
+    }
+
+    #[test]
+    fn an_account_without_a_mode_does_not_parse() {
+        let mut a = account("acc_a", "simulator", "test");
+        a.as_object_mut().unwrap().remove("mode");
+        let parsed: Result<Seed, _> = serde_json::from_value(serde_json::json!({
+            "merchants": [{ "id": "mch_a", "apiKeys": [], "accounts": [a] }]
+        }));
+        assert!(parsed.is_err());
+    }
+
+    #[test]
+    fn the_checked_in_seed_is_valid_and_every_mode_has_accounts() {
+        let s = Seed::from_file(&crate::default_seed_path()).unwrap();
+        s.validate().unwrap();
+        for m in &s.merchants {
+            for mode in [Mode::Test, Mode::Live] {
+                assert!(
+                    m.accounts.iter().any(|a| a.mode == mode),
+                    "{} has no {mode:?} account",
+                    m.id
+                );
+            }
+        }
+    }
 }

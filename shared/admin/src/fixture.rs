@@ -42,6 +42,7 @@ fn account(merchant: &str) -> PosAccount {
         bank_name: "Bank".into(),
         supported: OperationSet::all(),
         label: String::new(),
+        mode: paygate_domain::Mode::Test,
     }
 }
 

@@ -14,7 +14,7 @@ use paygate_ops::{
 use paygate_simbank::SimBank;
 
 use crate::{
-    adapters::{accounts, event_publisher, outbox},
+    adapters::{accounts, event_publisher},
     queue_url, required_env, table, ConfigError,
 };
 
@@ -117,7 +117,6 @@ pub fn operation_deps(
         ids,
         events: EventSink {
             publisher: event_publisher(sqs, &t.events_queue_url),
-            outbox: outbox(client, &t.events),
         },
     }
 }

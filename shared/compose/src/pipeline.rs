@@ -64,6 +64,7 @@ pub fn fanout_deps(
         endpoints: endpoints(client, &t.webhook_endpoints),
         deliveries: deliveries(client, &t.deliveries),
         queue: delivery_queue(sqs, &t.deliveries_queue_url),
+        outbox: outbox(client, &t.events),
         clock,
     }
 }

@@ -130,12 +130,40 @@ pub struct PosAccount {
     /// Human label shown in the dashboard.
     #[serde(default)]
     pub label: String,
+    /// Test accounts hold the bank's test endpoint and credentials (or use the simulator),
+    /// live accounts the production ones. Only keys and payments of the same mode use it.
+    pub mode: Mode,
+}
+
+/// The provider code of the built-in bank simulator, which serves test mode only.
+pub const SIMULATOR_PROVIDER: &str = "simulator";
+
+/// Why an account's configuration is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AccountConfigError {
+    /// The simulator moves no money: a live account on it would approve for real nothing.
+    #[error("account {0}: a live account cannot use the simulator provider (test mode only)")]
+    LiveSimulator(AccountId),
 }
 
 impl PosAccount {
     /// What this account can do: what the bank enabled for it and what its provider speaks.
     pub fn effective_support(&self, provider: &OperationSet) -> OperationSet {
         self.supported.intersect(provider)
+    }
+
+    /// Whether a key or payment of `mode` may use this account: only of the same mode, so a
+    /// test key never reaches live bank credentials and a live payment never a test bank.
+    pub fn serves(&self, mode: Mode) -> bool {
+        self.mode == mode
+    }
+
+    /// Checks the account's configuration (when it is stored or seeded).
+    pub fn validate(&self) -> Result<(), AccountConfigError> {
+        if self.mode == Mode::Live && self.provider_code == SIMULATOR_PROVIDER {
+            return Err(AccountConfigError::LiveSimulator(self.id.clone()));
+        }
+        Ok(())
     }
 }
 
@@ -175,6 +203,60 @@ mod tests {
         assert!(eff.contains(Operation::Query));
         assert!(!eff.contains(Operation::Refund));
         assert!(!eff.contains(Operation::Cancel));
+    }
+
+    fn account(mode: Mode, provider: &str) -> PosAccount {
+        PosAccount {
+            id: AccountId::parse("acc_1").unwrap(),
+            merchant_id: MerchantId::parse("mch_1").unwrap(),
+            provider_code: provider.into(),
+            bank_code: "0064".into(),
+            bank_name: "İşbank".into(),
+            supported: OperationSet::all(),
+            label: String::new(),
+            mode,
+        }
+    }
+
+    #[test]
+    fn an_account_serves_its_own_mode_only() {
+        for (account_mode, caller, serves) in [
+            (Mode::Test, Mode::Test, true),
+            (Mode::Live, Mode::Live, true),
+            (Mode::Test, Mode::Live, false),
+            (Mode::Live, Mode::Test, false),
+        ] {
+            assert_eq!(
+                account(account_mode, "nestpay").serves(caller),
+                serves,
+                "{account_mode:?} account, {caller:?} caller"
+            );
+        }
+    }
+
+    #[test]
+    fn the_simulator_is_test_only() {
+        assert!(account(Mode::Test, SIMULATOR_PROVIDER).validate().is_ok());
+        assert!(account(Mode::Live, "nestpay").validate().is_ok());
+        assert!(account(Mode::Test, "garanti").validate().is_ok());
+        assert_eq!(
+            account(Mode::Live, SIMULATOR_PROVIDER).validate(),
+            Err(AccountConfigError::LiveSimulator(
+                AccountId::parse("acc_1").unwrap()
+            ))
+        );
+    }
+
+    #[test]
+    fn the_mode_is_part_of_the_account_document() {
+        let json = serde_json::to_value(account(Mode::Live, "posnet")).unwrap();
+        assert_eq!(json["mode"], "live");
+        let mut no_mode = json.clone();
+        no_mode.as_object_mut().unwrap().remove("mode");
+        assert!(
+            serde_json::from_value::<PosAccount>(no_mode).is_err(),
+            "an account without a mode is refused, never guessed"
+        );
     }
 
     #[test]

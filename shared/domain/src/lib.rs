@@ -16,7 +16,10 @@ pub mod time;
 pub mod transaction;
 pub mod webhook;
 
-pub use account::{ApiKeyRecord, BinInfo, Mode, Operation, OperationSet, PosAccount};
+pub use account::{
+    AccountConfigError, ApiKeyRecord, BinInfo, Mode, Operation, OperationSet, PosAccount,
+    SIMULATOR_PROVIDER,
+};
 pub use bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult};
 pub use error::{DomainError, StoreError};
 pub use event::{EventRecord, EventType};

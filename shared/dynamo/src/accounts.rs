@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::{
 };
 use paygate_domain::{
     ports::{AccountLookup, BinLookup, MerchantDirectory},
-    AccountId, BinInfo, MerchantId, Operation, OperationSet, PosAccount, StoreError,
+    AccountId, BinInfo, MerchantId, Mode, Operation, OperationSet, PosAccount, StoreError,
 };
 
 use crate::{
@@ -25,6 +25,7 @@ fn encode_account(a: &PosAccount) -> Item {
         ("bankName".to_owned(), s(&a.bank_name)),
         ("supported".to_owned(), AttributeValue::L(supported)),
         ("label".to_owned(), s(&a.label)),
+        ("mode".to_owned(), s(a.mode.as_str())),
     ])
 }
 
@@ -45,6 +46,8 @@ fn decode_account(item: &Item) -> Result<PosAccount, StoreError> {
         bank_name: f.text("bankName")?,
         supported: OperationSet::of(&ops),
         label: f.text("label")?,
+        // Required: an account whose mode is unknown is never guessed into either mode.
+        mode: f.parsed("mode", Mode::parse)?,
     })
 }
 
@@ -64,8 +67,13 @@ impl DynamoAccounts {
         }
     }
 
-    /// Stores (or replaces) an account. For seeding.
+    /// Stores (or replaces) an account. For seeding. An account whose configuration is
+    /// refused ([`PosAccount::validate`], e.g. a live account on the simulator) is not
+    /// written: `StoreError::Corrupt`.
     pub async fn put_account(&self, account: &PosAccount) -> Result<(), StoreError> {
+        account
+            .validate()
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.client
             .put_item()
             .table_name(&self.table)

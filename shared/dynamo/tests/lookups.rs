@@ -45,6 +45,7 @@ fn pos(merchant: &MerchantId, id: &str, ops: &[Operation]) -> PosAccount {
         bank_name: "Türkiye İş Bankası".into(),
         supported: OperationSet::of(ops),
         label: format!("label of {id}"),
+        mode: Mode::Test,
     }
 }
 
@@ -100,6 +101,55 @@ async fn accounts_round_trip_and_list_per_merchant_by_id() {
             aws_sdk_dynamodb::types::AttributeValue::S("points_inquiry".into()),
         ]))
     );
+}
+
+#[tokio::test]
+async fn an_accounts_mode_is_stored_required_and_a_live_simulator_account_refused() {
+    let env = Env::new("account-modes").await;
+    let m = merchant();
+    // GIVEN a live account of a real protocol THEN it round-trips with its mode
+    let mut live = pos(&m, "acc_live", &Operation::ALL);
+    live.provider_code = "nestpay".into();
+    live.mode = Mode::Live;
+    env.accounts.put_account(&live).await.unwrap();
+    assert_eq!(
+        env.accounts.get_account(&m, &live.id).await.unwrap(),
+        Some(live.clone())
+    );
+
+    // WHEN a live account on the simulator is stored THEN it is refused, nothing written
+    let mut sim_live = pos(&m, "acc_simlive", &Operation::ALL);
+    sim_live.mode = Mode::Live;
+    assert!(matches!(
+        env.accounts.put_account(&sim_live).await,
+        Err(StoreError::Corrupt(_))
+    ));
+    assert_eq!(
+        env.accounts.get_account(&m, &sim_live.id).await.unwrap(),
+        None
+    );
+
+    // WHEN a stored account has no mode THEN reading it fails: never guessed test or live
+    env.client
+        .update_item()
+        .table_name(&env.names.pos_accounts)
+        .key(
+            "merchantId",
+            aws_sdk_dynamodb::types::AttributeValue::S(m.to_string()),
+        )
+        .key(
+            "accountId",
+            aws_sdk_dynamodb::types::AttributeValue::S("acc_live".into()),
+        )
+        .update_expression("REMOVE #mode")
+        .expression_attribute_names("#mode", "mode")
+        .send()
+        .await
+        .unwrap();
+    assert!(matches!(
+        env.accounts.get_account(&m, &live.id).await,
+        Err(StoreError::Corrupt(_))
+    ));
 }
 
 #[tokio::test]

@@ -42,6 +42,7 @@ async fn world() -> World {
         bank_name: "İşbank".into(),
         supported: OperationSet::all(),
         label: String::new(),
+        mode: Mode::Test,
     };
     accounts.insert(account.clone());
     let bank = Arc::new(SimBank::new(
@@ -85,7 +86,6 @@ async fn world() -> World {
             ids: Arc::new(SeqIds::default()),
             events: paygate_ops::EventSink {
                 publisher: Arc::new(MemoryPublisher::default()),
-                outbox: store.clone(),
             },
         },
         store,

@@ -5,6 +5,7 @@
 //! payment, its transaction and its outbox event together. Functions (Lambdas) and the dev
 //! server call these; adapters are chosen by the caller.
 
+pub mod accounts;
 pub mod auth;
 pub mod commit;
 pub mod error;

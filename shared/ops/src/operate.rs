@@ -58,15 +58,12 @@ pub async fn get_payment(
         .ok_or(OpError::NotFound("payment"))
 }
 
-/// The payment's POS account; a payment always has one, so its absence is internal.
+/// The payment's POS account, of the payment's mode (else 404 `not_found`, logged).
 pub(crate) async fn account_of(
     accounts: &dyn AccountLookup,
     payment: &Payment,
 ) -> Result<PosAccount, OpError> {
-    accounts
-        .get_account(&payment.merchant_id, &payment.account_id)
-        .await?
-        .ok_or_else(|| OpError::Internal(format!("account {} missing", payment.account_id)))
+    crate::accounts::account_for_payment(accounts, payment).await
 }
 
 fn operation_of(kind: TransactionType) -> Operation {

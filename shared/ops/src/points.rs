@@ -7,7 +7,12 @@ use paygate_domain::{
     AccountId, CardDetails, Currency, Operation, PointsBalance, PointsResult, PosAccount,
 };
 
-use crate::{auth::Principal, error::OpError, providers::Providers};
+use crate::{
+    accounts::{account_in_mode, accounts_in_mode},
+    auth::Principal,
+    error::OpError,
+    providers::Providers,
+};
 
 pub struct PointsDeps {
     pub accounts: Arc<dyn AccountLookup>,
@@ -107,10 +112,11 @@ async fn choose_account(
     principal: &Principal,
     req: &PointsRequest,
 ) -> Result<PosAccount, OpError> {
+    // Only accounts of the caller's mode: another mode's account is as absent as another
+    // merchant's, so a test key never reaches live bank credentials.
+    let (merchant, mode) = (&principal.merchant_id, principal.mode);
     if let Some(id) = &req.account_id {
-        return deps
-            .accounts
-            .get_account(&principal.merchant_id, id)
+        return account_in_mode(deps.accounts.as_ref(), merchant, mode, id)
             .await?
             .ok_or(OpError::NotFound("account"));
     }
@@ -125,9 +131,7 @@ async fn choose_account(
         }
     }
     let bin = bin.ok_or(OpError::NoAccountForCard)?;
-    let mut at_bank: Vec<PosAccount> = deps
-        .accounts
-        .list_accounts(&principal.merchant_id)
+    let mut at_bank: Vec<PosAccount> = accounts_in_mode(deps.accounts.as_ref(), merchant, mode)
         .await?
         .into_iter()
         .filter(|a| a.bank_code == bin.bank_code)

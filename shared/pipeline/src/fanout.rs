@@ -1,11 +1,16 @@
 //! Fanout: one delivery per endpoint of the payment's merchant that is enabled, subscribed
 //! to the event's type and of the event's mode. The delivery id is derived from event and
 //! endpoint, so processing the same event again creates nothing new.
+//!
+//! Once every delivery of the event exists, the event is marked handed over in the outbox
+//! (an event no endpoint wants included). Until then the sweeper keeps re-publishing it, so
+//! an event whose fan-out failed until its queue message reached the dead-letter queue is
+//! still delivered.
 
 use std::sync::Arc;
 
 use paygate_domain::{
-    ports::{Clock, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointReader},
+    ports::{Clock, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointReader, Outbox},
     webhook::Delivery,
     EventRecord,
 };
@@ -16,10 +21,14 @@ pub struct FanoutDeps {
     pub endpoints: Arc<dyn EndpointReader>,
     pub deliveries: Arc<dyn DeliveryStore>,
     pub queue: Arc<dyn DeliveryQueue>,
+    /// Where the event is marked handed over once its deliveries exist.
+    pub outbox: Arc<dyn Outbox>,
     pub clock: Arc<dyn Clock>,
 }
 
-/// Fans one event out; returns the number of deliveries enqueued.
+/// Fans one event out; returns the number of deliveries enqueued. On error nothing is
+/// marked: the message is retried (and the sweeper re-publishes the event after its grace
+/// period), and the retry creates only the deliveries still missing.
 pub async fn fanout(deps: &FanoutDeps, event: &EventRecord) -> Result<usize, PipelineError> {
     let now = deps.clock.now();
     let mut enqueued = 0;
@@ -40,5 +49,7 @@ pub async fn fanout(deps: &FanoutDeps, event: &EventRecord) -> Result<usize, Pip
             enqueued += 1;
         }
     }
+    // `false` (marked already: a redelivered message, or an event stored as sent) is fine.
+    deps.outbox.mark_sent(&event.id).await?;
     Ok(enqueued)
 }

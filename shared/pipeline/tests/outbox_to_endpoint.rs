@@ -45,6 +45,7 @@ async fn world() -> World {
         bank_name: "İşbank".into(),
         supported: OperationSet::all(),
         label: String::new(),
+        mode: Mode::Test,
     };
     accounts.insert(account.clone());
     let bank = Arc::new(SimBank::new(
@@ -104,7 +105,6 @@ async fn world() -> World {
             ids: Arc::new(SeqIds::default()),
             events: EventSink {
                 publisher: fast_path.clone(),
-                outbox: store.clone(),
             },
         },
         clock,
@@ -150,6 +150,7 @@ impl World {
             endpoints: self.endpoints.clone(),
             deliveries: self.deliveries.clone(),
             queue: self.queue.clone(),
+            outbox: self.store.clone(),
             clock: self.clock.clone(),
         };
         for e in &events {
@@ -220,7 +221,7 @@ async fn an_event_whose_queue_send_failed_is_delivered_by_the_sweeper() {
 async fn an_event_sent_twice_reaches_the_endpoint_once() {
     let w = world().await;
     w.capture().await;
-    // The fast path sent it; pretend marking it sent failed, so the sweeper sends it again.
+    // The fast path sent it, and the sweeper sends it again before the fan-out marked it.
     let event = w.store.events().remove(0);
     let fresh = MemoryPayments::default();
     fresh

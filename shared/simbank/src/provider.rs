@@ -13,7 +13,7 @@ use paygate_domain::{
 use crate::ledger::{SimLedger, SimOrder, SimOrderState, SimTxn};
 
 /// Provider code of the simulator.
-pub const PROVIDER_CODE: &str = "simulator";
+pub const PROVIDER_CODE: &str = paygate_domain::SIMULATOR_PROVIDER;
 
 /// Amount that is declined with bank code `51`.
 pub const DECLINE_AMOUNT: i64 = 5100;

@@ -83,7 +83,7 @@ l POST /v1/payments/pay_anatoliaLive2/cancel 200 => /payment/status="cancelled"
 t POST /v1/payments/pay_anatoliaPend1/query 200 => /payment/status="authorized" /bank/state="preauth"
 t POST /v1/payments/pay_anatoliaPend2/query 200 => /payment/status="declined" /bank/state="declined"
 b POST /v1/payments/pay_bosphorusPend1/query 200 => /payment/status="captured" /payment/capturedAmount=12000
-b POST /v1/payments/pay_bosphorusPend2/query 200 => /payment/status="failed" /bank/found=false
+b POST /v1/payments/pay_bosphorusPend2/query 200 => /payment/status="pending" /bank/found=false
 t POST /v1/test_helpers/payments 201 {"amount": 9100, "currency": "TRY", "status": "captured"} => @unqueryable
 t POST /v1/payments/{unqueryable}/query 200 {} => /payment/status="captured" /bank={"found":true,"state":"unknown","amount":0,"code":"91","authCode":"","rrn":""}
 t POST /v1/payments/pay_anatoliaCapt2/query 400 invalid_request {"x": 1}

@@ -89,7 +89,7 @@ async fn an_event_the_queue_never_got_is_delivered_by_the_sweeper_once() {
     let d = final_delivery(&stack, &deliveries[0].id, SOON).await;
     assert_eq!((d.status, d.attempts_made), (DeliveryStatus::Succeeded, 1));
 
-    // AND the event is marked sent, so later sweeps leave it alone
+    // AND the fan-out marked it handed over, so later sweeps leave it alone
     assert!(outbox.list_unsent(100).await.unwrap().is_empty());
     queues_drained(&stack).await;
     assert_eq!(rx.hooks().len(), 1);

@@ -72,6 +72,7 @@ pub async fn start_stack(cert_pem: Vec<u8>) -> DevServer {
             secret_cache_ttl: Duration::ZERO,
         },
         bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
+        reconcile_every: None,
     };
     paygate_devserver::start_on(moto, opts)
         .await

@@ -13,6 +13,7 @@ fn account() -> PosAccount {
         bank_name: "Türkiye İş Bankası".into(),
         supported: OperationSet::all(),
         label: String::new(),
+        mode: paygate_domain::Mode::Test,
     }
 }
 

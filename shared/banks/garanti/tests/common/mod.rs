@@ -56,6 +56,7 @@ pub fn account() -> PosAccount {
         bank_name: "Garanti BBVA".into(),
         supported: OperationSet::all(),
         label: String::new(),
+        mode: paygate_domain::Mode::Test,
     }
 }
 

@@ -39,6 +39,7 @@ pub fn account(id: &str) -> PosAccount {
         bank_name: "Türkiye İş Bankası".into(),
         supported: OperationSet::all(),
         label: String::new(),
+        mode: paygate_domain::Mode::Test,
     }
 }
 

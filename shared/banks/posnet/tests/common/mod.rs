@@ -41,6 +41,7 @@ pub fn account(id: &str) -> PosAccount {
         bank_name: "Yapı Kredi".into(),
         supported: OperationSet::all(),
         label: String::new(),
+        mode: paygate_domain::Mode::Test,
     }
 }
 
