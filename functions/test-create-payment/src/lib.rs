@@ -5,7 +5,8 @@
 //! settled?}`. `bankState` (pending only) is what the bank holds: `approved`, `preauth`,
 //! `declined` or `none` (default). `settled: true` puts the order past the bank's
 //! end-of-day cut, so a cancel is declined. Live keys get 404: the route does not exist
-//! for them.
+//! for them. With an `Idempotency-Key`, runs at most once per key
+//! (`paygate_http::idempotency`).
 
 use std::sync::Arc;
 
@@ -34,6 +35,8 @@ pub struct Deps {
     pub providers: Providers,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
+    /// `Idempotency-Key` records.
+    pub idempotency: paygate_http::Idempotency,
 }
 
 impl Deps {
@@ -48,7 +51,14 @@ impl Deps {
             clock.clone(),
             &banks,
         );
+        let idempotency = paygate_compose::idempotency(
+            &client,
+            &paygate_compose::idempotency_table_from_env()?,
+            clock.clone(),
+            ids.clone(),
+        );
         Ok(Self {
+            idempotency,
             payments: Arc::new(paygate_dynamo::DynamoPayments::new(
                 client.clone(),
                 paygate_compose::table(&PAYMENTS)?,
@@ -247,5 +257,6 @@ async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    respond(StatusCode::CREATED, create(deps, &req).await)
+    let run = async { respond(StatusCode::CREATED, create(deps, &req).await) };
+    paygate_http::idempotent(&deps.idempotency, &req, run).await
 }
