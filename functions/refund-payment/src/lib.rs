@@ -39,3 +39,6 @@ pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
     let run = paygate_http::handlers::money_operation(&deps.ops, &req, TransactionType::Refund);
     paygate_http::idempotent(&deps.idempotency, &req, run).await
 }
+
+#[cfg(test)]
+mod tests;
