@@ -2,6 +2,7 @@
 //!
 //! Reserve on the payment (conditional write), ask the bank, then commit payment,
 //! transaction and outbox event in one transaction. See `paygate_ops::run_operation`.
+//! With an `Idempotency-Key`, runs at most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
 use paygate_domain::TransactionType;
@@ -10,6 +11,8 @@ use paygate_ops::OperationDeps;
 /// Dependencies, built once per Lambda instance.
 pub struct Deps {
     pub ops: OperationDeps,
+    /// `Idempotency-Key` records.
+    pub idempotency: paygate_http::Idempotency,
 }
 
 impl Deps {
@@ -18,13 +21,21 @@ impl Deps {
         let client = paygate_dynamo::client_from_env().await;
         let sqs = paygate_sqs::client_from_env().await;
         let banks = paygate_compose::Banks::from_env().await?;
+        let idempotency_table = paygate_compose::idempotency_table_from_env()?;
         let (clock, ids) = paygate_compose::system();
         Ok(Self {
+            idempotency: paygate_compose::idempotency(
+                &client,
+                &idempotency_table,
+                clock.clone(),
+                ids.clone(),
+            ),
             ops: paygate_compose::operation_deps(&client, &sqs, &tables, &banks, clock, ids),
         })
     }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    paygate_http::handlers::money_operation(&deps.ops, &req, TransactionType::Capture).await
+    let run = paygate_http::handlers::money_operation(&deps.ops, &req, TransactionType::Capture);
+    paygate_http::idempotent(&deps.idempotency, &req, run).await
 }

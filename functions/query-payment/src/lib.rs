@@ -1,12 +1,15 @@
 //! `POST /v1/payments/{id}/query`: asks the bank for the order's state, returns it with the
 //! recorded payment, settles an operation whose outcome was unknown, and finalizes a
-//! `pending` payment. See `paygate_ops::query_payment`.
+//! `pending` payment. See `paygate_ops::query_payment`. With an `Idempotency-Key`, runs at
+//! most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
 use paygate_ops::OperationDeps;
 
 pub struct Deps {
     pub ops: OperationDeps,
+    /// `Idempotency-Key` records.
+    pub idempotency: paygate_http::Idempotency,
 }
 
 impl Deps {
@@ -15,13 +18,21 @@ impl Deps {
         let client = paygate_dynamo::client_from_env().await;
         let sqs = paygate_sqs::client_from_env().await;
         let banks = paygate_compose::Banks::from_env().await?;
+        let idempotency_table = paygate_compose::idempotency_table_from_env()?;
         let (clock, ids) = paygate_compose::system();
         Ok(Self {
+            idempotency: paygate_compose::idempotency(
+                &client,
+                &idempotency_table,
+                clock.clone(),
+                ids.clone(),
+            ),
             ops: paygate_compose::operation_deps(&client, &sqs, &tables, &banks, clock, ids),
         })
     }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    paygate_http::handlers::query(&deps.ops, &req).await
+    let run = paygate_http::handlers::query(&deps.ops, &req);
+    paygate_http::idempotent(&deps.idempotency, &req, run).await
 }

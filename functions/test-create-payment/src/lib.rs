@@ -6,7 +6,8 @@
 //! `declined` or `none` (default). `settled: true` puts the order past the bank's
 //! end-of-day cut, so a cancel is declined. Live keys get 404: the route does not exist
 //! for them. Only test-mode accounts are used (`accountId` of a live account: 404), so the
-//! helper never writes to a live bank.
+//! helper never writes to a live bank. With an `Idempotency-Key`, runs at most once per key
+//! (`paygate_http::idempotency`).
 
 use std::sync::Arc;
 
@@ -37,6 +38,8 @@ pub struct Deps {
     pub providers: Providers,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
+    /// `Idempotency-Key` records.
+    pub idempotency: paygate_http::Idempotency,
 }
 
 impl Deps {
@@ -51,7 +54,14 @@ impl Deps {
             clock.clone(),
             &banks,
         );
+        let idempotency = paygate_compose::idempotency(
+            &client,
+            &paygate_compose::idempotency_table_from_env()?,
+            clock.clone(),
+            ids.clone(),
+        );
         Ok(Self {
+            idempotency,
             payments: Arc::new(paygate_dynamo::DynamoPayments::new(
                 client.clone(),
                 paygate_compose::table(&PAYMENTS)?,
@@ -251,5 +261,6 @@ async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    respond(StatusCode::CREATED, create(deps, &req).await)
+    let run = async { respond(StatusCode::CREATED, create(deps, &req).await) };
+    paygate_http::idempotent(&deps.idempotency, &req, run).await
 }

@@ -127,8 +127,7 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         .validate()
         .map_err(|e| StartError::Seed(e.to_string()))?;
     // The deployed functions' SDK retry configuration, not the tests' (retries off).
-    let client =
-        paygate_dynamo::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
+    let client = paygate_dynamo::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
     paygate_dynamo::create_tables(&client, &opts.prefix)
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;

@@ -51,14 +51,28 @@ impl App {
             simbank: t.simbank.clone(),
         };
         let providers = c::providers(client, &t.simbank, clock.clone(), banks);
+        // One wrapper for every merchant POST route, as each Lambda builds its own.
+        let idem = c::idempotency(client, &t.idempotency, clock.clone(), ids.clone());
         Self {
             authorizer: fn_authorizer::Deps {
                 keys: Arc::new(c::api_keys(client, &t.api_keys)),
             },
-            capture: fn_capture_payment::Deps { ops: ops() },
-            cancel: fn_cancel_payment::Deps { ops: ops() },
-            refund: fn_refund_payment::Deps { ops: ops() },
-            query: fn_query_payment::Deps { ops: ops() },
+            capture: fn_capture_payment::Deps {
+                ops: ops(),
+                idempotency: idem.clone(),
+            },
+            cancel: fn_cancel_payment::Deps {
+                ops: ops(),
+                idempotency: idem.clone(),
+            },
+            refund: fn_refund_payment::Deps {
+                ops: ops(),
+                idempotency: idem.clone(),
+            },
+            query: fn_query_payment::Deps {
+                ops: ops(),
+                idempotency: idem.clone(),
+            },
             get: fn_get_payment::Deps {
                 payments: Arc::new(paygate_dynamo::DynamoPayments::new(
                     client.clone(),
@@ -68,6 +82,7 @@ impl App {
             },
             points: fn_points_inquiry::Deps {
                 points: c::points_deps(client, &points_tables, banks, clock.clone()),
+                idempotency: idem.clone(),
             },
             create: fn_test_create_payment::Deps {
                 payments: Arc::new(paygate_dynamo::DynamoPayments::new(
@@ -82,6 +97,7 @@ impl App {
                 providers,
                 clock,
                 ids,
+                idempotency: idem,
             },
         }
     }

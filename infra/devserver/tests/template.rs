@@ -318,6 +318,7 @@ fn every_function_gets_the_table_variables_it_reads() {
         (
             "CapturePaymentFunction",
             &[
+                "IDEMPOTENCY_TABLE",
                 "PAYMENTS_TABLE",
                 "EVENTS_TABLE",
                 "POS_ACCOUNTS_TABLE",
@@ -329,6 +330,7 @@ fn every_function_gets_the_table_variables_it_reads() {
         (
             "CancelPaymentFunction",
             &[
+                "IDEMPOTENCY_TABLE",
                 "PAYMENTS_TABLE",
                 "EVENTS_TABLE",
                 "POS_ACCOUNTS_TABLE",
@@ -340,6 +342,7 @@ fn every_function_gets_the_table_variables_it_reads() {
         (
             "RefundPaymentFunction",
             &[
+                "IDEMPOTENCY_TABLE",
                 "PAYMENTS_TABLE",
                 "EVENTS_TABLE",
                 "POS_ACCOUNTS_TABLE",
@@ -351,6 +354,7 @@ fn every_function_gets_the_table_variables_it_reads() {
         (
             "QueryPaymentFunction",
             &[
+                "IDEMPOTENCY_TABLE",
                 "PAYMENTS_TABLE",
                 "EVENTS_TABLE",
                 "POS_ACCOUNTS_TABLE",
@@ -374,6 +378,7 @@ fn every_function_gets_the_table_variables_it_reads() {
         (
             "PointsInquiryFunction",
             &[
+                "IDEMPOTENCY_TABLE",
                 "POS_ACCOUNTS_TABLE",
                 "BINS_TABLE",
                 "SIMBANK_TABLE",
@@ -383,6 +388,7 @@ fn every_function_gets_the_table_variables_it_reads() {
         (
             "TestCreatePaymentFunction",
             &[
+                "IDEMPOTENCY_TABLE",
                 "PAYMENTS_TABLE",
                 "POS_ACCOUNTS_TABLE",
                 "SIMBANK_TABLE",

@@ -3,12 +3,14 @@
 //! its own table names, so local and deployed wiring cannot differ.
 //!
 //! By function: `payments` (money-moving, query and points functions, the bank providers,
-//! the authorizer's key lookup), `pipeline` (webhook fan-out, delivery, sweeper) and `admin`
-//! (the dashboard's admin API); everything is re-exported here. Each adapter is built in one
+//! the authorizer's key lookup), `pipeline` (webhook fan-out, delivery, sweeper), `admin`
+//! (the dashboard's admin API) and `idempotency` (the `Idempotency-Key` records every merchant
+//! POST function uses); everything is re-exported here. Each adapter is built in one
 //! place, `adapters`, whichever function it serves.
 
 mod adapters;
 mod admin;
+mod idempotency;
 mod payments;
 mod pipeline;
 
@@ -23,6 +25,7 @@ pub use admin::{
     admin_deliveries_deps, admin_endpoints_deps, egress_policy_from_env,
     webhook_secret_prefix_from_env, AdminParts, AdminTables,
 };
+pub use idempotency::{idempotency, idempotency_table_from_env};
 pub use payments::{
     api_keys, api_keys_table_from_env, operation_deps, points_deps, providers, reconciler_deps,
     reconciler_limits_from_env, Banks, OperationTables, PointsTables, BANK_SECRET_PREFIX_ENV,

@@ -8,6 +8,7 @@ pub mod account;
 pub mod bank;
 pub mod error;
 pub mod event;
+pub mod idempotency;
 pub mod ids;
 pub mod money;
 pub mod payment;
@@ -23,6 +24,9 @@ pub use account::{
 pub use bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult};
 pub use error::{DomainError, StoreError};
 pub use event::{EventRecord, EventType};
+pub use idempotency::{
+    Fingerprint, IdempotencyKey, IdempotencyRecord, IdempotencyStore, ScopedKey, StoredResponse,
+};
 pub use ids::{
     AccountId, DeliveryId, EventId, IdError, MerchantId, PaymentId, TransactionId,
     WebhookEndpointId,

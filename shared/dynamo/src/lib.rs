@@ -13,6 +13,8 @@
 //!   and resend).
 //! * [`DynamoApiKeys`], [`DynamoAccounts`], [`DynamoBins`]: the lookup ports, plus seeding.
 //! * [`DynamoSimLedger`]: the bank simulator's order store.
+//! * [`DynamoIdempotency`]: `Idempotency-Key` records (locks and stored answers), written
+//!   conditionally ([`paygate_domain::IdempotencyStore`]).
 //! * `moto` (feature `moto`): starts a local moto server for tests and the dev server.
 
 mod accounts;
@@ -20,6 +22,7 @@ mod deliveries;
 mod endpoints;
 mod error;
 mod events;
+mod idempotency;
 mod item;
 mod keys;
 mod payment_item;
@@ -44,6 +47,7 @@ pub use accounts::{DynamoAccounts, DynamoBins};
 pub use deliveries::DynamoDeliveries;
 pub use endpoints::DynamoEndpoints;
 pub use events::{unsent_shard, DynamoEvents, UNSENT_SHARDS};
+pub use idempotency::DynamoIdempotency;
 pub use keys::DynamoApiKeys;
 pub use payments::DynamoPayments;
 pub use schema::{create_tables, table_names, MissingEnvVar, TableNames};

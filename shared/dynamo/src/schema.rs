@@ -203,6 +203,20 @@ pub const DELIVERIES: TableDef = TableDef {
     ttl_attribute: Some("expiresAt"),
 };
 
+/// `Idempotency-Key` records, one per key scoped to merchant and mode
+/// (`pk = "<merchantId>#<mode>#<key>"`): a lock while the first request runs, then its
+/// answer. Every item carries `expiresAt` (number, epoch seconds) = when its request took
+/// the key + 24 h; DynamoDB's TTL deletes it some time after that, and until then reads
+/// treat it as absent (`paygate_domain::idempotency`).
+pub const IDEMPOTENCY: TableDef = TableDef {
+    logical_id: "IdempotencyTable",
+    env_var: "IDEMPOTENCY_TABLE",
+    hash_key: "pk",
+    range_key: None,
+    gsis: &[],
+    ttl_attribute: Some("expiresAt"),
+};
+
 /// Every table of the stack.
 pub const TABLES: &[TableDef] = &[
     PAYMENTS,
@@ -213,6 +227,7 @@ pub const TABLES: &[TableDef] = &[
     SIMBANK,
     WEBHOOK_ENDPOINTS,
     DELIVERIES,
+    IDEMPOTENCY,
 ];
 
 /// The actual table names of one stack.
@@ -234,6 +249,8 @@ pub struct TableNames {
     pub webhook_endpoints: String,
     /// [`DELIVERIES`] (`DELIVERIES_TABLE`).
     pub deliveries: String,
+    /// [`IDEMPOTENCY`] (`IDEMPOTENCY_TABLE`).
+    pub idempotency: String,
 }
 
 /// A table-name environment variable is not set (or is empty).
@@ -263,6 +280,7 @@ impl TableNames {
             simbank: get(&SIMBANK)?,
             webhook_endpoints: get(&WEBHOOK_ENDPOINTS)?,
             deliveries: get(&DELIVERIES)?,
+            idempotency: get(&IDEMPOTENCY)?,
         })
     }
 
@@ -277,6 +295,7 @@ impl TableNames {
             (SIMBANK.env_var, self.simbank.clone()),
             (WEBHOOK_ENDPOINTS.env_var, self.webhook_endpoints.clone()),
             (DELIVERIES.env_var, self.deliveries.clone()),
+            (IDEMPOTENCY.env_var, self.idempotency.clone()),
         ]
     }
 }
@@ -292,6 +311,7 @@ pub fn table_names(prefix: &str) -> TableNames {
         simbank: SIMBANK.name(prefix),
         webhook_endpoints: WEBHOOK_ENDPOINTS.name(prefix),
         deliveries: DELIVERIES.name(prefix),
+        idempotency: IDEMPOTENCY.name(prefix),
     }
 }
 
@@ -430,7 +450,7 @@ mod tests {
             ]
         );
         let ids: Vec<_> = TABLES.iter().map(|t| t.logical_id).collect();
-        assert_eq!(ids.len(), 8);
+        assert_eq!(ids.len(), 9);
         let vars: std::collections::HashSet<_> = TABLES.iter().map(|t| t.env_var).collect();
         assert_eq!(vars.len(), TABLES.len(), "env vars are distinct");
     }

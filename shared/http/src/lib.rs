@@ -1,13 +1,16 @@
 //! HTTP glue shared by the API functions: the authorizer context, request parsing with
-//! field-naming errors, and the one mapping from errors to the JSON error envelope.
+//! field-naming errors, the one mapping from errors to the JSON error envelope, and the
+//! `Idempotency-Key` wrapper every merchant POST handler runs in.
 
 pub mod body;
 pub mod context;
 pub mod error;
 pub mod handlers;
+pub mod idempotency;
 pub mod respond;
 
 pub use body::{parse_object, Fields};
 pub use context::{principal, principal_fields, AUTH_ERROR, KEY_ID, MERCHANT_ID, MODE};
 pub use error::ApiError;
+pub use idempotency::{idempotent, Idempotency};
 pub use respond::{json, respond};

@@ -3,6 +3,7 @@
 //!
 //! - `clock.rs`: [`ManualClock`], [`T0`], [`SeqIds`].
 //! - `payments.rs`: [`MemoryPayments`] (payments, transactions, the outbox).
+//! - `idempotency.rs`: [`MemoryIdempotency`] (idempotency records, with fault injection).
 //! - `lookups.rs`: [`MemoryKeys`], [`MemoryAccounts`] (also the merchant directory),
 //!   [`MemoryBins`].
 //! - `webhooks.rs`: [`MemoryPublisher`], [`MemoryEndpoints`], [`MemoryDeliveries`],
@@ -12,11 +13,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod clock;
+mod idempotency;
 mod lookups;
 mod payments;
 mod webhooks;
 
 pub use clock::{ManualClock, SeqIds, T0};
+pub use idempotency::{IdemFault, IdemOp, MemoryIdempotency};
 pub use lookups::{MemoryAccounts, MemoryBins, MemoryKeys};
 pub use payments::{MemoryPayments, SaveFault};
 pub use webhooks::{

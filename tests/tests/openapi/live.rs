@@ -100,6 +100,42 @@ async fn send_as(
     }
 }
 
+/// `POST path` with a test key, an `Idempotency-Key` and a JSON body; the answer and its
+/// `Idempotent-Replayed` header.
+async fn send_idempotent(
+    stack: &Stack,
+    path: &str,
+    idempotency_key: &str,
+    body: &str,
+) -> (Answer, Option<String>) {
+    let resp = stack
+        .http
+        .post(format!("{}{path}", stack.url))
+        .header("authorization", format!("Bearer {}", keys().anatolia_test))
+        .header("content-type", "application/json")
+        .header("idempotency-key", idempotency_key)
+        .body(body.to_owned())
+        .send()
+        .await
+        .expect("the stack answers");
+    let header = |name: &str| {
+        resp.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let replayed = header("idempotent-replayed");
+    let content_type = header("content-type").unwrap_or_default();
+    let status = resp.status().as_u16();
+    let text = resp.text().await.expect("a body");
+    let answer = Answer {
+        status,
+        content_type,
+        text,
+    };
+    (answer, replayed)
+}
+
 /// The documented route (`"POST /v1/payments/{id}/refund"`) a request path falls under: the
 /// matching template with the most literal segments.
 fn route_of(method: &str, path: &str) -> Option<String> {
@@ -312,6 +348,30 @@ async fn every_route_answers_as_documented() {
     let body = c.check("POST /v1/payments/{id}/refund", refund, &a);
     c.expect(refund, &a, &body, "413 request_too_large");
 
+    // Idempotency-Key: a refund replayed (same answer, marked), the key reused with another
+    // body, a malformed key.
+    let route = "POST /v1/payments/{id}/refund";
+    let refund_once = r#"{"amount": 100}"#;
+    let (first, replayed) = send_idempotent(&stack, refund, "openapi-1", refund_once).await;
+    let first_body = c.check(route, refund, &first);
+    c.expect(refund, &first, &first_body, "200");
+    let (again, again_replayed) =
+        send_idempotent(&stack, refund, "openapi-1", r#"{ "amount" : 100 }"#).await;
+    let again_body = c.check(route, refund, &again);
+    if replayed.is_some() || again_replayed.as_deref() != Some("true") || again_body != first_body {
+        let problem = format!(
+            "replay: first {replayed:?} {first_body}, again {again_replayed:?} {again_body}"
+        );
+        c.failures.push(problem);
+    }
+    let (a, _) = send_idempotent(&stack, refund, "openapi-1", r#"{"amount": 200}"#).await;
+    let body = c.check(route, refund, &a);
+    c.expect(refund, &a, &body, "422 idempotency_key_reused");
+    let long = "k".repeat(256);
+    let (a, _) = send_idempotent(&stack, refund, &long, refund_once).await;
+    let body = c.check(route, refund, &a);
+    c.expect(refund, &a, &body, "400 invalid_idempotency_key");
+
     // Parallel refunds of one payment: whatever each one gets must be documented.
     let path = "/v1/payments/pay_bosphorusCapt2/refund";
     let b = Some(keys().bosphorus_test);
@@ -409,6 +469,8 @@ async fn every_route_answers_as_documented() {
         "forbidden",
         "delivery_pending",
         "endpoint_disabled",
+        "invalid_idempotency_key",
+        "idempotency_key_reused",
     ] {
         if !c.codes.contains(code) {
             c.failures
