@@ -436,7 +436,10 @@ mod tests {
             EVENTS.key_attributes(),
             vec!["id", "unsentShard", "createdAt"]
         );
-        assert_eq!(PAYMENTS.key_attributes(), vec!["pk", "sk"]);
+        assert_eq!(
+            PAYMENTS.key_attributes(),
+            vec!["pk", "sk", "unsettledShard", "reconcileAt"]
+        );
         assert_eq!(
             DELIVERIES.key_attributes(),
             vec![
