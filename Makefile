@@ -9,6 +9,7 @@
 #   make deploy        build-lambda + sam deploy (needs AWS credentials; see below)
 #   make clean-local   remove local tooling and state (.venv/, .local/), not cargo's target/
 #   make listen-cert   create .local/listen/{cert,key}.pem for `paygate listen` (start make dev with it: see README, CLI)
+#   make chaos         the money-safety soak, longer and with its figures (PAYGATE_SOAK_OPS, PAYGATE_SOAK_SEED)
 #   make cli ARGS="…"  the paygate CLI (cargo run -p paygate-cli -- $ARGS), e.g. ARGS="--local endpoints list"
 #
 # Python tools (moto, cfn-lint, cargo-lambda, aws-sam-cli) live in .venv/, pinned and
@@ -27,7 +28,7 @@ LAMBDA_BINS := $(shell sed -n 's|^ *CodeUri: target/lambda/\([A-Za-z0-9_-]*\)/ *
 LAMBDA_TARGET := aarch64-unknown-linux-gnu
 STAGE ?= dev
 
-.PHONY: help venv toolchain dev test lint fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli
+.PHONY: chaos help venv toolchain dev test lint fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli
 
 help:
 	@sed -n 's/^#   make /  make /p' $(MAKEFILE_LIST)
@@ -88,6 +89,12 @@ sam-validate:
 # (nextest's process-per-test would start a moto for every test).
 test: venv lint
 	$(MOTO) cargo test --workspace --no-fail-fast
+
+# The randomized fault soak (tests/tests/soak): `make test` runs it with 500 operations;
+# this runs it with PAYGATE_SOAK_OPS (default 2000) and prints its figures.
+PAYGATE_SOAK_OPS ?= 2000
+chaos: venv
+	PAYGATE_SOAK_OPS=$(PAYGATE_SOAK_OPS) $(MOTO) cargo test -p paygate-tests --test soak -- --nocapture
 
 # cargo-lambda (pip, brings zig) cross-compiles every function once; each template.yaml
 # function's CodeUri points at target/lambda/<bin>/. The arm64 Rust std comes from

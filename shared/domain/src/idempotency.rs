@@ -224,11 +224,14 @@ pub fn decide(
 
 /// Error codes of answers that say "nothing happened; retrying is safe and expected". Their
 /// key is released (not stored) so the client's retry runs again: another request was
-/// modifying the payment, or validation refused the request before anything was read or
-/// done (like Stripe, which stores no result for a request that failed validation).
+/// modifying the payment, an earlier operation's unknown outcome must be settled first (the
+/// client queries, then retries with the same key), or validation refused the request
+/// before anything was read or done (like Stripe, which stores no result for a request that
+/// failed validation).
 pub const RELEASING_CODES: &[&str] = &[
     "concurrent_modification",
     "operation_in_progress",
+    "operation_outcome_unknown",
     "invalid_request",
     "invalid_amount",
     "unsupported_media_type",
@@ -413,7 +416,7 @@ mod tests {
         assert!(stores_answer(422, Some("provider_declined")));
         assert!(stores_answer(422, Some("provider_error")));
         assert!(stores_answer(409, Some("invalid_state")));
-        assert!(stores_answer(409, Some("operation_outcome_unknown")));
+        assert!(!stores_answer(409, Some("operation_outcome_unknown")));
         assert!(stores_answer(404, Some("not_found")));
         assert!(stores_answer(400, Some("amount_exceeds_refundable")));
         assert!(!stores_answer(500, Some("internal_error")));
