@@ -363,6 +363,19 @@ async fn merchant(
             format!("{status} {code}")
         };
         *figures.answers.lock().unwrap().entry(label).or_default() += 1;
+        if code == "operation_outcome_unknown" && tries < 4 {
+            // As the answer says: query the payment (which settles what the bank can tell),
+            // then send the request again (same key: this answer freed it).
+            figures.retries.fetch_add(1, Ordering::Relaxed);
+            let (qs, qc, _) = soak.send(&id, &Op::Query, None).await;
+            *figures
+                .answers
+                .lock()
+                .unwrap()
+                .entry(format!("{qs} {qc} (query before retry)"))
+                .or_default() += 1;
+            continue;
+        }
         let retry = matches!(
             code.as_str(),
             "internal_error" | "concurrent_modification" | "idempotency_key_in_use"
