@@ -22,6 +22,8 @@ use paygate_ops::{run_operation, EventSink, OpError, OperationDeps, Principal, P
 use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
 use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPublisher, SeqIds};
 
+mod two_step_cancel;
+
 const T0: Timestamp = Timestamp::from_unix_millis(1_795_255_200_000);
 
 struct World {

@@ -189,7 +189,7 @@ async fn setup(seed: u64) -> Soak {
     creds.insert(
         account.id.clone(),
         AccountCredentials::new(
-            &format!("{}{API_PATH}", server.url),
+            format!("{}{API_PATH}", server.url),
             vec![
                 ("clientId".to_owned(), CLIENT_ID.to_owned()),
                 ("name".to_owned(), "ISBANKAPI".to_owned()),
