@@ -180,6 +180,11 @@ impl RuntimeStub {
         .await
     }
 
+    /// When the `n`th (1-based) `GET …/next` arrived, if it has.
+    pub fn next_at(&self, n: usize) -> Option<Instant> {
+        self.shared.lock().nexts.get(n.checked_sub(1)?).copied()
+    }
+
     /// When the outcome of invocation `id` arrived, if it has.
     pub fn outcome_at(&self, id: &str) -> Option<Instant> {
         self.shared.lock().outcome_times.get(id).copied()
