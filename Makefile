@@ -9,6 +9,7 @@
 #   make deploy        build-lambda + sam deploy (needs AWS credentials; see below)
 #   make clean-local   remove local tooling and state (.venv/, .local/), not cargo's target/
 #   make listen-cert   create .local/listen/{cert,key}.pem for `paygate listen` (start make dev with it: see README, CLI)
+#   make bench         release binaries vs the Runtime API stub and a C floor: one table (README, Performance)
 #   make chaos         the money-safety soak, longer and with its figures (PAYGATE_SOAK_OPS, PAYGATE_SOAK_SEED)
 #   make cli ARGS="…"  the paygate CLI (cargo run -p paygate-cli -- $ARGS), e.g. ARGS="--local endpoints list"
 #
@@ -28,7 +29,7 @@ LAMBDA_BINS := $(shell sed -n 's|^ *CodeUri: target/lambda/\([A-Za-z0-9_-]*\)/ *
 LAMBDA_TARGET := aarch64-unknown-linux-gnu
 STAGE ?= dev
 
-.PHONY: chaos help venv toolchain dev test lint fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli
+.PHONY: bench chaos help venv toolchain dev test lint fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli
 
 help:
 	@sed -n 's/^#   make /  make /p' $(MAKEFILE_LIST)
@@ -95,6 +96,18 @@ test: venv lint
 PAYGATE_SOAK_OPS ?= 2000
 chaos: venv
 	PAYGATE_SOAK_OPS=$(PAYGATE_SOAK_OPS) $(MOTO) cargo test -p paygate-tests --test soak -- --nocapture
+
+# The benchmark (infra/bench): release binaries of every template.yaml function and the C
+# floor (infra/bench/floor/floor.c, gcc -O2) started against the Runtime API stub; prints one
+# table (init median/p90 to the first GET /next, callgrind instructions when valgrind is
+# present, first and warm event over moto, peak RSS, stripped and zip sizes; arm64 zips when
+# `make build-lambda` has run). BENCH_RUNS (15), BENCH_EVENT_RUNS (3), BENCH_ONLY=a,b,
+# BENCH_CALLGRIND=0. Then the handler CPU figures (handler-cpu).
+bench: venv
+	cargo build --release $(addprefix --bin ,$(LAMBDA_BINS))
+	@mkdir -p target/bench
+	gcc -O2 -o target/bench/floor infra/bench/floor/floor.c
+	$(MOTO) BENCH_FLOOR=$(CURDIR)/target/bench/floor cargo run -q -p paygate-bench --bin paygate-bench
 
 # cargo-lambda (pip, brings zig) cross-compiles every function once; each template.yaml
 # function's CodeUri points at target/lambda/<bin>/. The arm64 Rust std comes from

@@ -1,0 +1,398 @@
+//! `make bench`: every template.yaml function's release binary (and the C floor) against the
+//! Runtime API stub, one table out. See README, "Performance".
+//!
+//! Environment: `BENCH_RUNS` (init runs per function, interleaved; default 15),
+//! `BENCH_EVENT_RUNS` (processes per function for the event figures; default 3),
+//! `BENCH_BIN_DIR` (default target/release), `BENCH_FLOOR` (the compiled floor.c),
+//! `BENCH_ONLY` (comma-separated binaries), `BENCH_CALLGRIND=0` to skip valgrind.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// Durations and ratios of measurements (no money here): floats are the right type.
+#![allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use paygate_bench::{
+    cases::Ctx,
+    functions::{self, LocalStack},
+    runtime_stub::RuntimeStub,
+};
+use paygate_devserver::{Options, WebhookOptions};
+use paygate_dynamo::moto::{unique_prefix, MotoServer};
+use paygate_ops::system::{RandomIds, SystemClock};
+use serde_json::json;
+
+const FLOOR: &str = "floor (C)";
+
+struct Target {
+    name: String,
+    path: PathBuf,
+    /// Environment besides Lambda's own (none for the floor).
+    env: Vec<(String, String)>,
+}
+
+#[derive(Default)]
+struct Row {
+    init_ms: Vec<f64>,
+    first_ms: Vec<f64>,
+    warm_ms: Vec<f64>,
+    rss_kb: Vec<u64>,
+    instr: [Option<u64>; 3],
+    failures: Vec<String>,
+}
+
+fn env_num(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn quantile(v: &[f64], q: f64) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let i = ((s.len() - 1) as f64 * q).round() as usize;
+    s.get(i).copied()
+}
+
+fn peak_rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+}
+
+fn log_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "paygate-bench-{}.log",
+        name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    ))
+}
+
+/// exec → first `GET …/next` against an idle stub.
+async fn init_once(t: &Target) -> Result<Duration, String> {
+    let stub = RuntimeStub::start().await.map_err(|e| e.to_string())?;
+    let mut env = stub.lambda_env(&t.name);
+    env.extend(t.env.iter().cloned());
+    let start = Instant::now();
+    let mut child =
+        functions::spawn(&t.path, &env, &log_path(&t.name)).map_err(|e| e.to_string())?;
+    let ready = stub.wait_next(1, Duration::from_secs(30)).await;
+    let _ = child.kill();
+    let _ = child.wait();
+    ready.map(|r| r.duration_since(start)).ok_or_else(|| {
+        format!(
+            "{}: not ready within 30 s (see {:?})",
+            t.name,
+            log_path(&t.name)
+        )
+    })
+}
+
+/// A first and a warm event in one process: their durations (next answered → outcome) and
+/// the process's peak RSS.
+async fn events_once(t: &Target, ctx: &Ctx<'_>, row: &mut Row) -> Result<(), String> {
+    let stub = RuntimeStub::start().await.map_err(|e| e.to_string())?;
+    let mut env = stub.lambda_env(&t.name);
+    env.extend(t.env.iter().cloned());
+    let (a, b) = if t.name == FLOOR {
+        (None, None)
+    } else {
+        (
+            Some(ctx.invocation(&t.name).await?),
+            Some(ctx.invocation(&t.name).await?),
+        )
+    };
+    let ev = |i: &Option<paygate_bench::cases::Invocation>| {
+        i.as_ref().map_or(json!({}), |i| i.event.clone())
+    };
+    let id1 = stub.push(&ev(&a));
+    let id2 = stub.push(&ev(&b));
+    let mut child =
+        functions::spawn(&t.path, &env, &log_path(&t.name)).map_err(|e| e.to_string())?;
+    let done = stub.wait_next(3, Duration::from_secs(60)).await;
+    let rss = peak_rss_kb(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    done.ok_or_else(|| format!("{}: two events not answered within 60 s", t.name))?;
+    for (id, inv) in [(&id1, &a), (&id2, &b)] {
+        let answer = stub
+            .outcome(id, Duration::ZERO)
+            .await
+            .and_then(|o| o.json());
+        if let (Some(inv), Some(answer)) = (inv, &answer) {
+            if let Err(e) = (inv.check)(answer) {
+                row.failures.push(e);
+            }
+        } else if answer.is_none() {
+            row.failures.push(format!("{id}: no JSON answer"));
+        }
+    }
+    let span = |n: usize, id: &str| {
+        let next = stub.next_at(n)?;
+        Some(ms(stub.outcome_at(id)?.duration_since(next)))
+    };
+    row.first_ms.extend(span(1, &id1));
+    row.warm_ms.extend(span(2, &id2));
+    row.rss_kb.extend(rss);
+    Ok(())
+}
+
+/// Instructions (callgrind) of a process that answers `events` events and is stopped at
+/// its next `GET …/next`.
+async fn instructions(t: &Target, ctx: &Ctx<'_>, events: usize) -> Result<u64, String> {
+    let stub = RuntimeStub::start().await.map_err(|e| e.to_string())?;
+    let mut env = stub.lambda_env(&t.name);
+    env.extend(t.env.iter().cloned());
+    for _ in 0..events {
+        let event = if t.name == FLOOR {
+            json!({})
+        } else {
+            ctx.invocation(&t.name).await?.event
+        };
+        stub.push(&event);
+    }
+    let out = std::env::temp_dir().join(format!(
+        "paygate-bench-callgrind-{}.out",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&out);
+    let log =
+        std::fs::File::create(log_path(&format!("{}-cg", t.name))).map_err(|e| e.to_string())?;
+    let mut child = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(&t.path)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().map_err(|e| e.to_string())?)
+        .stderr(log)
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let ready = stub.wait_next(events + 1, Duration::from_secs(300)).await;
+    // SIGTERM: valgrind finishes the tool (writes the profile) on a fatal signal.
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    let _ = child.wait();
+    ready.ok_or_else(|| format!("{}: not ready under callgrind", t.name))?;
+    let text = std::fs::read_to_string(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("summary:")
+                .or_else(|| l.strip_prefix("totals:"))
+        })
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| format!("{}: no totals in the callgrind profile", t.name))
+}
+
+fn file_size(p: &Path) -> Option<u64> {
+    std::fs::metadata(p).ok().map(|m| m.len())
+}
+
+/// Size of `binary` stripped, and of a zip holding it as `bootstrap`.
+fn sizes(binary: &Path) -> (Option<u64>, Option<u64>) {
+    let dir = std::env::temp_dir().join(format!("paygate-bench-zip-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).ok();
+    let boot = dir.join("bootstrap");
+    if std::fs::copy(binary, &boot).is_err() {
+        return (None, None);
+    }
+    let _ = Command::new("strip").arg(&boot).status();
+    let zip = dir.join("f.zip");
+    let zipped = Command::new("zip")
+        .current_dir(&dir)
+        .args(["-q", "-9", "-X", "f.zip", "bootstrap"])
+        .status()
+        .is_ok_and(|s| s.success());
+    (file_size(&boot), zipped.then(|| file_size(&zip)).flatten())
+}
+
+fn mb(b: Option<u64>) -> String {
+    b.map_or("–".into(), |b| format!("{:.2}", b as f64 / 1_000_000.0))
+}
+
+fn mi(i: Option<u64>) -> String {
+    i.map_or("–".into(), |i| format!("{:.2} M", i as f64 / 1_000_000.0))
+}
+
+fn ki(i: Option<i128>) -> String {
+    i.map_or("–".into(), |i| format!("{} K", i / 1000))
+}
+
+fn f1(v: Option<f64>) -> String {
+    v.map_or("–".into(), |v| format!("{v:.2}"))
+}
+
+#[tokio::main]
+async fn main() {
+    let root = functions::workspace_root();
+    let bin_dir = std::env::var("BENCH_BIN_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| functions::bin_dir("release"));
+    let runs = env_num("BENCH_RUNS", 15);
+    let event_runs = env_num("BENCH_EVENT_RUNS", 3);
+    let only: Option<Vec<String>> = std::env::var("BENCH_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(str::to_owned).collect());
+    let callgrind = std::env::var("BENCH_CALLGRIND").as_deref() != Ok("0")
+        && Command::new("valgrind")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+
+    let moto = MotoServer::start().expect("moto starts (make bench sets PAYGATE_MOTO_SERVER)");
+    let prefix = unique_prefix("bench");
+    let seed = paygate_devserver::Seed::from_file(&paygate_devserver::default_seed_path())
+        .expect("seed.json parses");
+    let server = paygate_devserver::start_on(
+        &moto,
+        Options {
+            addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            seed,
+            prefix: prefix.clone(),
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(RandomIds),
+            webhook: WebhookOptions::default(),
+            bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
+            reconcile_every: None,
+        },
+    )
+    .await
+    .expect("local stack starts");
+    let stack = LocalStack {
+        server: &server,
+        endpoint: moto.endpoint.clone(),
+        prefix,
+    };
+    let ctx = Ctx::new(&server).await.expect("pipeline endpoint");
+
+    let mut targets = Vec::new();
+    if let Ok(floor) = std::env::var("BENCH_FLOOR") {
+        targets.push(Target {
+            name: FLOOR.into(),
+            path: floor.into(),
+            env: vec![],
+        });
+    }
+    for f in functions::template_functions() {
+        if only.as_ref().is_some_and(|o| !o.contains(&f.bin)) {
+            continue;
+        }
+        let env = stack.env(&f).expect("template environment resolves");
+        targets.push(Target {
+            name: f.bin.clone(),
+            path: bin_dir.join(&f.bin),
+            env,
+        });
+    }
+    let mut rows: Vec<Row> = targets.iter().map(|_| Row::default()).collect();
+
+    eprintln!(
+        "init: {runs} interleaved runs of {} binaries",
+        targets.len()
+    );
+    for _ in 0..runs {
+        for (t, row) in targets.iter().zip(rows.iter_mut()) {
+            match init_once(t).await {
+                Ok(d) => row.init_ms.push(ms(d)),
+                Err(e) => row.failures.push(e),
+            }
+        }
+    }
+    eprintln!("events: {event_runs} processes each (first + warm event, over moto)");
+    for _ in 0..event_runs {
+        for (t, row) in targets.iter().zip(rows.iter_mut()) {
+            if let Err(e) = events_once(t, &ctx, row).await {
+                row.failures.push(e);
+            }
+        }
+    }
+    if callgrind {
+        eprintln!("callgrind: to ready, after one event, after two");
+        for (t, row) in targets.iter().zip(rows.iter_mut()) {
+            for n in 0..3 {
+                match instructions(t, &ctx, n).await {
+                    Ok(i) => row.instr[n] = Some(i),
+                    Err(e) => row.failures.push(e),
+                }
+            }
+        }
+    }
+
+    let floor_median = targets
+        .iter()
+        .zip(rows.iter())
+        .find(|(t, _)| t.name == FLOOR)
+        .and_then(|(_, r)| quantile(&r.init_ms, 0.5));
+    println!();
+    println!("| function | init median ms | init p90 ms | × floor | instr. to ready | first event ms | warm event ms | first event instr. | warm event instr. | peak RSS MB | stripped MB | zip MB (x86_64) | zip MB (arm64) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (t, r) in targets.iter().zip(rows.iter()) {
+        let med = quantile(&r.init_ms, 0.5);
+        let ratio = match (med, floor_median) {
+            (Some(m), Some(f)) if f > 0.0 => format!("{:.1}", m / f),
+            _ => "–".into(),
+        };
+        let delta = |a: Option<u64>, b: Option<u64>| Some(i128::from(b?) - i128::from(a?));
+        let (stripped, zip) = sizes(&t.path);
+        let arm = root.join("target/lambda").join(&t.name).join("bootstrap");
+        let arm_zip = if t.name != FLOOR && arm.exists() {
+            sizes(&arm).1
+        } else {
+            None
+        };
+        let rss = r.rss_kb.iter().max().map(|k| *k * 1000);
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            t.name,
+            f1(med),
+            f1(quantile(&r.init_ms, 0.9)),
+            ratio,
+            mi(r.instr[0]),
+            f1(quantile(&r.first_ms, 0.5)),
+            f1(quantile(&r.warm_ms, 0.5)),
+            ki(delta(r.instr[0], r.instr[1])),
+            ki(delta(r.instr[1], r.instr[2])),
+            mb(rss),
+            mb(stripped),
+            mb(zip),
+            mb(arm_zip),
+        );
+    }
+    let failures: Vec<String> = targets
+        .iter()
+        .zip(rows.iter())
+        .flat_map(|(t, r)| r.failures.iter().map(move |f| format!("{}: {f}", t.name)))
+        .collect();
+    println!();
+    println!(
+        "runs: {runs} init (interleaved), {event_runs} event processes; events over moto (a Python stand-in: event times include its answers); callgrind: {}; arm64: {}",
+        if callgrind { "yes" } else { "no (valgrind absent or BENCH_CALLGRIND=0)" },
+        if root.join("target/lambda").exists() { "zips of target/lambda/<bin>/bootstrap (make build-lambda)" } else { "not built (make build-lambda needs the aarch64 target)" }
+    );
+    if !failures.is_empty() {
+        println!("\nfailures:");
+        for f in &failures {
+            println!("- {f}");
+        }
+        std::process::exit(1);
+    }
+}

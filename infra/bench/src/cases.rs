@@ -1,0 +1,322 @@
+//! One real invocation per function against a local stack: the state it needs is made
+//! through the stack first (a fresh payment for capture, cancel, refund and query, a
+//! registered endpoint and a delivery for the pipeline), then the event, then the check of
+//! the function's answer. Each call makes fresh state, so a case can run many times (the
+//! bench sends a first and a warm event to every process).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use paygate_devserver::DevServer;
+use paygate_domain::{
+    ports::{DeliveryStore, OutboxWriter},
+    webhook::{Delivery, EventFilter, WebhookEndpoint},
+    EventRecord, MerchantId, Mode,
+};
+use serde_json::{json, Value};
+
+use crate::events::{self, Caller};
+
+/// The merchant the cases act for (test mode) and its seeded key.
+pub const MERCHANT: &str = "mch_anatolia";
+pub const KEY_ID: &str = "key_anatoliaTest";
+pub const KEY: &str = "sk_test_anatoliaLocal000000000001";
+/// A seeded captured payment of [`MERCHANT`].
+pub const SEEDED_PAYMENT: &str = "pay_anatoliaCapt1";
+/// The merchant whose webhook pipeline the pipeline cases use (an endpoint is registered
+/// for it by [`Ctx::new`]; the seed gives it none).
+pub const PIPELINE_MERCHANT: &str = "mch_bosphorus";
+/// A Maximum card of the seed's İşbank BINs (454360, Luhn-valid).
+pub const POINTS_CARD: &str = "4543600000000003";
+
+const CALLER: Caller<'static> = Caller {
+    merchant_id: MERCHANT,
+    mode: "test",
+    key_id: KEY_ID,
+};
+
+/// The stack the cases run against, with what they share.
+pub struct Ctx<'a> {
+    pub server: &'a DevServer,
+    pub http: reqwest::Client,
+    /// An enabled endpoint of [`PIPELINE_MERCHANT`] (at a `.invalid` host name, which never
+    /// resolves, so an attempt fails at once and is rescheduled, with no network).
+    pub endpoint: WebhookEndpoint,
+    seq: AtomicU64,
+}
+
+/// A check of a function's answer.
+pub type Check = Box<dyn Fn(&Value) -> Result<(), String> + Send + Sync>;
+
+/// An event and the check of the function's answer to it.
+pub struct Invocation {
+    pub event: Value,
+    pub check: Check,
+    /// What the check looks for, for messages.
+    pub expects: String,
+}
+
+fn http_check(status: u16, pointer: &'static str, want: Value) -> Invocation {
+    Invocation {
+        event: Value::Null,
+        expects: format!("HTTP {status} with {pointer} = {want}"),
+        check: Box::new(move |answer| {
+            let (got, body) = events::http_answer(answer);
+            if got == status && body.pointer(pointer) == Some(&want) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "expected {status} with {pointer} = {want}, got {answer}"
+                ))
+            }
+        }),
+    }
+}
+
+fn with_event(mut inv: Invocation, event: Value) -> Invocation {
+    inv.event = event;
+    inv
+}
+
+impl<'a> Ctx<'a> {
+    /// Registers the pipeline merchant's endpoint on `server`.
+    pub async fn new(server: &'a DevServer) -> Result<Ctx<'a>, String> {
+        let merchant = MerchantId::parse(PIPELINE_MERCHANT).map_err(|e| e.to_string())?;
+        let (endpoint, _secret) = server
+            .register_endpoint(
+                &merchant,
+                "https://hooks.paygate.invalid/webhooks",
+                &[EventFilter::All],
+                Mode::Test,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(Ctx {
+            server,
+            http: reqwest::Client::new(),
+            endpoint,
+            seq: AtomicU64::new(0),
+        })
+    }
+
+    fn next(&self) -> u64 {
+        self.seq.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A payment of [`MERCHANT`] made by the stack's test helper; its id.
+    pub async fn create_payment(&self, body: Value) -> Result<String, String> {
+        let resp = self
+            .http
+            .post(format!("{}/v1/test_helpers/payments", self.server.url))
+            .bearer_auth(KEY)
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = resp.status();
+        let answer: Value = resp.json().await.map_err(|e| e.to_string())?;
+        match answer["id"].as_str() {
+            Some(id) if status.as_u16() == 201 => Ok(id.to_owned()),
+            _ => Err(format!("test helper answered {status}: {answer}")),
+        }
+    }
+
+    async fn payment(&self, status: &str, extra: Value) -> Result<String, String> {
+        let mut body = json!({ "amount": 10_000, "currency": "TRY", "status": status });
+        if let (Some(b), Value::Object(extra)) = (body.as_object_mut(), extra) {
+            b.extend(extra);
+        }
+        self.create_payment(body).await
+    }
+
+    /// An event of `PIPELINE_MERCHANT` as the outbox hands it over (a new id each call).
+    fn event_record(&self) -> Value {
+        let n = self.next();
+        json!({
+            "id": format!("evt_binaries{n}x{}", std::process::id()),
+            "type": "payment.captured",
+            "mode": "test",
+            "createdAt": "2026-11-21T09:00:00.000Z",
+            "merchantId": PIPELINE_MERCHANT,
+            "paymentId": "pay_bosphorusBench1",
+            "data": {
+                "id": "pay_bosphorusBench1", "object": "payment", "status": "captured",
+                "mode": "test", "amount": 15000, "currency": "TRY", "capturedAmount": 15000,
+                "refundedAmount": 0, "refundableAmount": 15000,
+                "accountId": "acc_bosphorusAkbank", "orderId": "ORD-BENCH",
+                "pendingOperation": null,
+                "createdAt": "2026-11-21T08:55:00.000Z", "updatedAt": "2026-11-21T09:00:00.000Z"
+            }
+        })
+    }
+
+    /// A pending delivery of a new event to the pipeline endpoint, stored; its id.
+    pub async fn delivery(&self) -> Result<String, String> {
+        let record: EventRecord =
+            serde_json::from_value(self.event_record()).map_err(|e| e.to_string())?;
+        let now = paygate_domain::ports::Clock::now(&paygate_ops::system::SystemClock);
+        // Stored as sent (as the dashboard's test event is), so the sweeper leaves it alone.
+        OutboxWriter::put_event(&self.server.outbox(), &record, true)
+            .await
+            .map_err(|e| e.to_string())?;
+        let delivery = Delivery::new(&record, &self.endpoint, now);
+        self.server
+            .deliveries()
+            .create_delivery(&delivery)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(delivery.id.as_str().to_owned())
+    }
+
+    /// A fresh invocation of `bin` (a template function's binary name).
+    pub async fn invocation(&self, bin: &str) -> Result<Invocation, String> {
+        let api = |route: &str, path: &str, params: &[(&str, &str)], body: Option<&Value>| {
+            events::api_request(route, path, params, body, Some(CALLER))
+        };
+        let op = |id: &str, op: &str, body: Value| {
+            api(
+                &format!("POST /v1/payments/{{id}}/{op}"),
+                &format!("/v1/payments/{id}/{op}"),
+                &[("id", id)],
+                Some(&body),
+            )
+        };
+        Ok(match bin {
+            "authorizer" => Invocation {
+                event: events::authorizer_request(
+                    "GET /v1/payments/{id}",
+                    &format!("/v1/payments/{SEEDED_PAYMENT}"),
+                    Some(&format!("Bearer {KEY}")),
+                ),
+                expects: format!("isAuthorized with merchantId {MERCHANT}"),
+                check: Box::new(|a| {
+                    if a["isAuthorized"] == json!(true) && a["context"]["merchantId"] == MERCHANT {
+                        Ok(())
+                    } else {
+                        Err(format!("expected an authorized {MERCHANT}, got {a}"))
+                    }
+                }),
+            },
+            "get-payment" => with_event(
+                http_check(200, "/id", json!(SEEDED_PAYMENT)),
+                api(
+                    "GET /v1/payments/{id}",
+                    &format!("/v1/payments/{SEEDED_PAYMENT}"),
+                    &[("id", SEEDED_PAYMENT)],
+                    None,
+                ),
+            ),
+            "capture-payment" => {
+                let id = self.payment("authorized", json!({})).await?;
+                with_event(
+                    http_check(200, "/payment/status", json!("captured")),
+                    op(&id, "capture", json!({})),
+                )
+            }
+            "cancel-payment" => {
+                let id = self.payment("authorized", json!({})).await?;
+                with_event(
+                    http_check(200, "/payment/status", json!("cancelled")),
+                    op(&id, "cancel", json!({})),
+                )
+            }
+            "refund-payment" => {
+                let id = self.payment("captured", json!({})).await?;
+                with_event(
+                    http_check(200, "/payment/status", json!("partially_refunded")),
+                    op(&id, "refund", json!({ "amount": 2500 })),
+                )
+            }
+            "query-payment" => {
+                let id = self
+                    .payment("pending", json!({ "bankState": "declined" }))
+                    .await?;
+                with_event(
+                    http_check(200, "/payment/status", json!("declined")),
+                    op(&id, "query", json!({})),
+                )
+            }
+            "points-inquiry" => with_event(
+                http_check(200, "/accountId", json!("acc_anatoliaIsbank")),
+                api(
+                    "POST /v1/payments/points/inquiry",
+                    "/v1/payments/points/inquiry",
+                    &[],
+                    Some(&json!({
+                        "card": { "number": POINTS_CARD, "expMonth": "12", "expYear": "2030",
+                                  "cvv": "123", "holder": "Ayse Yilmaz" },
+                        "currency": "TRY"
+                    })),
+                ),
+            ),
+            "test-create-payment" => with_event(
+                http_check(201, "/status", json!("authorized")),
+                api(
+                    "POST /v1/test_helpers/payments",
+                    "/v1/test_helpers/payments",
+                    &[],
+                    Some(&json!({ "amount": 4200, "currency": "TRY", "status": "authorized" })),
+                ),
+            ),
+            "admin-endpoints" => with_event(
+                http_check(200, "/data/0/id", json!(self.endpoint.id.as_str())),
+                events::api_request(
+                    "GET /admin/v1/merchants/{merchantId}/webhook-endpoints",
+                    &format!("/admin/v1/merchants/{PIPELINE_MERCHANT}/webhook-endpoints"),
+                    &[("merchantId", PIPELINE_MERCHANT)],
+                    None,
+                    None,
+                ),
+            ),
+            "admin-deliveries" => {
+                let id = self.delivery().await?;
+                with_event(
+                    http_check(200, "/id", json!(id)),
+                    events::api_request(
+                        "GET /admin/v1/merchants/{merchantId}/deliveries/{deliveryId}",
+                        &format!("/admin/v1/merchants/{PIPELINE_MERCHANT}/deliveries/{id}"),
+                        &[("merchantId", PIPELINE_MERCHANT), ("deliveryId", &id)],
+                        None,
+                        None,
+                    ),
+                )
+            }
+            "webhook-fanout" => batch(events::sqs_batch(
+                "arn:aws:sqs:us-east-1:123456789012:paygate-local-events",
+                &[self.event_record().to_string()],
+            )),
+            "webhook-deliver" => {
+                let id = self.delivery().await?;
+                let msg =
+                    json!({ "deliveryId": id, "attempt": 1, "dueAt": "2026-01-01T00:00:00.000Z" });
+                batch(events::sqs_batch(
+                    "arn:aws:sqs:us-east-1:123456789012:paygate-local-deliveries",
+                    &[msg.to_string()],
+                ))
+            }
+            "outbox-sweeper" | "reconciler" => Invocation {
+                event: events::scheduled(&format!("paygate-local-{bin}")),
+                expects: "a report (a JSON object)".to_owned(),
+                check: Box::new(|a| {
+                    if a.as_object().is_some_and(|o| !o.is_empty()) {
+                        Ok(())
+                    } else {
+                        Err(format!("expected a report, got {a}"))
+                    }
+                }),
+            },
+            other => return Err(format!("no case for function {other}")),
+        })
+    }
+}
+
+/// An SQS batch whose answer must report no item failure.
+fn batch(event: Value) -> Invocation {
+    Invocation {
+        event,
+        expects: "batchItemFailures empty".to_owned(),
+        check: Box::new(|a| match a["batchItemFailures"].as_array() {
+            Some(f) if f.is_empty() => Ok(()),
+            _ => Err(format!("expected no batch item failures, got {a}")),
+        }),
+    }
+}

@@ -1,0 +1,131 @@
+//! The real binaries, run as Lambda runs them: every function of `template.yaml` (its
+//! `CodeUri` folder names the binary) is built, started with only the Runtime API address,
+//! Lambda's own variables, static credentials and the environment its template entry sets
+//! (resolved against a moto-backed local stack), and sent a real event of its kind through
+//! the Lambda Runtime API stub; its answer is checked. This is the only test that runs each
+//! function's `main.rs`: the client builders, `Deps::from_env`, the runtime loop and the
+//! event (de)serialisation as deployed.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::{path::PathBuf, sync::Arc, time::Duration};
+
+use paygate_bench::{
+    cases::Ctx,
+    functions::{self, LocalStack, TemplateFunction},
+    runtime_stub::{Outcome, RuntimeStub},
+};
+use paygate_devserver::{Options, WebhookOptions};
+use paygate_dynamo::moto::{unique_prefix, MotoServer};
+use paygate_ops::system::{RandomIds, SystemClock};
+
+/// Start-up and one event, debug build, on a shared 2-core machine.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+fn log_path(bin: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("paygate-binaries-{bin}-{}.log", std::process::id()))
+}
+
+fn log_tail(bin: &str) -> String {
+    let text = std::fs::read_to_string(log_path(bin)).unwrap_or_default();
+    let start = text.len().saturating_sub(3000);
+    text.get(start..).unwrap_or(&text).to_owned()
+}
+
+/// Starts `f`'s binary against a stub, sends its case's event; `Err` with what went wrong.
+async fn run_one(
+    f: &TemplateFunction,
+    stack: &LocalStack<'_>,
+    ctx: &Ctx<'_>,
+    dir: &std::path::Path,
+) -> Result<(), String> {
+    let stub = RuntimeStub::start().await.map_err(|e| e.to_string())?;
+    let mut env = stub.lambda_env(&f.bin);
+    env.extend(stack.env(f)?);
+    let inv = ctx.invocation(&f.bin).await?;
+    let id = stub.push(&inv.event);
+    let mut child = functions::spawn(&dir.join(&f.bin), &env, &log_path(&f.bin))
+        .map_err(|e| format!("starting {}: {e}", f.bin))?;
+    let outcome = stub.outcome(&id, PATIENCE).await;
+    // The function must come back for the next event after answering.
+    let ready_again = stub.wait_next(2, Duration::from_secs(10)).await.is_some();
+    let exited = child.try_wait().ok().flatten();
+    let _ = child.kill();
+    let _ = child.wait();
+    let answer = match outcome {
+        Some(Outcome::Response(_)) => outcome.as_ref().and_then(Outcome::json),
+        Some(Outcome::Error { error_type, body }) => {
+            return Err(format!(
+                "answered an error {error_type}: {}",
+                String::from_utf8_lossy(&body)
+            ))
+        }
+        None => {
+            return Err(format!(
+                "no answer within {PATIENCE:?} (exited: {exited:?}, init error: {:?})",
+                stub.init_error()
+            ))
+        }
+    };
+    let answer = answer.ok_or("the response is not JSON")?;
+    (inv.check)(&answer).map_err(|e| format!("{e} (expected {})", inv.expects))?;
+    if !ready_again {
+        return Err("did not ask for the next event after answering".to_owned());
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn every_function_binary_answers_a_real_event_through_the_runtime_api() {
+    let fns = functions::template_functions();
+    assert_eq!(fns.len(), 14, "template.yaml's functions: {fns:?}");
+    let bins: Vec<String> = fns.iter().map(|f| f.bin.clone()).collect();
+    // The binaries as `cargo build` makes them (already built: a no-op).
+    let build = tokio::task::spawn_blocking({
+        let bins = bins.clone();
+        move || functions::build(&bins, false)
+    });
+
+    let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
+    let prefix = unique_prefix("bin");
+    let seed = paygate_devserver::Seed::from_file(&paygate_devserver::default_seed_path())
+        .expect("seed.json parses");
+    let server = paygate_devserver::start_on(
+        moto,
+        Options {
+            addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            seed,
+            prefix: prefix.clone(),
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(RandomIds),
+            webhook: WebhookOptions::default(),
+            bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
+            reconcile_every: None,
+        },
+    )
+    .await
+    .expect("dev server starts");
+    let stack = LocalStack {
+        server: &server,
+        endpoint: moto.endpoint.clone(),
+        prefix,
+    };
+    let ctx = Ctx::new(&server)
+        .await
+        .expect("pipeline endpoint registered");
+    build.await.unwrap().expect("the function binaries build");
+    let dir = functions::bin_dir("debug");
+
+    let results = futures::future::join_all(
+        fns.iter()
+            .map(|f| async { (f.bin.clone(), run_one(f, &stack, &ctx, &dir).await) }),
+    )
+    .await;
+    let failures: Vec<String> = results
+        .into_iter()
+        .filter_map(|(bin, r)| {
+            r.err()
+                .map(|e| format!("{bin}: {e}\n--- its log (tail) ---\n{}", log_tail(&bin)))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
