@@ -27,7 +27,7 @@ use axum::{
     Router,
 };
 use paygate_domain::ports::Clock;
-use paygate_ops::system::SystemClock;
+use paygate_payments::system::SystemClock;
 use paygate_webhooks::{EgressPolicy, SenderConfig};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};

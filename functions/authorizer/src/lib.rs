@@ -34,7 +34,7 @@ pub async fn context_for(
     deps: &Deps,
     authorization: Option<&str>,
 ) -> std::collections::HashMap<String, Value> {
-    let result = paygate_ops::authenticate(deps.keys.as_ref(), authorization).await;
+    let result = paygate_payments::authenticate(deps.keys.as_ref(), authorization).await;
     if let Err(e) = &result {
         tracing::info!(reason = %e, "request without a valid API key");
     }
@@ -68,7 +68,7 @@ mod tests {
         let keys = MemoryKeys::default();
         let key = "sk_live_abcdefghijklmnop1234";
         keys.insert(
-            &paygate_ops::hash_api_key(key),
+            &paygate_payments::hash_api_key(key),
             ApiKeyRecord {
                 key_id: ApiKeyId::parse("key_1").unwrap(),
                 merchant_id: MerchantId::parse("mch_1").unwrap(),

@@ -1,12 +1,12 @@
 //! `POST /v1/payments/{id}/capture`: closes a pre-authorization, fully or partially.
 //!
 //! Reserve on the payment (conditional write), ask the bank, then commit payment,
-//! transaction and outbox event in one transaction. See `paygate_ops::run_operation`.
+//! transaction and outbox event in one transaction. See `paygate_payments::run_operation`.
 //! With an `Idempotency-Key`, runs at most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
 use paygate_domain::TransactionType;
-use paygate_ops::OperationDeps;
+use paygate_payments::OperationDeps;
 
 /// Dependencies, built once per Lambda instance.
 pub struct Deps {

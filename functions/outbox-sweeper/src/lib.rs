@@ -1,5 +1,5 @@
 //! The outbox sweeper, run by an EventBridge schedule every minute: the guarantee behind
-//! the fast paths (`paygate_pipeline::sweep`). It puts outbox events still unsent after a
+//! the fast paths (`paygate_webhooks::sweep`). It puts outbox events still unsent after a
 //! grace period on the events queue, and re-enqueues pending deliveries whose attempt is
 //! overdue because their queue message was lost.
 //!
@@ -8,7 +8,7 @@
 //! in the function's `Errors` metric).
 
 use aws_lambda_events::eventbridge::EventBridgeEvent;
-use paygate_pipeline::{PipelineError, SweepDeps, SweepReport};
+use paygate_webhooks::{PipelineError, SweepDeps, SweepReport};
 use serde::Serialize;
 
 /// Dependencies, built once per Lambda instance.
@@ -28,7 +28,7 @@ impl Deps {
                 &sqs,
                 &tables,
                 clock,
-                paygate_pipeline::sweep::GRACE_MS,
+                paygate_webhooks::sweep::GRACE_MS,
             ),
         })
     }
@@ -57,7 +57,7 @@ impl From<SweepReport> for Report {
 /// One sweep. The scheduled event carries nothing the sweep needs: every run looks at the
 /// whole outbox and all pending deliveries.
 pub async fn handle(deps: &Deps, _event: EventBridgeEvent) -> Result<Report, PipelineError> {
-    match paygate_pipeline::sweep(&deps.sweep).await {
+    match paygate_webhooks::sweep(&deps.sweep).await {
         Ok(report) => Ok(report.into()),
         Err(e) => {
             tracing::error!(error = %e, "sweep failed");

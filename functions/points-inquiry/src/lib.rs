@@ -3,7 +3,7 @@
 //! an `Idempotency-Key`, runs at most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
-use paygate_ops::PointsDeps;
+use paygate_payments::PointsDeps;
 
 pub struct Deps {
     pub points: PointsDeps,

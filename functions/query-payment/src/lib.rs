@@ -1,10 +1,10 @@
 //! `POST /v1/payments/{id}/query`: asks the bank for the order's state, returns it with the
 //! recorded payment, settles an operation whose outcome was unknown, and finalizes a
-//! `pending` payment. See `paygate_ops::query_payment`. With an `Idempotency-Key`, runs at
+//! `pending` payment. See `paygate_payments::query_payment`. With an `Idempotency-Key`, runs at
 //! most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
-use paygate_ops::OperationDeps;
+use paygate_payments::OperationDeps;
 
 pub struct Deps {
     pub ops: OperationDeps,

@@ -1,7 +1,7 @@
 //! The reconciler, run by an EventBridge schedule every minute (`make dev`: every 10 s):
 //! settles from the bank's records every payment that needs it — operations whose outcome
 //! is unknown, reservations gone stale, half-done two-step cancels, `pending` payments —
-//! with backoff between tries (`paygate_ops::reconciler`). It publishes its figures as
+//! with backoff between tries (`paygate_payments::reconciler`). It publishes its figures as
 //! CloudWatch metrics (embedded metric format, namespace `paygate`); the template alarms
 //! when a payment stays unsettled past the limit (`RECONCILE_ALARM_AFTER_MINUTES`).
 //!
@@ -9,7 +9,7 @@
 //! metric, also alarmed); a payment it could not settle this time is tried again later.
 
 use aws_lambda_events::eventbridge::EventBridgeEvent;
-use paygate_ops::{run_reconciler, OpError, ReconcilerDeps, RunReport};
+use paygate_payments::{run_reconciler, OpError, ReconcilerDeps, RunReport};
 
 /// Metric namespace of the gateway's own metrics.
 pub const METRIC_NAMESPACE: &str = "paygate";

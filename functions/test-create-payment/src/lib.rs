@@ -27,7 +27,7 @@ use paygate_http::{
     handlers::caller,
     respond, ApiError,
 };
-use paygate_ops::{
+use paygate_payments::{
     accounts::{account_in_mode, accounts_in_mode},
     OpError, Providers,
 };
@@ -166,7 +166,7 @@ fn accepts_test_orders(deps: &Deps, account: &PosAccount) -> bool {
 /// another merchant's account.
 async fn account(
     deps: &Deps,
-    who: &paygate_ops::Principal,
+    who: &paygate_payments::Principal,
     id: Option<AccountId>,
 ) -> Result<PosAccount, ApiError> {
     let accounts = deps.accounts.as_ref();

@@ -1,5 +1,5 @@
 //! Deliveries queue consumer: each SQS record is one [`DeliveryMessage`] ("make attempt
-//! `attempt` of `deliveryId` once `dueAt` has come"); `paygate_pipeline::deliver` signs and
+//! `attempt` of `deliveryId` once `dueAt` has come"); `paygate_webhooks::deliver` signs and
 //! posts it (at most 10 s), records the attempt and enqueues the next one when it failed.
 //!
 //! Records are processed concurrently (a batch of slow endpoints takes one attempt's time,
@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use paygate_domain::ports::DeliveryMessage;
-use paygate_pipeline::{DeliverDeps, DeliverOutcome};
 use paygate_sqs::consumer::handle_batch;
+use paygate_webhooks::{DeliverDeps, DeliverOutcome};
 
 /// Dependencies, built once per Lambda instance.
 pub struct Deps {
@@ -62,7 +62,7 @@ pub async fn handle(deps: &Deps, event: SqsEvent) -> SqsBatchResponse {
 
 /// One message; `false` when it must be retried (or, never succeeding, reach the DLQ).
 async fn process(deps: &Deps, msg: DeliveryMessage) -> bool {
-    match paygate_pipeline::deliver(&deps.deliver, &msg).await {
+    match paygate_webhooks::deliver(&deps.deliver, &msg).await {
         Ok(outcome) => {
             if let DeliverOutcome::Rescheduled { delay_secs } = outcome {
                 tracing::debug!(delivery_id = %msg.delivery_id, delay_secs, "not due yet");

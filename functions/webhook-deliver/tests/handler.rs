@@ -16,11 +16,11 @@ use paygate_domain::{
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, Payment, PaymentId,
     PaymentStatus, StoreError, Timestamp, WebhookEndpointId,
 };
-use paygate_pipeline::DeliverDeps;
 use paygate_testkit::{
     ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, ScriptedSender,
     StaticSecrets, T0,
 };
+use paygate_webhooks::DeliverDeps;
 
 /// The outbox of `MemoryPayments`, unreachable for one event.
 struct Events {

@@ -1,6 +1,6 @@
 //! Events queue consumer: each SQS record is one outbox [`EventRecord`] (the JSON that
 //! `paygate_sqs::SqsEventPublisher` sends); it becomes one delivery per subscribed endpoint
-//! (`paygate_pipeline::fanout`), each put on the deliveries queue.
+//! (`paygate_webhooks::fanout`), each put on the deliveries queue.
 //!
 //! Records are processed concurrently and fail one by one: a failed record is reported in
 //! `batchItemFailures` (the event source has `ReportBatchItemFailures`), so SQS redelivers
@@ -10,8 +10,8 @@
 
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use paygate_domain::EventRecord;
-use paygate_pipeline::FanoutDeps;
 use paygate_sqs::consumer::handle_batch;
+use paygate_webhooks::FanoutDeps;
 
 /// Dependencies, built once per Lambda instance.
 pub struct Deps {
@@ -40,7 +40,7 @@ pub async fn handle(deps: &Deps, event: SqsEvent) -> SqsBatchResponse {
 
 /// One event; `false` when it must be retried (or, never succeeding, reach the DLQ).
 async fn process(deps: &Deps, event: EventRecord) -> bool {
-    match paygate_pipeline::fanout(&deps.fanout, &event).await {
+    match paygate_webhooks::fanout(&deps.fanout, &event).await {
         Ok(enqueued) => {
             tracing::info!(event_id = %event.id, enqueued, "event fanned out");
             true

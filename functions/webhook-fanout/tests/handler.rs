@@ -13,10 +13,10 @@ use paygate_domain::{
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, Payment, PaymentId,
     PaymentStatus, StoreError, WebhookEndpointId,
 };
-use paygate_pipeline::FanoutDeps;
 use paygate_testkit::{
     ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, T0,
 };
+use paygate_webhooks::FanoutDeps;
 
 /// Endpoints that are down for one merchant and in memory for the others; with a barrier,
 /// each listing waits until as many are in flight.

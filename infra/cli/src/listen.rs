@@ -31,7 +31,7 @@ use crate::CliError;
 /// Where `listen` keeps its certificate, relative to the current directory.
 pub const DEFAULT_CERT_DIR: &str = ".local/listen";
 /// The signature check's tolerance (the spec's 300 s).
-pub const TOLERANCE_SECS: i64 = paygate_signature::DEFAULT_TOLERANCE_SECS;
+pub const TOLERANCE_SECS: i64 = paygate_webhooks::signature::DEFAULT_TOLERANCE_SECS;
 
 /// The certificate and key files of a directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -229,7 +229,7 @@ async fn receive(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         (_, None) => Err("no X-Svc-Signature header".to_owned()),
         (_, Some(Err(_))) => Err("X-Svc-Signature is not text".to_owned()),
         (Some(secret), Some(Ok(sig))) => {
-            paygate_signature::verify(sig, &body, &[secret.as_str()], now, TOLERANCE_SECS)
+            paygate_webhooks::signature::verify(sig, &body, &[secret.as_str()], now, TOLERANCE_SECS)
                 .map_err(|e| e.to_string())
         }
     };

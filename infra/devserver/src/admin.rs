@@ -18,10 +18,10 @@ use lambda_http::{
     Body as LambdaBody, RequestExt,
 };
 use paygate_admin::{AdminFunction, AdminRoute};
+use paygate_cli::sigv4::AdminCredentials;
 use paygate_domain::ports::{Clock, IdGenerator};
 use paygate_dynamo::{Client, TableNames};
 use paygate_http::ApiError;
-use paygate_sigv4::AdminCredentials;
 use paygate_webhooks::EgressPolicy;
 
 use crate::sigv4::Verifier;

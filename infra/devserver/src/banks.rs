@@ -25,7 +25,7 @@ use paygate_domain::{
     ports::{TestOrder, TestOrderState},
     PaymentStatus, StoreError,
 };
-use paygate_ops::Providers;
+use paygate_payments::Providers;
 use serde::Deserialize;
 
 use crate::{
@@ -282,7 +282,7 @@ async fn store_secrets(
     let store =
         SecretsManagerCredentials::new(secrets.clone(), &sims.secret_prefix, Duration::ZERO);
     for a in seed.merchants.iter().flat_map(|m| m.accounts.iter()) {
-        if a.provider_code == paygate_simbank::PROVIDER_CODE {
+        if a.provider_code == paygate_bank_simulator::PROVIDER_CODE {
             continue;
         }
         let mut values = a.credentials.0.clone();
@@ -313,7 +313,7 @@ pub(crate) async fn register_seed_orders(providers: &Providers, seed: &Seed) -> 
         let Some(account) = seed.account(&p.account_id) else {
             return Err(format!("seed payment {}: unknown account", p.id));
         };
-        if account.provider_code == paygate_simbank::PROVIDER_CODE {
+        if account.provider_code == paygate_bank_simulator::PROVIDER_CODE {
             continue;
         }
         let orders = providers

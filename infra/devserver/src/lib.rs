@@ -219,7 +219,7 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
                 &banks,
                 opts.clock.clone(),
                 opts.ids.clone(),
-                paygate_ops::ReconcilerLimits::default(),
+                paygate_payments::ReconcilerLimits::default(),
             ),
             stage: "local".to_owned(),
         };

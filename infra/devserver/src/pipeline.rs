@@ -13,8 +13,8 @@
 use std::{future::Future, sync::Arc, time::Duration};
 
 use paygate_domain::{ports::DeliveryMessage, webhook::RetrySchedule, EventRecord};
-use paygate_pipeline::{DeliverDeps, FanoutDeps, SweepDeps};
 use paygate_webhooks::SenderConfig;
+use paygate_webhooks::{DeliverDeps, FanoutDeps, SweepDeps};
 use tokio::{sync::Semaphore, task::JoinSet};
 
 /// Messages one poller handles at the same time at most (a batch is at most 10).
@@ -33,7 +33,7 @@ pub struct WebhookOptions {
     /// How often the sweeper runs (deployed: every minute).
     pub sweep_every: Duration,
     /// How old an unsent event or an overdue delivery must be before the sweeper acts
-    /// (deployed: [`paygate_pipeline::sweep::GRACE_MS`]).
+    /// (deployed: [`paygate_webhooks::sweep::GRACE_MS`]).
     pub sweep_grace: Duration,
     /// How long a poller sleeps after a receive that returned nothing.
     pub idle_poll: Duration,
@@ -52,7 +52,7 @@ impl Default for WebhookOptions {
             schedule: RetrySchedule::default(),
             sweep_every: Duration::from_secs(30),
             sweep_grace: Duration::from_millis(
-                u64::try_from(paygate_pipeline::sweep::GRACE_MS).unwrap_or(60_000),
+                u64::try_from(paygate_webhooks::sweep::GRACE_MS).unwrap_or(60_000),
             ),
             idle_poll: Duration::from_millis(200),
             secret_cache_ttl: paygate_secrets::DEFAULT_TTL,
@@ -117,7 +117,7 @@ pub(crate) fn spawn(p: PipelineParts) -> Pipeline {
                         return false;
                     }
                 };
-                match paygate_pipeline::fanout(&deps, &event).await {
+                match paygate_webhooks::fanout(&deps, &event).await {
                     Ok(n) => {
                         tracing::info!(event_id = %event.id, event_type = event.event_type.as_str(), deliveries = n, "event fanned out");
                         true
@@ -145,7 +145,7 @@ pub(crate) fn spawn(p: PipelineParts) -> Pipeline {
                         return false;
                     }
                 };
-                match paygate_pipeline::deliver(&deps, &msg).await {
+                match paygate_webhooks::deliver(&deps, &msg).await {
                     Ok(outcome) => {
                         tracing::debug!(delivery_id = %msg.delivery_id, attempt = msg.attempt, ?outcome, "deliver");
                         true
@@ -164,7 +164,7 @@ pub(crate) fn spawn(p: PipelineParts) -> Pipeline {
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tick.tick().await;
-            if let Err(e) = paygate_pipeline::sweep(&sweep).await {
+            if let Err(e) = paygate_webhooks::sweep(&sweep).await {
                 tracing::warn!(error = %e, "sweep failed; the next tick tries again");
             }
         }

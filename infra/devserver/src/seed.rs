@@ -3,6 +3,7 @@
 
 use std::{path::Path, sync::Arc};
 
+use paygate_bank_simulator::{InitialBankState, SimBank};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Clock, Expectation, PaymentChange, PaymentWriter},
@@ -15,7 +16,6 @@ use paygate_dynamo::{
     DynamoSimLedger, TableNames,
 };
 use paygate_secrets::SecretsManagerSigning;
-use paygate_simbank::{InitialBankState, SimBank};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -31,7 +31,7 @@ pub struct Seed {
     /// The local admin credentials the dev server verifies admin requests' SigV4 against
     /// (`{"accessKeyId", "secretAccessKey", "region"}`); none: admin routes refuse all.
     #[serde(default)]
-    pub admin: Option<paygate_sigv4::AdminCredentials>,
+    pub admin: Option<paygate_cli::sigv4::AdminCredentials>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -202,7 +202,7 @@ pub async fn load(
                 mode: k.mode,
                 active: true,
             };
-            keys.put_key(&paygate_ops::hash_api_key(&k.key), &record)
+            keys.put_key(&paygate_payments::hash_api_key(&k.key), &record)
                 .await?;
         }
         for a in &m.accounts {
@@ -292,7 +292,7 @@ pub async fn load(
             .await
         {
             // Real-protocol accounts' orders go to their bank: `banks::register_seed_orders`.
-            Ok(()) if account.provider_code != paygate_simbank::PROVIDER_CODE => {}
+            Ok(()) if account.provider_code != paygate_bank_simulator::PROVIDER_CODE => {}
             Ok(()) => {
                 match sim
                     .register_order(&account, &order_id, p.amount, p.currency, bank_state, false)

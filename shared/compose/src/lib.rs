@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use paygate_domain::ports::{Clock, IdGenerator};
 use paygate_dynamo::schema::TableDef;
-use paygate_ops::system::{RandomIds, SystemClock};
+use paygate_payments::system::{RandomIds, SystemClock};
 
 pub use adapters::outbox;
 pub use admin::{

@@ -3,15 +3,15 @@
 
 use std::sync::Arc;
 
+use paygate_bank_simulator::SimBank;
 use paygate_domain::ports::{Clock, IdGenerator};
 use paygate_dynamo::{
     schema::{API_KEYS, BINS, EVENTS, PAYMENTS, POS_ACCOUNTS, SIMBANK},
     Client, DynamoApiKeys, DynamoBins, DynamoPayments, DynamoSimLedger,
 };
-use paygate_ops::{
+use paygate_payments::{
     EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
 };
-use paygate_simbank::SimBank;
 
 use crate::{
     adapters::{accounts, event_publisher},

@@ -10,7 +10,7 @@ use paygate_dynamo::{
     schema::{DELIVERIES, EVENTS, WEBHOOK_ENDPOINTS},
     Client,
 };
-use paygate_pipeline::{DeliverDeps, FanoutDeps, SweepDeps};
+use paygate_webhooks::{DeliverDeps, FanoutDeps, SweepDeps};
 
 use crate::{
     adapters::{deliveries, delivery_queue, endpoints, event_publisher, outbox, signing_secrets},
@@ -92,7 +92,7 @@ pub fn deliver_deps(
 }
 
 /// The sweeper's deps; `grace_ms` is how old an unsent event or overdue delivery must be
-/// (`paygate_pipeline::sweep::GRACE_MS` when deployed).
+/// (`paygate_webhooks::sweep::GRACE_MS` when deployed).
 pub fn sweep_deps(
     client: &Client,
     sqs: &paygate_sqs::Client,

@@ -57,7 +57,7 @@ pub use simledger::DynamoSimLedger;
 /// (throttling, 5xx and transient transport errors, exponential backoff with jitter), three
 /// attempts. A retried `TransactWriteItems` carries the same `ClientRequestToken`, so it
 /// applies at most once; what is still ambiguous after it is resolved by reading back
-/// (`paygate_ops::commit`).
+/// (`paygate_payments::commit`).
 pub fn retry_config() -> RetryConfig {
     RetryConfig::standard().with_max_attempts(3)
 }

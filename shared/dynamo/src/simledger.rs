@@ -2,8 +2,8 @@
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
+use paygate_bank_simulator::{SimLedger, SimOrder};
 use paygate_domain::{AccountId, StoreError};
-use paygate_simbank::{SimLedger, SimOrder};
 
 use crate::{
     item::{attrs, json_doc, n, s, Fields, Item},

@@ -4,13 +4,13 @@
 mod common;
 
 use common::*;
+use paygate_bank_simulator::{SimLedger, SimOrder, SimOrderState, SimTxn};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{AccountLookup, ApiKeyLookup, BinLookup},
     AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation, OperationSet,
     PosAccount, StoreError,
 };
-use paygate_simbank::{SimLedger, SimOrder, SimOrderState, SimTxn};
 
 const HASH: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 

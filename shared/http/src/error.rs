@@ -3,7 +3,7 @@
 
 use lambda_http::{http::StatusCode, Body, Response};
 use paygate_domain::{DomainError, Payment, Transaction};
-use paygate_ops::{AuthError, OpError};
+use paygate_payments::{AuthError, OpError};
 use serde_json::{json, Value};
 
 #[derive(Debug, Clone, PartialEq)]

@@ -6,7 +6,7 @@ use paygate_domain::{
     money::valid_amount, payment::PaymentView, AccountId, BankStatus, CardDetails, PaymentId,
     Transaction, TransactionType,
 };
-use paygate_ops::{
+use paygate_payments::{
     operate::get_payment, points_inquiry, query_payment, run_operation, OperationDeps, PointsDeps,
     PointsRequest, Principal,
 };
@@ -147,7 +147,7 @@ async fn get_inner(
     let transactions = payments
         .list_transactions(&payment.id)
         .await
-        .map_err(paygate_ops::OpError::from)?;
+        .map_err(paygate_payments::OpError::from)?;
     Ok(PaymentBody {
         payment: payment.view(),
         transactions,
@@ -194,7 +194,7 @@ fn parse_points(req: &Request) -> Result<PointsRequest, ApiError> {
 async fn points_inner(
     deps: &PointsDeps,
     req: &Request,
-) -> Result<paygate_ops::PointsResponse, ApiError> {
+) -> Result<paygate_payments::PointsResponse, ApiError> {
     let who = caller(req)?;
     let request = parse_points(req)?;
     Ok(points_inquiry(deps, &who, request).await?)

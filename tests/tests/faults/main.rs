@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Outbox, PaymentReader, PaymentWriter, PosProvider},
@@ -18,8 +19,7 @@ use paygate_dynamo::{
     moto::{unique_prefix, MotoServer, REGION},
     retry_config, table_names, DynamoPayments,
 };
-use paygate_ops::{run_operation, EventSink, OpError, OperationDeps, Principal, Providers};
-use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
+use paygate_payments::{run_operation, EventSink, OpError, OperationDeps, Principal, Providers};
 use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPublisher, SeqIds};
 
 mod two_step_cancel;
@@ -146,7 +146,7 @@ impl World {
         &self,
         id: &PaymentId,
         amount: i64,
-    ) -> Result<paygate_ops::OperationResult, OpError> {
+    ) -> Result<paygate_payments::OperationResult, OpError> {
         run_operation(
             &self.deps,
             &self.principal,

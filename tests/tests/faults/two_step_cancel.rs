@@ -19,7 +19,7 @@ use paygate_domain::{
     AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId, PaymentStatus,
     PosAccount, TransactionStatus, TransactionType,
 };
-use paygate_ops::{
+use paygate_payments::{
     run_operation, run_reconciler, EventSink, OpError, OperationDeps, Principal, Providers,
     ReconcilerDeps, ReconcilerLimits,
 };

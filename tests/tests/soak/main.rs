@@ -47,7 +47,7 @@ use paygate_dynamo::{
     moto::{unique_prefix, MotoServer, REGION},
     retry_config, table_names, DynamoEvents, DynamoPayments,
 };
-use paygate_ops::{
+use paygate_payments::{
     run_reconciler, EventSink, OperationDeps, Principal, Providers, ReconcilerDeps,
     ReconcilerLimits,
 };

@@ -8,7 +8,7 @@ use paygate_domain::{
     webhook::DeliveryStatus,
     EventId, EventRecord, EventType, Mode, PaymentId, PaymentStatus,
 };
-use paygate_ops::system::{RandomIds, SystemClock};
+use paygate_payments::system::{RandomIds, SystemClock};
 use paygate_tests::{keys, receiver::Receiver, ANATOLIA};
 
 use crate::support::{

@@ -19,7 +19,7 @@ use paygate_cli::{
 use paygate_devserver::{DevServer, Options, Seed, WebhookOptions};
 use paygate_domain::webhook::RetrySchedule;
 use paygate_dynamo::moto::{unique_prefix, MotoServer};
-use paygate_ops::system::{RandomIds, SystemClock};
+use paygate_payments::system::{RandomIds, SystemClock};
 use paygate_webhooks::{EgressPolicy, SenderConfig};
 
 /// How long to wait for what the pipeline does at once (the shared moto is slow).

@@ -13,7 +13,7 @@ use paygate_domain::{
     ids::ApiKeyId,
     MerchantId, Mode,
 };
-use paygate_ops::Principal;
+use paygate_payments::Principal;
 use paygate_testkit::{IdemFault, IdemOp, ManualClock, MemoryIdempotency, SeqIds, T0};
 
 use super::*;

@@ -16,7 +16,9 @@ use paygate_domain::{
 };
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::ssrf::{check_url, EgressPolicy, ResolveError, Resolver, SafeResolver, SystemResolver};
+use crate::sender::ssrf::{
+    check_url, EgressPolicy, ResolveError, Resolver, SafeResolver, SystemResolver,
+};
 
 /// The spec's limit for a whole attempt; a configured timeout is capped at this.
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -60,7 +62,7 @@ impl Default for SenderConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("{ENV_ALLOW_ADDRS}: {0}")]
-    AllowList(#[from] crate::ssrf::BadAllowEntry),
+    AllowList(#[from] crate::sender::ssrf::BadAllowEntry),
     #[error("{ENV_EXTRA_CA}: cannot read {path}: {source}")]
     ReadCa {
         path: String,

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Clock, Outbox, PaymentWriter},
@@ -12,13 +13,12 @@ use paygate_domain::{
     AccountId, Currency, EventRecord, MerchantId, Mode, OperationSet, Payment, PaymentId,
     PaymentStatus, PosAccount, TransactionType, WebhookEndpointId,
 };
-use paygate_ops::{run_operation, EventSink, OperationDeps, Principal, Providers};
-use paygate_pipeline::{deliver, fanout, sweep, DeliverDeps, FanoutDeps, SweepDeps};
-use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
+use paygate_payments::{run_operation, EventSink, OperationDeps, Principal, Providers};
 use paygate_testkit::{
     ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryPayments,
     MemoryPublisher, MemoryQueue, ScriptedSender, SeqIds, StaticSecrets, T0,
 };
+use paygate_webhooks::{deliver, fanout, sweep, DeliverDeps, FanoutDeps, SweepDeps};
 
 struct World {
     clock: Arc<ManualClock>,

@@ -19,13 +19,13 @@ use paygate_domain::{
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, Payment, PaymentId,
     PaymentStatus, StoreError, Timestamp, WebhookEndpointId,
 };
-use paygate_ops::EventSink;
-use paygate_pipeline::{
-    deliver, fanout, sweep, sweep::GRACE_MS, DeliverDeps, FanoutDeps, SweepDeps, SweepReport,
-};
+use paygate_payments::EventSink;
 use paygate_testkit::{
     ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryPublisher, MemoryQueue,
     ScriptedSender, StaticSecrets, T0,
+};
+use paygate_webhooks::{
+    deliver, fanout, sweep, sweep::GRACE_MS, DeliverDeps, FanoutDeps, SweepDeps, SweepReport,
 };
 
 /// The events queue's `maxReceiveCount`: after that many failed receives a message is in

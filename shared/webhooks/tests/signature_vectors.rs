@@ -15,7 +15,9 @@
 //!   == "66f66a05eea4723b978444d6803fe60502e65cda6450e4ae30ab52e8ecbdfcab"
 //! ```
 
-use paygate_signature::{header, parse_header, sign, verify, VerifyError, DEFAULT_TOLERANCE_SECS};
+use paygate_webhooks::signature::{
+    header, parse_header, sign, verify, VerifyError, DEFAULT_TOLERANCE_SECS,
+};
 use proptest::prelude::*;
 
 const SECRET: &str = "whsec_test_secret";

@@ -188,9 +188,9 @@ async fn a_delivery_is_signed_and_sent_with_the_specs_headers() {
     );
     let now = w.clock.now().unix_seconds();
     for secret in ["whsec_new", "whsec_old"] {
-        paygate_signature::verify(sig, body, &[secret], now, 300).unwrap();
+        crate::signature::verify(sig, body, &[secret], now, 300).unwrap();
     }
-    assert!(paygate_signature::verify(sig, body, &["whsec_other"], now, 300).is_err());
+    assert!(crate::signature::verify(sig, body, &["whsec_other"], now, 300).is_err());
     let json: serde_json::Value = serde_json::from_slice(body).unwrap();
     assert_eq!(json["id"], "evt_1");
     assert_eq!(json["type"], "payment.captured");

@@ -1,7 +1,7 @@
 //! The fast path of the outbox: after a state change has committed (its event written in the
 //! same transaction), hand the event to the events queue. It is not marked here: an event
 //! counts as handed over only once the fan-out has created its deliveries and marked it
-//! (`paygate_pipeline::fanout`). A failure here loses nothing: the event stays unmarked and
+//! (`paygate_webhooks::fanout`). A failure here loses nothing: the event stays unmarked and
 //! the sweeper publishes it after its grace period.
 
 use std::sync::Arc;

@@ -37,12 +37,12 @@
 //!
 //! ```
 //! let body = br#"{"id":"evt_1"}"#;
-//! let header = paygate_signature::header(1_795_251_600, &["whsec_test_secret"], body);
+//! let header = paygate_webhooks::signature::header(1_795_251_600, &["whsec_test_secret"], body);
 //! assert_eq!(
 //!     header,
 //!     "t=1795251600,v1=9fddb03c75e8a1313684350726eb113b1ab3ea946febffb295c82d8d02f27590"
 //! );
-//! paygate_signature::verify(&header, body, &["whsec_test_secret"], 1_795_251_660, 300)
+//! paygate_webhooks::signature::verify(&header, body, &["whsec_test_secret"], 1_795_251_660, 300)
 //!     .unwrap();
 //! ```
 

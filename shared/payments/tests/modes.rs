@@ -13,7 +13,7 @@ use paygate_domain::{
     AccountId, BankOutcome, BankStatus, BinInfo, CardDetails, Currency, MerchantId, Mode,
     OperationSet, Payment, PaymentId, PaymentStatus, PointsResult, PosAccount, TransactionType,
 };
-use paygate_ops::{
+use paygate_payments::{
     points_inquiry, query_payment, run_operation, EventSink, OpError, OperationDeps, PointsDeps,
     PointsRequest, Principal, Providers,
 };
