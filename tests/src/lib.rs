@@ -20,10 +20,10 @@ use std::{
     sync::{Arc, LazyLock},
 };
 
+use paygate_aws::moto::{unique_prefix, MotoServer};
 pub use paygate_devserver::WebhookOptions;
 use paygate_devserver::{DevServer, Options, Seed};
 use paygate_domain::Mode;
-use paygate_dynamo::moto::{unique_prefix, MotoServer};
 use paygate_payments::system::{RandomIds, SystemClock};
 pub use reqwest::StatusCode;
 use serde_json::{json, Value};

@@ -1,18 +1,18 @@
 //! The dashboard's delivery history (IAM-authorized admin routes): an endpoint's
 //! deliveries, one delivery with its attempts, resend, an event's deliveries. Routes on the
-//! HTTP API route key; the handlers are `paygate_admin::deliveries`.
+//! HTTP API route key; the handlers are `paygate_http::admin::deliveries`.
 
 use lambda_http::{Body, Request, Response};
 
 pub struct Deps {
-    pub admin: paygate_admin::DeliveriesDeps,
+    pub admin: paygate_http::admin::DeliveriesDeps,
 }
 
 impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
         let tables = paygate_compose::AdminTables::from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
+        let client = paygate_aws::Clients::from_env().await.dynamo;
+        let sqs = paygate_aws::Clients::from_env().await.sqs;
         let (clock, _) = paygate_compose::system();
         let parts = paygate_compose::AdminParts {
             client: &client,
@@ -27,7 +27,7 @@ impl Deps {
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    paygate_admin::http::handle_deliveries(&deps.admin, req).await
+    paygate_http::admin::http::handle_deliveries(&deps.admin, req).await
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ fn deps() -> Deps {
         mode: paygate_domain::Mode::Test,
     });
     Deps {
-        admin: paygate_admin::DeliveriesDeps {
+        admin: paygate_http::admin::DeliveriesDeps {
             merchants: Arc::new(accounts),
             endpoints: Arc::new(MemoryEndpoints::default()),
             deliveries: Arc::new(MemoryDeliveries::default()),

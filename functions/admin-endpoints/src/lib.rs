@@ -1,11 +1,11 @@
 //! The dashboard's webhook endpoints (IAM-authorized admin routes): create, list, read,
 //! update and delete endpoints, rotate an endpoint's signing secret, send it a test event.
-//! Routes on the HTTP API route key; the handlers are `paygate_admin::endpoints`.
+//! Routes on the HTTP API route key; the handlers are `paygate_http::admin::endpoints`.
 
 use lambda_http::{Body, Request, Response};
 
 pub struct Deps {
-    pub admin: paygate_admin::EndpointsDeps,
+    pub admin: paygate_http::admin::EndpointsDeps,
 }
 
 impl Deps {
@@ -15,9 +15,9 @@ impl Deps {
         let tables = paygate_compose::AdminTables::from_env()?;
         let prefix = paygate_compose::webhook_secret_prefix_from_env()?;
         let egress = paygate_compose::egress_policy_from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
-        let secrets = paygate_secrets::client_from_env().await;
+        let client = paygate_aws::Clients::from_env().await.dynamo;
+        let sqs = paygate_aws::Clients::from_env().await.sqs;
+        let secrets = paygate_aws::Clients::from_env().await.secrets;
         let (clock, ids) = paygate_compose::system();
         let parts = paygate_compose::AdminParts {
             client: &client,
@@ -32,7 +32,7 @@ impl Deps {
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    paygate_admin::http::handle_endpoints(&deps.admin, req).await
+    paygate_http::admin::http::handle_endpoints(&deps.admin, req).await
 }
 
 #[cfg(test)]

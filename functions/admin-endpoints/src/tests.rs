@@ -30,13 +30,13 @@ fn deps() -> Deps {
         mode: paygate_domain::Mode::Test,
     });
     Deps {
-        admin: paygate_admin::EndpointsDeps {
+        admin: paygate_http::admin::EndpointsDeps {
             merchants: Arc::new(accounts),
             endpoints: Arc::new(MemoryEndpoints::default()),
             deliveries: Arc::new(MemoryDeliveries::default()),
             outbox: Arc::new(MemoryPayments::default()),
             queue: Arc::new(MemoryQueue::default()),
-            secrets: Arc::new(paygate_admin::testing::MemoryVault::default()),
+            secrets: Arc::new(paygate_http::admin::testing::MemoryVault::default()),
             clock: Arc::new(ManualClock::at(T0)),
             ids: Arc::new(SeqIds::default()),
             egress: paygate_webhooks::EgressPolicy::strict(),

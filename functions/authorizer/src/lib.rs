@@ -22,7 +22,7 @@ pub struct Deps {
 impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
         let table = paygate_compose::api_keys_table_from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
+        let client = paygate_aws::Clients::from_env().await.dynamo;
         Ok(Self {
             keys: Arc::new(paygate_compose::api_keys(&client, &table)),
         })

@@ -11,11 +11,13 @@ pub struct Deps {
 
 impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let payments = paygate_compose::table(&paygate_dynamo::schema::PAYMENTS)?;
-        let client = paygate_dynamo::client_from_env().await;
+        let payments = paygate_compose::table(&paygate_aws::dynamo::schema::PAYMENTS)?;
+        let client = paygate_aws::Clients::from_env().await.dynamo;
         // The events table is never written by this function.
         Ok(Self {
-            payments: Arc::new(paygate_dynamo::DynamoPayments::new(client, payments, "")),
+            payments: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
+                client, payments, "",
+            )),
         })
     }
 }

@@ -19,8 +19,8 @@ pub struct Deps {
 impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
         let tables = paygate_compose::PipelineTables::from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
+        let client = paygate_aws::Clients::from_env().await.dynamo;
+        let sqs = paygate_aws::Clients::from_env().await.sqs;
         let (clock, _) = paygate_compose::system();
         Ok(Self {
             sweep: paygate_compose::sweep_deps(

@@ -14,7 +14,7 @@ pub struct Deps {
 impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
         let tables = paygate_compose::PointsTables::from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
+        let client = paygate_aws::Clients::from_env().await.dynamo;
         let banks = paygate_compose::Banks::from_env().await?;
         let idempotency_table = paygate_compose::idempotency_table_from_env()?;
         let (clock, ids) = paygate_compose::system();

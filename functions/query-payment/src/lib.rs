@@ -15,8 +15,8 @@ pub struct Deps {
 impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
         let tables = paygate_compose::OperationTables::from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
+        let client = paygate_aws::Clients::from_env().await.dynamo;
+        let sqs = paygate_aws::Clients::from_env().await.sqs;
         let banks = paygate_compose::Banks::from_env().await?;
         let idempotency_table = paygate_compose::idempotency_table_from_env()?;
         let (clock, ids) = paygate_compose::system();

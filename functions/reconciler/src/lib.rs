@@ -27,8 +27,8 @@ impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
         let tables = paygate_compose::OperationTables::from_env()?;
         let limits = paygate_compose::reconciler_limits_from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
+        let client = paygate_aws::Clients::from_env().await.dynamo;
+        let sqs = paygate_aws::Clients::from_env().await.sqs;
         let banks = paygate_compose::Banks::from_env().await?;
         let (clock, ids) = paygate_compose::system();
         Ok(Self {

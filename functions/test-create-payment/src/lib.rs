@@ -44,8 +44,8 @@ pub struct Deps {
 
 impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        use paygate_dynamo::schema::{PAYMENTS, POS_ACCOUNTS, SIMBANK};
-        let client = paygate_dynamo::client_from_env().await;
+        use paygate_aws::dynamo::schema::{PAYMENTS, POS_ACCOUNTS, SIMBANK};
+        let client = paygate_aws::Clients::from_env().await.dynamo;
         let (clock, ids) = paygate_compose::system();
         let banks = paygate_compose::Banks::from_env().await?;
         let providers = paygate_compose::providers(
@@ -62,12 +62,12 @@ impl Deps {
         );
         Ok(Self {
             idempotency,
-            payments: Arc::new(paygate_dynamo::DynamoPayments::new(
+            payments: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
                 client.clone(),
                 paygate_compose::table(&PAYMENTS)?,
                 "",
             )),
-            accounts: Arc::new(paygate_dynamo::DynamoAccounts::new(
+            accounts: Arc::new(paygate_aws::dynamo::DynamoAccounts::new(
                 client,
                 paygate_compose::table(&POS_ACCOUNTS)?,
             )),

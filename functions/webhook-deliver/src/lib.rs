@@ -12,8 +12,8 @@
 use std::sync::Arc;
 
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
+use paygate_aws::sqs::consumer::handle_batch;
 use paygate_domain::ports::DeliveryMessage;
-use paygate_sqs::consumer::handle_batch;
 use paygate_webhooks::{DeliverDeps, DeliverOutcome};
 
 /// Dependencies, built once per Lambda instance.
@@ -40,9 +40,9 @@ impl Deps {
         let sender = Arc::new(paygate_webhooks::HttpSender::new(
             paygate_webhooks::SenderConfig::from_env()?,
         )?);
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
-        let secrets = paygate_secrets::client_from_env().await;
+        let client = paygate_aws::Clients::from_env().await.dynamo;
+        let sqs = paygate_aws::Clients::from_env().await.sqs;
+        let secrets = paygate_aws::Clients::from_env().await.secrets;
         let (clock, _) = paygate_compose::system();
         Ok(Self {
             deliver: paygate_compose::deliver_deps(

@@ -1,5 +1,5 @@
 //! Events queue consumer: each SQS record is one outbox [`EventRecord`] (the JSON that
-//! `paygate_sqs::SqsEventPublisher` sends); it becomes one delivery per subscribed endpoint
+//! `paygate_aws::sqs::SqsEventPublisher` sends); it becomes one delivery per subscribed endpoint
 //! (`paygate_webhooks::fanout`), each put on the deliveries queue.
 //!
 //! Records are processed concurrently and fail one by one: a failed record is reported in
@@ -9,8 +9,8 @@
 //! record never creates a second delivery.
 
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
+use paygate_aws::sqs::consumer::handle_batch;
 use paygate_domain::EventRecord;
-use paygate_sqs::consumer::handle_batch;
 use paygate_webhooks::FanoutDeps;
 
 /// Dependencies, built once per Lambda instance.
@@ -21,8 +21,8 @@ pub struct Deps {
 impl Deps {
     pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
         let tables = paygate_compose::PipelineTables::from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
+        let client = paygate_aws::Clients::from_env().await.dynamo;
+        let sqs = paygate_aws::Clients::from_env().await.sqs;
         let (clock, _) = paygate_compose::system();
         Ok(Self {
             fanout: paygate_compose::fanout_deps(&client, &sqs, &tables, clock),

@@ -17,10 +17,10 @@ use lambda_http::{
     aws_lambda_events::apigw::ApiGatewayV2httpRequestContext, request::RequestContext,
     Body as LambdaBody, RequestExt,
 };
-use paygate_admin::{AdminFunction, AdminRoute};
+use paygate_aws::dynamo::{Client, TableNames};
 use paygate_cli::sigv4::AdminCredentials;
 use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::{Client, TableNames};
+use paygate_http::admin::{AdminFunction, AdminRoute};
 use paygate_http::ApiError;
 use paygate_webhooks::EgressPolicy;
 
@@ -32,7 +32,10 @@ pub const SECRET_PREFIX: &str = "paygate/local/webhooks/";
 
 /// Every admin route the dev server serves (the template's IAM-authorized HttpApi events).
 pub fn route_keys() -> Vec<String> {
-    paygate_admin::ROUTES.iter().map(|r| r.key()).collect()
+    paygate_http::admin::ROUTES
+        .iter()
+        .map(|r| r.key())
+        .collect()
 }
 
 /// The two admin functions' dependencies, built once, and the signature check.
@@ -46,10 +49,10 @@ pub struct AdminApp {
 /// What the admin functions are built from.
 pub struct AdminWiring<'a> {
     pub client: &'a Client,
-    pub sqs: &'a paygate_sqs::Client,
-    pub secrets: &'a paygate_secrets::Client,
+    pub sqs: &'a paygate_aws::sqs::Client,
+    pub secrets: &'a paygate_aws::secrets::Client,
     pub tables: &'a TableNames,
-    pub queues: &'a paygate_sqs::QueueUrls,
+    pub queues: &'a paygate_aws::sqs::QueueUrls,
     /// The same exemptions the stack's webhook sender has.
     pub egress: EgressPolicy,
     pub clock: Arc<dyn Clock>,
@@ -68,7 +71,7 @@ impl AdminWiring<'_> {
     }
 
     /// The `admin-endpoints` function's dependencies.
-    pub fn endpoints_deps(&self) -> paygate_admin::EndpointsDeps {
+    pub fn endpoints_deps(&self) -> paygate_http::admin::EndpointsDeps {
         let tables = self.tables();
         let parts = paygate_compose::AdminParts {
             client: self.client,
@@ -85,7 +88,7 @@ impl AdminWiring<'_> {
         )
     }
 
-    fn deliveries_deps(&self) -> paygate_admin::DeliveriesDeps {
+    fn deliveries_deps(&self) -> paygate_http::admin::DeliveriesDeps {
         let tables = self.tables();
         let parts = paygate_compose::AdminParts {
             client: self.client,
@@ -116,7 +119,7 @@ impl AdminApp {
 
 type Shared = Arc<AdminApp>;
 
-/// The admin routes, one `.route` per route of `paygate_admin::ROUTES`.
+/// The admin routes, one `.route` per route of `paygate_http::admin::ROUTES`.
 pub fn router(app: Shared) -> Router {
     let to = |route: AdminRoute| {
         move |State(app): State<Shared>,

@@ -17,9 +17,10 @@
 
 use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
+use paygate_aws::secrets::SecretsManagerCredentials;
 use paygate_bankkit::{
     sim::{SimServer, SimState},
-    AccountCredentials, SecretsManagerCredentials,
+    AccountCredentials,
 };
 use paygate_domain::{
     ports::{TestOrder, TestOrderState},
@@ -171,7 +172,7 @@ fn started(
 /// real-protocol account's secret under `secret_prefix`.
 pub(crate) async fn start(
     seed: &Seed,
-    secrets: &paygate_secrets::Client,
+    secrets: &paygate_aws::secrets::Client,
     secret_prefix: &str,
     timeout: Duration,
 ) -> Result<BankSims, String> {
@@ -276,7 +277,7 @@ pub(crate) async fn start(
 /// Writes `<prefix><accountId>` for every seeded account of a real protocol.
 async fn store_secrets(
     seed: &Seed,
-    secrets: &paygate_secrets::Client,
+    secrets: &paygate_aws::secrets::Client,
     sims: &BankSims,
 ) -> Result<(), String> {
     let store =

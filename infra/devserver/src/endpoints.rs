@@ -2,11 +2,12 @@
 //! the endpoint item in the endpoints table, its signing secret in Secrets Manager.
 //! Endpoints made at run time go through the dashboard's admin API ([`crate::admin`]).
 
+use paygate_aws::secrets::SecretsManagerSigning;
+use paygate_domain::secret::SecretDoc;
 use paygate_domain::{
     webhook::{EventFilter, WebhookEndpoint, WebhookEndpointId},
     MerchantId, Mode, StoreError, Timestamp,
 };
-use paygate_secrets::{SecretDoc, SecretsManagerSigning};
 
 /// The Secrets Manager name of an endpoint's signing secret in the local stack.
 pub fn secret_name(endpoint: &WebhookEndpointId) -> String {
@@ -68,7 +69,7 @@ pub struct NewEndpoint {
 
 /// Writes the secret, then the endpoint (replacing one with the same merchant and id).
 pub async fn put(
-    endpoints: &paygate_dynamo::DynamoEndpoints,
+    endpoints: &paygate_aws::dynamo::DynamoEndpoints,
     signing: &SecretsManagerSigning,
     new: NewEndpoint,
     now: Timestamp,

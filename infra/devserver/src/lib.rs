@@ -15,16 +15,16 @@ pub mod sigv4;
 
 use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
+use paygate_aws::dynamo::{
+    Client, DynamoDeliveries, DynamoEndpoints, DynamoEvents, DynamoPayments, TableNames,
+};
+use paygate_aws::moto::MotoServer;
+use paygate_aws::secrets::SecretsManagerSigning;
 use paygate_domain::{
     ports::{Clock, IdGenerator},
     webhook::{EventFilter, RetrySchedule, WebhookEndpoint, WebhookEndpointId},
     MerchantId, Mode, StoreError,
 };
-use paygate_dynamo::{
-    moto::MotoServer, Client, DynamoDeliveries, DynamoEndpoints, DynamoEvents, DynamoPayments,
-    TableNames,
-};
-use paygate_secrets::SecretsManagerSigning;
 use tokio::{net::TcpListener, task::JoinHandle};
 
 pub use banks::DEFAULT_BANK_TIMEOUT;
@@ -74,10 +74,10 @@ pub struct WebhookSettings {
 pub struct DevServer {
     pub url: String,
     pub tables: TableNames,
-    pub queues: paygate_sqs::QueueUrls,
-    pub sqs: paygate_sqs::Client,
+    pub queues: paygate_aws::sqs::QueueUrls,
+    pub sqs: paygate_aws::sqs::Client,
     pub client: Client,
-    pub secrets: paygate_secrets::Client,
+    pub secrets: paygate_aws::secrets::Client,
     pub webhook: WebhookSettings,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -99,7 +99,7 @@ impl Drop for DevServer {
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error(transparent)]
-    Moto(#[from] paygate_dynamo::moto::MotoError),
+    Moto(#[from] paygate_aws::moto::MotoError),
     #[error("creating tables: {0}")]
     Tables(String),
     #[error("seeding: {0}")]
@@ -127,16 +127,16 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         .validate()
         .map_err(|e| StartError::Seed(e.to_string()))?;
     // The deployed functions' SDK retry configuration, not the tests' (retries off).
-    let client = paygate_dynamo::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
-    paygate_dynamo::create_tables(&client, &opts.prefix)
+    let aws = paygate_aws::Clients::local(&moto.endpoint, paygate_aws::moto::REGION);
+    let client = aws.dynamo.clone();
+    paygate_aws::dynamo::create_tables(&client, &opts.prefix)
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;
-    let tables = paygate_dynamo::table_names(&opts.prefix);
+    let tables = paygate_aws::dynamo::table_names(&opts.prefix);
     // SQS and Secrets Manager are served by the same emulator endpoint as DynamoDB.
-    let sqs = paygate_sqs::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
-    let secrets =
-        paygate_secrets::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
-    let queues = paygate_sqs::create_queues(&sqs, &opts.prefix)
+    let sqs = aws.sqs.clone();
+    let secrets = aws.secrets.clone();
+    let queues = paygate_aws::sqs::create_queues(&sqs, &opts.prefix)
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;
     // Bank credentials live in Secrets Manager like in AWS, under a per-stack prefix; the
@@ -158,7 +158,7 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         opts.clock.clone(),
         opts.ids.clone(),
     );
-    let signing = SecretsManagerSigning::new(secrets.clone(), paygate_secrets::DEFAULT_TTL);
+    let signing = SecretsManagerSigning::new(secrets.clone(), paygate_aws::secrets::DEFAULT_TTL);
     seed::load(&client, &signing, &tables, &opts.seed, opts.clock.clone())
         .await
         .map_err(|e| StartError::Seed(e.to_string()))?;
@@ -269,7 +269,7 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
 /// The money functions' (and the reconciler's) table names and events queue in a stack.
 pub fn operation_tables(
     t: &TableNames,
-    q: &paygate_sqs::QueueUrls,
+    q: &paygate_aws::sqs::QueueUrls,
 ) -> paygate_compose::OperationTables {
     paygate_compose::OperationTables {
         payments: t.payments.clone(),
@@ -283,7 +283,7 @@ pub fn operation_tables(
 /// The pipeline's table names and queue URLs in a stack.
 pub fn pipeline_tables(
     t: &TableNames,
-    q: &paygate_sqs::QueueUrls,
+    q: &paygate_aws::sqs::QueueUrls,
 ) -> paygate_compose::PipelineTables {
     paygate_compose::PipelineTables {
         events: t.events.clone(),
@@ -321,12 +321,12 @@ impl DevServer {
 
     /// Signing secrets (uncached reads with `read`; writes with `create` / `put`).
     pub fn signing(&self) -> SecretsManagerSigning {
-        SecretsManagerSigning::new(self.secrets.clone(), paygate_secrets::DEFAULT_TTL)
+        SecretsManagerSigning::new(self.secrets.clone(), paygate_aws::secrets::DEFAULT_TTL)
     }
 
     /// The admin API's `admin-endpoints` dependencies over this stack (what the local
     /// admin routes run), for tests that drive the handlers directly.
-    pub fn admin_endpoints(&self) -> paygate_admin::EndpointsDeps {
+    pub fn admin_endpoints(&self) -> paygate_http::admin::EndpointsDeps {
         admin::AdminWiring {
             client: &self.client,
             sqs: &self.sqs,
@@ -359,10 +359,13 @@ impl DevServer {
             "mode": mode.as_str(),
         });
         let body = body.as_object().cloned().unwrap_or_default();
-        let made =
-            paygate_admin::endpoints::create(&self.admin_endpoints(), merchant.as_str(), &body)
-                .await
-                .map_err(|e| StoreError::Unavailable(format!("{}: {}", e.code, e.message)))?;
+        let made = paygate_http::admin::endpoints::create(
+            &self.admin_endpoints(),
+            merchant.as_str(),
+            &body,
+        )
+        .await
+        .map_err(|e| StoreError::Unavailable(format!("{}: {}", e.code, e.message)))?;
         let id = WebhookEndpointId::parse(&made.endpoint.id)
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let endpoint =

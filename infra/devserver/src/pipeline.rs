@@ -7,7 +7,7 @@
 //! visibility timeout and ends in the dead-letter queue after `maxReceiveCount` receives.
 //!
 //! The pollers short-poll (`WaitTimeSeconds=0`) and sleep [`WebhookOptions::idle_poll`]
-//! after an empty receive: moto serializes every request (see `paygate_dynamo::moto`), so a
+//! after an empty receive: moto serializes every request (see `paygate_aws::moto`), so a
 //! long poll would hold every other request of the emulator for its whole wait.
 
 use std::{future::Future, sync::Arc, time::Duration};
@@ -38,7 +38,7 @@ pub struct WebhookOptions {
     /// How long a poller sleeps after a receive that returned nothing.
     pub idle_poll: Duration,
     /// How long the deliver step reuses a signing secret it read (deployed:
-    /// `paygate_secrets::DEFAULT_TTL`, so a rotation reaches the sender within that time;
+    /// `paygate_aws::secrets::DEFAULT_TTL`, so a rotation reaches the sender within that time;
     /// tests of rotation use zero to see it at once).
     pub secret_cache_ttl: Duration,
 }
@@ -55,7 +55,7 @@ impl Default for WebhookOptions {
                 u64::try_from(paygate_webhooks::sweep::GRACE_MS).unwrap_or(60_000),
             ),
             idle_poll: Duration::from_millis(200),
-            secret_cache_ttl: paygate_secrets::DEFAULT_TTL,
+            secret_cache_ttl: paygate_aws::secrets::DEFAULT_TTL,
         }
     }
 }
@@ -63,10 +63,10 @@ impl Default for WebhookOptions {
 /// `deps` with its signing secrets read through a cache of `ttl`.
 pub(crate) fn with_secret_cache(
     mut deps: DeliverDeps,
-    secrets: &paygate_secrets::Client,
+    secrets: &paygate_aws::secrets::Client,
     ttl: Duration,
 ) -> DeliverDeps {
-    deps.secrets = Arc::new(paygate_secrets::SecretsManagerSigning::new(
+    deps.secrets = Arc::new(paygate_aws::secrets::SecretsManagerSigning::new(
         secrets.clone(),
         ttl,
     ));
@@ -87,7 +87,7 @@ impl Drop for Pipeline {
 }
 
 pub(crate) struct PipelineParts {
-    pub sqs: paygate_sqs::Client,
+    pub sqs: paygate_aws::sqs::Client,
     pub events_queue_url: String,
     pub deliveries_queue_url: String,
     pub fanout: FanoutDeps,
@@ -177,7 +177,7 @@ pub(crate) fn spawn(p: PipelineParts) -> Pipeline {
 /// Receives batches from `queue_url` and runs `handle` on every message concurrently,
 /// deleting a message once `handle` returned `true` for it.
 async fn poll_queue<H, F>(
-    sqs: paygate_sqs::Client,
+    sqs: paygate_aws::sqs::Client,
     queue_url: String,
     idle: Duration,
     name: &'static str,
@@ -200,7 +200,7 @@ async fn poll_queue<H, F>(
             continue;
         }
         let max = i32::try_from(free.min(10)).unwrap_or(10);
-        let batch = match paygate_sqs::receive(&sqs, &queue_url, max, 0).await {
+        let batch = match paygate_aws::sqs::receive(&sqs, &queue_url, max, 0).await {
             Ok(b) => b,
             Err(e) => {
                 tracing::warn!(queue = name, error = %e, "receive failed");
@@ -221,7 +221,7 @@ async fn poll_queue<H, F>(
             let url = queue_url.clone();
             running.spawn(async move {
                 if work.await {
-                    if let Err(e) = paygate_sqs::delete(&sqs, &url, &m.receipt_handle).await {
+                    if let Err(e) = paygate_aws::sqs::delete(&sqs, &url, &m.receipt_handle).await {
                         // Handled but not deleted: it comes back, and handling is idempotent.
                         tracing::warn!(queue = name, message_id = %m.message_id, error = %e, "delete failed");
                     }

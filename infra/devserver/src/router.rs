@@ -16,8 +16,8 @@ use lambda_http::{
     request::RequestContext,
     Body as LambdaBody, RequestExt,
 };
+use paygate_aws::dynamo::{Client, TableNames};
 use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::{Client, TableNames};
 use paygate_http::ApiError;
 
 /// Every function's dependencies, built once like a warm Lambda's.
@@ -35,9 +35,9 @@ pub struct App {
 impl App {
     pub fn new(
         client: &Client,
-        sqs: &paygate_sqs::Client,
+        sqs: &paygate_aws::sqs::Client,
         t: &TableNames,
-        queues: &paygate_sqs::QueueUrls,
+        queues: &paygate_aws::sqs::QueueUrls,
         banks: &paygate_compose::Banks,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
@@ -74,7 +74,7 @@ impl App {
                 idempotency: idem.clone(),
             },
             get: fn_get_payment::Deps {
-                payments: Arc::new(paygate_dynamo::DynamoPayments::new(
+                payments: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
                     client.clone(),
                     &t.payments,
                     &t.events,
@@ -85,12 +85,12 @@ impl App {
                 idempotency: idem.clone(),
             },
             create: fn_test_create_payment::Deps {
-                payments: Arc::new(paygate_dynamo::DynamoPayments::new(
+                payments: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
                     client.clone(),
                     &t.payments,
                     &t.events,
                 )),
-                accounts: Arc::new(paygate_dynamo::DynamoAccounts::new(
+                accounts: Arc::new(paygate_aws::dynamo::DynamoAccounts::new(
                     client.clone(),
                     &t.pos_accounts,
                 )),

@@ -3,6 +3,11 @@
 
 use std::{path::Path, sync::Arc};
 
+use paygate_aws::dynamo::{
+    Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoEndpoints, DynamoPayments,
+    DynamoSimLedger, TableNames,
+};
+use paygate_aws::secrets::SecretsManagerSigning;
 use paygate_bank_simulator::{InitialBankState, SimBank};
 use paygate_domain::{
     ids::ApiKeyId,
@@ -11,11 +16,6 @@ use paygate_domain::{
     AccountConfigError, AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation,
     OperationSet, Payment, PaymentId, PaymentStatus, PosAccount, StoreError,
 };
-use paygate_dynamo::{
-    Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoEndpoints, DynamoPayments,
-    DynamoSimLedger, TableNames,
-};
-use paygate_secrets::SecretsManagerSigning;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]

@@ -3,9 +3,11 @@
 
 use std::{sync::Arc, time::Duration};
 
-use paygate_dynamo::{Client, DynamoAccounts, DynamoDeliveries, DynamoEndpoints, DynamoEvents};
-use paygate_secrets::SecretsManagerSigning;
-use paygate_sqs::{SqsDeliveryQueue, SqsEventPublisher};
+use paygate_aws::dynamo::{
+    Client, DynamoAccounts, DynamoDeliveries, DynamoEndpoints, DynamoEvents,
+};
+use paygate_aws::secrets::SecretsManagerSigning;
+use paygate_aws::sqs::{SqsDeliveryQueue, SqsEventPublisher};
 
 /// The outbox: the events table.
 pub fn outbox(client: &Client, events_table: &str) -> Arc<dyn paygate_domain::ports::Outbox> {
@@ -37,7 +39,7 @@ pub(crate) fn deliveries(client: &Client, deliveries_table: &str) -> Arc<DynamoD
 
 /// The events queue, as a publisher.
 pub(crate) fn event_publisher(
-    sqs: &paygate_sqs::Client,
+    sqs: &paygate_aws::sqs::Client,
     events_queue_url: &str,
 ) -> Arc<SqsEventPublisher> {
     Arc::new(SqsEventPublisher::new(sqs.clone(), events_queue_url))
@@ -45,7 +47,7 @@ pub(crate) fn event_publisher(
 
 /// The deliveries queue.
 pub(crate) fn delivery_queue(
-    sqs: &paygate_sqs::Client,
+    sqs: &paygate_aws::sqs::Client,
     deliveries_queue_url: &str,
 ) -> Arc<SqsDeliveryQueue> {
     Arc::new(SqsDeliveryQueue::new(sqs.clone(), deliveries_queue_url))
@@ -53,7 +55,7 @@ pub(crate) fn delivery_queue(
 
 /// Webhook signing secrets in Secrets Manager, cached for `ttl` (zero: uncached).
 pub(crate) fn signing_secrets(
-    secrets: &paygate_secrets::Client,
+    secrets: &paygate_aws::secrets::Client,
     ttl: Duration,
 ) -> Arc<SecretsManagerSigning> {
     Arc::new(SecretsManagerSigning::new(secrets.clone(), ttl))

@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
-use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::{
+use paygate_aws::dynamo::{
     schema::{DELIVERIES, EVENTS, POS_ACCOUNTS, WEBHOOK_ENDPOINTS},
     Client,
 };
+use paygate_domain::ports::{Clock, IdGenerator};
 use paygate_webhooks::EgressPolicy;
 
 use crate::{
@@ -32,14 +32,14 @@ impl AdminTables {
             deliveries: table(&DELIVERIES)?,
             events: table(&EVENTS)?,
             pos_accounts: table(&POS_ACCOUNTS)?,
-            deliveries_queue_url: queue_url(&paygate_sqs::DELIVERIES_QUEUE)?,
+            deliveries_queue_url: queue_url(&paygate_aws::sqs::DELIVERIES_QUEUE)?,
         })
     }
 }
 
 /// `WEBHOOK_SECRET_PREFIX` (`paygate/<stage>/webhooks/`).
 pub fn webhook_secret_prefix_from_env() -> Result<String, ConfigError> {
-    required_env(paygate_admin::SECRET_PREFIX_ENV)
+    required_env(paygate_http::admin::SECRET_PREFIX_ENV)
 }
 
 /// The egress policy endpoint URLs are checked with: strict unless
@@ -56,7 +56,7 @@ pub fn egress_policy_from_env() -> Result<EgressPolicy, ConfigError> {
 /// What the admin functions share: clients and names.
 pub struct AdminParts<'a> {
     pub client: &'a Client,
-    pub sqs: &'a paygate_sqs::Client,
+    pub sqs: &'a paygate_aws::sqs::Client,
     pub tables: &'a AdminTables,
     pub clock: Arc<dyn Clock>,
 }
@@ -64,13 +64,13 @@ pub struct AdminParts<'a> {
 /// The `admin-endpoints` function's dependencies.
 pub fn admin_endpoints_deps(
     p: &AdminParts<'_>,
-    secrets: &paygate_secrets::Client,
+    secrets: &paygate_aws::secrets::Client,
     ids: Arc<dyn IdGenerator>,
     egress: EgressPolicy,
     secret_prefix: &str,
-) -> paygate_admin::EndpointsDeps {
+) -> paygate_http::admin::EndpointsDeps {
     let t = p.tables;
-    paygate_admin::EndpointsDeps {
+    paygate_http::admin::EndpointsDeps {
         merchants: accounts(p.client, &t.pos_accounts),
         endpoints: endpoints(p.client, &t.webhook_endpoints),
         deliveries: deliveries(p.client, &t.deliveries),
@@ -86,9 +86,9 @@ pub fn admin_endpoints_deps(
 }
 
 /// The `admin-deliveries` function's dependencies.
-pub fn admin_deliveries_deps(p: &AdminParts<'_>) -> paygate_admin::DeliveriesDeps {
+pub fn admin_deliveries_deps(p: &AdminParts<'_>) -> paygate_http::admin::DeliveriesDeps {
     let t = p.tables;
-    paygate_admin::DeliveriesDeps {
+    paygate_http::admin::DeliveriesDeps {
         merchants: accounts(p.client, &t.pos_accounts),
         endpoints: endpoints(p.client, &t.webhook_endpoints),
         deliveries: deliveries(p.client, &t.deliveries),

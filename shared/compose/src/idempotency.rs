@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use paygate_aws::dynamo::{schema::IDEMPOTENCY, Client, DynamoIdempotency};
 use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::{schema::IDEMPOTENCY, Client, DynamoIdempotency};
 use paygate_http::Idempotency;
 
 use crate::{table, ConfigError};

@@ -16,8 +16,8 @@ mod pipeline;
 
 use std::sync::Arc;
 
+use paygate_aws::dynamo::schema::TableDef;
 use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::schema::TableDef;
 use paygate_payments::system::{RandomIds, SystemClock};
 
 pub use adapters::outbox;
@@ -55,7 +55,7 @@ pub fn table(def: &TableDef) -> Result<String, ConfigError> {
 }
 
 /// A queue URL from its environment variable.
-pub fn queue_url(def: &paygate_sqs::QueueDef) -> Result<String, ConfigError> {
+pub fn queue_url(def: &paygate_aws::sqs::QueueDef) -> Result<String, ConfigError> {
     required_env(def.env_var)
 }
 

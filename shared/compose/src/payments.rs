@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use paygate_bank_simulator::SimBank;
-use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::{
+use paygate_aws::dynamo::{
     schema::{API_KEYS, BINS, EVENTS, PAYMENTS, POS_ACCOUNTS, SIMBANK},
     Client, DynamoApiKeys, DynamoBins, DynamoPayments, DynamoSimLedger,
 };
+use paygate_bank_simulator::SimBank;
+use paygate_domain::ports::{Clock, IdGenerator};
 use paygate_payments::{
     EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
 };
@@ -31,13 +31,13 @@ pub struct Banks {
 
 impl Banks {
     /// Credentials from Secrets Manager under `prefix`, cached for five minutes.
-    pub fn new(secrets: &paygate_secrets::Client, prefix: &str) -> Result<Self, ConfigError> {
+    pub fn new(secrets: &paygate_aws::secrets::Client, prefix: &str) -> Result<Self, ConfigError> {
         Ok(Self {
             transport: paygate_bankkit::BankTransport::new(
                 paygate_bankkit::transport::DEFAULT_TIMEOUT,
             )
             .map_err(|_| ConfigError("bank HTTP client"))?,
-            credentials: Arc::new(paygate_bankkit::SecretsManagerCredentials::new(
+            credentials: Arc::new(paygate_aws::secrets::SecretsManagerCredentials::new(
                 secrets.clone(),
                 prefix,
                 std::time::Duration::from_secs(300),
@@ -47,7 +47,7 @@ impl Banks {
 
     pub async fn from_env() -> Result<Self, ConfigError> {
         let prefix = required_env(BANK_SECRET_PREFIX_ENV)?;
-        Self::new(&paygate_secrets::client_from_env().await, &prefix)
+        Self::new(&paygate_aws::Clients::from_env().await.secrets, &prefix)
     }
 }
 
@@ -95,14 +95,14 @@ impl OperationTables {
             events: table(&EVENTS)?,
             pos_accounts: table(&POS_ACCOUNTS)?,
             simbank: table(&SIMBANK)?,
-            events_queue_url: queue_url(&paygate_sqs::EVENTS_QUEUE)?,
+            events_queue_url: queue_url(&paygate_aws::sqs::EVENTS_QUEUE)?,
         })
     }
 }
 
 pub fn operation_deps(
     client: &Client,
-    sqs: &paygate_sqs::Client,
+    sqs: &paygate_aws::sqs::Client,
     t: &OperationTables,
     banks: &Banks,
     clock: Arc<dyn Clock>,
@@ -146,7 +146,7 @@ pub fn reconciler_limits_from_env() -> Result<ReconcilerLimits, ConfigError> {
 /// The reconciler's dependencies: a money function's, plus the `unsettled` index.
 pub fn reconciler_deps(
     client: &Client,
-    sqs: &paygate_sqs::Client,
+    sqs: &paygate_aws::sqs::Client,
     t: &OperationTables,
     banks: &Banks,
     clock: Arc<dyn Clock>,

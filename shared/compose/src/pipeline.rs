@@ -2,13 +2,13 @@
 
 use std::sync::Arc;
 
+use paygate_aws::dynamo::{
+    schema::{DELIVERIES, EVENTS, WEBHOOK_ENDPOINTS},
+    Client,
+};
 use paygate_domain::{
     ports::{Clock, WebhookSender},
     webhook::RetrySchedule,
-};
-use paygate_dynamo::{
-    schema::{DELIVERIES, EVENTS, WEBHOOK_ENDPOINTS},
-    Client,
 };
 use paygate_webhooks::{DeliverDeps, FanoutDeps, SweepDeps};
 
@@ -48,15 +48,15 @@ impl PipelineTables {
             events: table(&EVENTS)?,
             webhook_endpoints: table(&WEBHOOK_ENDPOINTS)?,
             deliveries: table(&DELIVERIES)?,
-            events_queue_url: queue_url(&paygate_sqs::EVENTS_QUEUE)?,
-            deliveries_queue_url: queue_url(&paygate_sqs::DELIVERIES_QUEUE)?,
+            events_queue_url: queue_url(&paygate_aws::sqs::EVENTS_QUEUE)?,
+            deliveries_queue_url: queue_url(&paygate_aws::sqs::DELIVERIES_QUEUE)?,
         })
     }
 }
 
 pub fn fanout_deps(
     client: &Client,
-    sqs: &paygate_sqs::Client,
+    sqs: &paygate_aws::sqs::Client,
     t: &PipelineTables,
     clock: Arc<dyn Clock>,
 ) -> FanoutDeps {
@@ -72,8 +72,8 @@ pub fn fanout_deps(
 #[allow(clippy::too_many_arguments)]
 pub fn deliver_deps(
     client: &Client,
-    sqs: &paygate_sqs::Client,
-    secrets: &paygate_secrets::Client,
+    sqs: &paygate_aws::sqs::Client,
+    secrets: &paygate_aws::secrets::Client,
     t: &PipelineTables,
     sender: Arc<dyn WebhookSender>,
     clock: Arc<dyn Clock>,
@@ -83,7 +83,7 @@ pub fn deliver_deps(
         deliveries: deliveries(client, &t.deliveries),
         outbox: outbox(client, &t.events),
         endpoints: endpoints(client, &t.webhook_endpoints),
-        secrets: signing_secrets(secrets, paygate_secrets::DEFAULT_TTL),
+        secrets: signing_secrets(secrets, paygate_aws::secrets::DEFAULT_TTL),
         sender,
         queue: delivery_queue(sqs, &t.deliveries_queue_url),
         clock,
@@ -95,7 +95,7 @@ pub fn deliver_deps(
 /// (`paygate_webhooks::sweep::GRACE_MS` when deployed).
 pub fn sweep_deps(
     client: &Client,
-    sqs: &paygate_sqs::Client,
+    sqs: &paygate_aws::sqs::Client,
     t: &PipelineTables,
     clock: Arc<dyn Clock>,
     grace_ms: i64,

@@ -6,6 +6,7 @@
 
 pub mod account;
 pub mod bank;
+pub mod credentials;
 pub mod error;
 pub mod event;
 pub mod idempotency;
@@ -13,6 +14,8 @@ pub mod ids;
 pub mod money;
 pub mod payment;
 pub mod ports;
+pub mod secret;
+pub mod sim_ledger;
 pub mod time;
 pub mod transaction;
 pub mod webhook;

@@ -397,3 +397,9 @@ pub trait UnsettledPayments: Send + Sync {
         next_at: Timestamp,
     ) -> Result<bool, StoreError>;
 }
+
+// Ports whose values live in their own modules.
+pub use crate::{
+    credentials::CredentialStore, idempotency::IdempotencyStore, secret::SecretVault,
+    sim_ledger::SimLedger,
+};

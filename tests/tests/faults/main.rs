@@ -6,18 +6,19 @@
 
 use std::sync::Arc;
 
+use paygate_aws::dynamo::{
+    create_tables,
+    faults::{client, DynamoFault, FaultPlan},
+    table_names, DynamoPayments,
+};
+use paygate_aws::moto::{unique_prefix, MotoServer, REGION};
+use paygate_aws::retry_config;
 use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Outbox, PaymentReader, PaymentWriter, PosProvider},
     AccountId, Currency, MerchantId, Mode, Operation, OperationSet, Payment, PaymentId,
     PaymentStatus, PosAccount, Timestamp, TransactionStatus, TransactionType,
-};
-use paygate_dynamo::{
-    create_tables,
-    faults::{client, DynamoFault, FaultPlan},
-    moto::{unique_prefix, MotoServer, REGION},
-    retry_config, table_names, DynamoPayments,
 };
 use paygate_payments::{run_operation, EventSink, OpError, OperationDeps, Principal, Providers};
 use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPublisher, SeqIds};
@@ -28,7 +29,7 @@ const T0: Timestamp = Timestamp::from_unix_millis(1_795_255_200_000);
 
 struct World {
     deps: OperationDeps,
-    events: paygate_dynamo::DynamoEvents,
+    events: paygate_aws::dynamo::DynamoEvents,
     plan: FaultPlan,
     payments: Arc<DynamoPayments>,
     bank: Arc<SimBank>,
@@ -75,7 +76,7 @@ async fn world(label: &str) -> World {
             publisher: Arc::new(MemoryPublisher::default()),
         },
     };
-    let events = paygate_dynamo::DynamoEvents::new(faulty, &names.events);
+    let events = paygate_aws::dynamo::DynamoEvents::new(faulty, &names.events);
     World {
         deps,
         events,

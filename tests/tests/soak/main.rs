@@ -27,6 +27,13 @@ use lambda_http::{
     request::RequestContext,
     Body, Request, RequestExt, Response,
 };
+use paygate_aws::dynamo::{
+    create_tables,
+    faults::{client, FaultPlan},
+    table_names, DynamoEvents, DynamoPayments,
+};
+use paygate_aws::moto::{unique_prefix, MotoServer, REGION};
+use paygate_aws::retry_config;
 use paygate_bank_nestpay::{
     sim::{self, SimCredentials},
     NestpayProvider, API_PATH,
@@ -40,12 +47,6 @@ use paygate_domain::{
     ports::{Expectation, PaymentChange, PaymentReader, PaymentWriter, TestOrder, TestOrderState},
     AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId, PaymentStatus,
     PosAccount, Timestamp, TransactionStatus, TransactionType,
-};
-use paygate_dynamo::{
-    create_tables,
-    faults::{client, FaultPlan},
-    moto::{unique_prefix, MotoServer, REGION},
-    retry_config, table_names, DynamoEvents, DynamoPayments,
 };
 use paygate_payments::{
     run_reconciler, EventSink, OperationDeps, Principal, Providers, ReconcilerDeps,

@@ -9,6 +9,7 @@ use std::{
 };
 
 use clap::Parser;
+use paygate_aws::moto::{unique_prefix, MotoServer};
 use paygate_cli::{
     commands::deliveries,
     config::Ctx,
@@ -18,7 +19,6 @@ use paygate_cli::{
 };
 use paygate_devserver::{DevServer, Options, Seed, WebhookOptions};
 use paygate_domain::webhook::RetrySchedule;
-use paygate_dynamo::moto::{unique_prefix, MotoServer};
 use paygate_payments::system::{RandomIds, SystemClock};
 use paygate_webhooks::{EgressPolicy, SenderConfig};
 

@@ -20,8 +20,6 @@ pub mod xml;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use credentials::{
-    AccountCredentials, CredentialStore, MemoryCredentials, SecretsManagerCredentials,
-};
+pub use credentials::{AccountCredentials, CredentialStore, MemoryCredentials};
 pub use retry::StepRetry;
 pub use transport::{BankTransport, TransportError};
