@@ -8,11 +8,11 @@ use lambda_http::{
     aws_lambda_events::apigw::ApiGatewayV2httpRequestContext, request::RequestContext, Body,
     RequestExt,
 };
-use paygate_domain::{AccountId, MerchantId, OperationSet, PosAccount};
-use paygate_testkit::{
+use paygate_domain::testkit::{
     ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue,
     SeqIds, T0,
 };
+use paygate_domain::{AccountId, MerchantId, OperationSet, PosAccount};
 use serde_json::{json, Value};
 
 use super::*;

@@ -58,8 +58,8 @@ pub async fn handle(
 
 #[cfg(test)]
 mod tests {
+    use paygate_domain::testkit::MemoryKeys;
     use paygate_domain::{ids::ApiKeyId, ApiKeyRecord, MerchantId, Mode};
-    use paygate_testkit::MemoryKeys;
 
     use super::*;
 

@@ -7,14 +7,14 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use aws_lambda_events::eventbridge::EventBridgeEvent;
 use fn_outbox_sweeper::{handle, Deps, Report};
+use paygate_domain::testkit::{
+    ManualClock, MemoryDeliveries, MemoryPayments, MemoryPublisher, MemoryQueue, T0,
+};
 use paygate_domain::{
     ports::{DeliveryStore, Expectation, Outbox, PaymentChange, PaymentWriter},
     webhook::{Delivery, EventFilter, WebhookEndpoint},
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, Payment, PaymentId,
     PaymentStatus, StoreError, Timestamp, WebhookEndpointId,
-};
-use paygate_testkit::{
-    ManualClock, MemoryDeliveries, MemoryPayments, MemoryPublisher, MemoryQueue, T0,
 };
 use paygate_webhooks::{sweep::GRACE_MS, SweepDeps};
 

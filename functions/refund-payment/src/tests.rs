@@ -25,7 +25,7 @@ use paygate_payments::{EventSink, Principal, Providers};
 
 /// The simulator declines an operation of this amount (bank code 51).
 const DECLINE_AMOUNT: i64 = 5_100;
-use paygate_testkit::{
+use paygate_domain::testkit::{
     ManualClock, MemoryAccounts, MemoryIdempotency, MemoryPayments, MemoryPublisher, SeqIds, T0,
 };
 use serde_json::{json, Value};

@@ -7,14 +7,14 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use aws_lambda_events::sqs::{SqsEvent, SqsMessage};
 use fn_webhook_fanout::{handle, Deps};
+use paygate_domain::testkit::{
+    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, T0,
+};
 use paygate_domain::{
     ports::EndpointReader,
     webhook::{EventFilter, WebhookEndpoint},
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, Payment, PaymentId,
     PaymentStatus, StoreError, WebhookEndpointId,
-};
-use paygate_testkit::{
-    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, T0,
 };
 use paygate_webhooks::FanoutDeps;
 

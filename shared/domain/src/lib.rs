@@ -16,6 +16,9 @@ pub mod payment;
 pub mod ports;
 pub mod secret;
 pub mod sim_ledger;
+/// Test doubles of the ports (feature `testkit`, for other crates' tests).
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 pub mod time;
 pub mod transaction;
 pub mod webhook;

@@ -17,12 +17,14 @@ use lambda_http::{
     Body, Request, RequestExt,
 };
 use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
+use paygate_domain::testkit::{
+    ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds, T0,
+};
 use paygate_domain::{
     ids::ApiKeyId, AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId,
     PaymentStatus, PosAccount, TransactionType,
 };
 use paygate_payments::{OperationDeps, Principal, Providers};
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds, T0};
 use serde_json::Value;
 
 struct World {

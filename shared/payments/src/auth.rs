@@ -71,8 +71,8 @@ pub async fn authenticate(
 
 #[cfg(test)]
 mod tests {
+    use paygate_domain::testkit::MemoryKeys;
     use paygate_domain::ApiKeyRecord;
-    use paygate_testkit::MemoryKeys;
 
     use super::*;
 

@@ -7,6 +7,9 @@
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use paygate_domain::testkit::{
+    ManualClock, MemoryAccounts, MemoryBins, MemoryPayments, MemoryPublisher, SeqIds, T0,
+};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{BankOperation, PosProvider},
@@ -16,9 +19,6 @@ use paygate_domain::{
 use paygate_payments::{
     points_inquiry, query_payment, run_operation, EventSink, OpError, OperationDeps, PointsDeps,
     PointsRequest, Principal, Providers,
-};
-use paygate_testkit::{
-    ManualClock, MemoryAccounts, MemoryBins, MemoryPayments, MemoryPublisher, SeqIds, T0,
 };
 
 /// A bank that approves everything and records which account each call used.

@@ -10,6 +10,10 @@ use std::sync::{
 };
 
 use async_trait::async_trait;
+use paygate_domain::testkit::{
+    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryPublisher, MemoryQueue,
+    ScriptedSender, StaticSecrets, T0,
+};
 use paygate_domain::{
     ports::{
         Clock, EndpointReader, EventPublisher, Expectation, Outbox, OutboxWriter, PaymentChange,
@@ -20,10 +24,6 @@ use paygate_domain::{
     PaymentStatus, StoreError, Timestamp, WebhookEndpointId,
 };
 use paygate_payments::EventSink;
-use paygate_testkit::{
-    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryPublisher, MemoryQueue,
-    ScriptedSender, StaticSecrets, T0,
-};
 use paygate_webhooks::{
     deliver, fanout, sweep, sweep::GRACE_MS, DeliverDeps, FanoutDeps, SweepDeps, SweepReport,
 };

@@ -6,6 +6,10 @@
 use std::sync::Arc;
 
 use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
+use paygate_domain::testkit::{
+    ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryPayments,
+    MemoryPublisher, MemoryQueue, ScriptedSender, SeqIds, StaticSecrets, T0,
+};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Clock, Outbox, PaymentWriter},
@@ -14,10 +18,6 @@ use paygate_domain::{
     PaymentStatus, PosAccount, TransactionType, WebhookEndpointId,
 };
 use paygate_payments::{run_operation, EventSink, OperationDeps, Principal, Providers};
-use paygate_testkit::{
-    ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryPayments,
-    MemoryPublisher, MemoryQueue, ScriptedSender, SeqIds, StaticSecrets, T0,
-};
 use paygate_webhooks::{deliver, fanout, sweep, DeliverDeps, FanoutDeps, SweepDeps};
 
 struct World {

@@ -14,6 +14,7 @@ use paygate_aws::dynamo::{
 use paygate_aws::moto::{unique_prefix, MotoServer, REGION};
 use paygate_aws::retry_config;
 use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
+use paygate_domain::testkit::{ManualClock, MemoryAccounts, MemoryPublisher, SeqIds};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Outbox, PaymentReader, PaymentWriter, PosProvider},
@@ -21,7 +22,6 @@ use paygate_domain::{
     PaymentStatus, PosAccount, Timestamp, TransactionStatus, TransactionType,
 };
 use paygate_payments::{run_operation, EventSink, OpError, OperationDeps, Principal, Providers};
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPublisher, SeqIds};
 
 mod two_step_cancel;
 

@@ -42,6 +42,7 @@ use paygate_bankkit::{
     sim::{FaultOdds, OrderState},
     AccountCredentials, BankTransport, MemoryCredentials,
 };
+use paygate_domain::testkit::{ManualClock, MemoryAccounts, MemoryPublisher};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Expectation, PaymentChange, PaymentReader, PaymentWriter, TestOrder, TestOrderState},
@@ -52,7 +53,6 @@ use paygate_payments::{
     run_reconciler, EventSink, OperationDeps, Principal, Providers, ReconcilerDeps,
     ReconcilerLimits,
 };
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPublisher};
 use serde_json::{json, Value};
 
 const T0: Timestamp = Timestamp::from_unix_millis(1_795_255_200_000);

@@ -3,14 +3,14 @@
 
 use std::{net::IpAddr, sync::Arc};
 
+use paygate_domain::testkit::{
+    ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue,
+    SeqIds, T0,
+};
 use paygate_domain::{
     ports::{Clock, EndpointReader},
     webhook::WebhookEndpoint,
     AccountId, MerchantId, OperationSet, PosAccount,
-};
-use paygate_testkit::{
-    ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue,
-    SeqIds, T0,
 };
 use paygate_webhooks::EgressPolicy;
 use serde_json::{json, Map, Value};

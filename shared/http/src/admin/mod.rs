@@ -18,7 +18,7 @@
 //!
 //! The handlers work over ports only (endpoints, deliveries, outbox writer, deliveries
 //! queue, signing-secret vault, clock, ids, egress policy), so their tests run on in-memory
-//! doubles ([`testing::MemoryVault`] and `paygate_testkit`).
+//! doubles ([`testing::MemoryVault`] and `paygate_domain::testkit`).
 
 pub mod deliveries;
 pub mod endpoints;

@@ -1,5 +1,5 @@
 //! An in-memory [`SecretVault`] for handler tests (the other doubles are in
-//! `paygate_testkit`).
+//! `paygate_domain::testkit`).
 
 use std::{collections::HashMap, sync::Mutex};
 

@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
+use paygate_domain::testkit::{
+    ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SaveFault, SeqIds, T0,
+};
 use paygate_domain::{
     ids::ApiKeyId, ports::PosProvider, AccountId, BankState, Currency, DomainError, EventType,
     MerchantId, Mode, OperationSet, PaymentStatus, PendingState, PosAccount, TransactionStatus,
-};
-use paygate_testkit::{
-    ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SaveFault, SeqIds, T0,
 };
 
 use super::*;

@@ -1,14 +1,14 @@
 use std::sync::Arc;
 
+use paygate_domain::testkit::{
+    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryPublisher, MemoryQueue,
+    ScriptedSender, StaticSecrets, T0,
+};
 use paygate_domain::{
     ports::{DeliveryMessage, DeliveryStore, SendOutcome},
     webhook::{AttemptError, DeliveryStatus, EventFilter, RetrySchedule, WebhookEndpoint},
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, Payment, PaymentId,
     PaymentStatus, WebhookEndpointId,
-};
-use paygate_testkit::{
-    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryPublisher, MemoryQueue,
-    ScriptedSender, StaticSecrets, T0,
 };
 
 use super::*;

@@ -1,5 +1,5 @@
+use paygate_domain::testkit::{ManualClock, SeqIds, T0};
 use paygate_domain::{ids::IdGenerator, MerchantId, TransactionId};
-use paygate_testkit::{ManualClock, SeqIds, T0};
 
 use super::*;
 use crate::MemoryLedger;

@@ -2,11 +2,11 @@
 
 use std::{collections::HashMap, sync::Mutex};
 
-use async_trait::async_trait;
-use paygate_domain::{
+use crate::{
     ports::{AccountLookup, ApiKeyLookup, BinLookup, MerchantDirectory},
     AccountId, ApiKeyRecord, BinInfo, MerchantId, PosAccount, StoreError,
 };
+use async_trait::async_trait;
 
 /// API keys by hash.
 #[derive(Default)]

@@ -6,14 +6,14 @@ use std::{
     sync::Mutex,
 };
 
-use async_trait::async_trait;
-use paygate_domain::{
+use crate::{
     idempotency::{
         takeable, BeginOutcome, IdempotencyRecord, IdempotencyStore, RecordState, ScopedKey,
         StoredResponse,
     },
     StoreError, Timestamp,
 };
+use async_trait::async_trait;
 
 /// A store call, to inject a fault into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -9,8 +9,7 @@ use std::{
     },
 };
 
-use async_trait::async_trait;
-use paygate_domain::{
+use crate::{
     ports::{
         DeliveryAdmin, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointAdmin,
         EndpointReader, EventPublisher, Page, SendOutcome, SigningSecrets, WebhookSender,
@@ -18,6 +17,7 @@ use paygate_domain::{
     webhook::{Attempt, Delivery, DeliveryStatus, WebhookEndpoint},
     DeliveryId, EventId, EventRecord, MerchantId, StoreError, Timestamp, WebhookEndpointId,
 };
+use async_trait::async_trait;
 
 /// Records published events; can be told to fail.
 #[derive(Default)]

@@ -5,14 +5,14 @@ use std::{
     sync::Mutex,
 };
 
-use async_trait::async_trait;
-use paygate_domain::{
+use crate::{
     ports::{
         DuePayment, Expectation, Outbox, OutboxWriter, PaymentChange, PaymentReader, PaymentWriter,
         UnsettledPayments,
     },
     EventId, EventRecord, Payment, PaymentId, StoreError, Timestamp, Transaction, TransactionId,
 };
+use async_trait::async_trait;
 
 /// Payments, transactions and outbox events in memory, written all-or-nothing under the
 /// same conditions the DynamoDB adapter uses.

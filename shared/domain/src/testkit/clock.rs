@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
-use paygate_domain::{
+use crate::{
     ports::{Clock, IdGenerator},
     Timestamp,
 };
