@@ -21,10 +21,10 @@ use std::{
 };
 
 use paygate_aws::moto::{unique_prefix, MotoServer};
+use paygate_compose::system::{RandomIds, SystemClock};
 pub use paygate_devserver::WebhookOptions;
 use paygate_devserver::{DevServer, Options, Seed};
 use paygate_domain::Mode;
-use paygate_payments::system::{RandomIds, SystemClock};
 pub use reqwest::StatusCode;
 use serde_json::{json, Value};
 

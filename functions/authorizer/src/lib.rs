@@ -7,27 +7,13 @@
 //! why there is none (`authError`: `missing`, `invalid`, `unavailable`); every function
 //! refuses a request without a merchant in its context with 401 (`paygate_http::context`).
 
-use std::sync::Arc;
-
 use aws_lambda_events::apigw::{
     ApiGatewayV2CustomAuthorizerSimpleResponse, ApiGatewayV2CustomAuthorizerV2Request,
 };
-use paygate_domain::ports::ApiKeyLookup;
 use serde_json::Value;
 
-pub struct Deps {
-    pub keys: Arc<dyn ApiKeyLookup>,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let table = paygate_compose::api_keys_table_from_env()?;
-        let client = paygate_aws::Clients::from_env().await.dynamo;
-        Ok(Self {
-            keys: Arc::new(paygate_compose::api_keys(&client, &table)),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::Authorizer as Deps;
 
 /// The authorizer context for a request's `Authorization` header.
 pub async fn context_for(
@@ -58,6 +44,8 @@ pub async fn handle(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use paygate_domain::testkit::MemoryKeys;
     use paygate_domain::{ids::ApiKeyId, ApiKeyRecord, MerchantId, Mode};
 

@@ -8,31 +8,11 @@
 //! in the function's `Errors` metric).
 
 use aws_lambda_events::eventbridge::EventBridgeEvent;
-use paygate_webhooks::{PipelineError, SweepDeps, SweepReport};
+use paygate_webhooks::{PipelineError, SweepReport};
 use serde::Serialize;
 
-/// Dependencies, built once per Lambda instance.
-pub struct Deps {
-    pub sweep: SweepDeps,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let tables = paygate_compose::PipelineTables::from_env()?;
-        let client = paygate_aws::Clients::from_env().await.dynamo;
-        let sqs = paygate_aws::Clients::from_env().await.sqs;
-        let (clock, _) = paygate_compose::system();
-        Ok(Self {
-            sweep: paygate_compose::sweep_deps(
-                &client,
-                &sqs,
-                &tables,
-                clock,
-                paygate_webhooks::sweep::GRACE_MS,
-            ),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::OutboxSweeper as Deps;
 
 /// What one run did: the invocation's result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

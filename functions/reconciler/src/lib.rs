@@ -9,36 +9,15 @@
 //! metric, also alarmed); a payment it could not settle this time is tried again later.
 
 use aws_lambda_events::eventbridge::EventBridgeEvent;
-use paygate_payments::{run_reconciler, OpError, ReconcilerDeps, RunReport};
+use paygate_payments::{run_reconciler, OpError, RunReport};
+
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::Reconciler as Deps;
 
 /// Metric namespace of the gateway's own metrics.
 pub const METRIC_NAMESPACE: &str = "paygate";
 /// The metric the unsettled-payments alarm watches.
 pub const OVER_LIMIT_METRIC: &str = "UnsettledOverLimit";
-
-/// Dependencies, built once per Lambda instance.
-pub struct Deps {
-    pub reconciler: ReconcilerDeps,
-    /// The `Stage` metric dimension (`STAGE`, e.g. `dev`).
-    pub stage: String,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let tables = paygate_compose::OperationTables::from_env()?;
-        let limits = paygate_compose::reconciler_limits_from_env()?;
-        let client = paygate_aws::Clients::from_env().await.dynamo;
-        let sqs = paygate_aws::Clients::from_env().await.sqs;
-        let banks = paygate_compose::Banks::from_env().await?;
-        let (clock, ids) = paygate_compose::system();
-        Ok(Self {
-            reconciler: paygate_compose::reconciler_deps(
-                &client, &sqs, &tables, &banks, clock, ids, limits,
-            ),
-            stage: std::env::var("STAGE").unwrap_or_else(|_| "dev".to_owned()),
-        })
-    }
-}
 
 /// One run; its figures go to the log as an EMF record (CloudWatch turns it into metrics).
 pub async fn handle(deps: &Deps, _event: EventBridgeEvent) -> Result<RunReport, OpError> {

@@ -30,6 +30,8 @@ use paygate_domain::testkit::{
 };
 use serde_json::{json, Value};
 
+use paygate_payments::OperationDeps;
+
 use super::*;
 
 /// The simulator, counting the money operations sent to it.

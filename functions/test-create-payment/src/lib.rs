@@ -9,16 +9,11 @@
 //! helper never writes to a live bank. With an `Idempotency-Key`, runs at most once per key
 //! (`paygate_http::idempotency`).
 
-use std::sync::Arc;
-
 use lambda_http::{http::StatusCode, Body, Request, Response};
 use paygate_domain::{
     money::valid_amount,
     payment::PaymentView,
-    ports::{
-        AccountLookup, Clock, Expectation, IdGenerator, PaymentChange, PaymentWriter, TestOrder,
-        TestOrderState,
-    },
+    ports::{Expectation, PaymentChange, TestOrder, TestOrderState},
     AccountId, Currency, Mode, Payment, PaymentId, PaymentStatus, PosAccount,
 };
 use paygate_http::{
@@ -29,54 +24,11 @@ use paygate_http::{
 };
 use paygate_payments::{
     accounts::{account_in_mode, accounts_in_mode},
-    OpError, Providers,
+    OpError,
 };
 
-pub struct Deps {
-    pub payments: Arc<dyn PaymentWriter>,
-    pub accounts: Arc<dyn AccountLookup>,
-    pub providers: Providers,
-    pub clock: Arc<dyn Clock>,
-    pub ids: Arc<dyn IdGenerator>,
-    /// `Idempotency-Key` records.
-    pub idempotency: paygate_http::Idempotency,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        use paygate_aws::dynamo::schema::{PAYMENTS, POS_ACCOUNTS, SIMBANK};
-        let client = paygate_aws::Clients::from_env().await.dynamo;
-        let (clock, ids) = paygate_compose::system();
-        let banks = paygate_compose::Banks::from_env().await?;
-        let providers = paygate_compose::providers(
-            &client,
-            &paygate_compose::table(&SIMBANK)?,
-            clock.clone(),
-            &banks,
-        );
-        let idempotency = paygate_compose::idempotency(
-            &client,
-            &paygate_compose::idempotency_table_from_env()?,
-            clock.clone(),
-            ids.clone(),
-        );
-        Ok(Self {
-            idempotency,
-            payments: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
-                client.clone(),
-                paygate_compose::table(&PAYMENTS)?,
-                "",
-            )),
-            accounts: Arc::new(paygate_aws::dynamo::DynamoAccounts::new(
-                client,
-                paygate_compose::table(&POS_ACCOUNTS)?,
-            )),
-            providers,
-            clock,
-            ids,
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::TestCreatePayment as Deps;
 
 struct CreateRequest {
     amount: i64,

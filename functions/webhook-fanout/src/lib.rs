@@ -11,24 +11,9 @@
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use paygate_aws::sqs::consumer::handle_batch;
 use paygate_domain::EventRecord;
-use paygate_webhooks::FanoutDeps;
 
-/// Dependencies, built once per Lambda instance.
-pub struct Deps {
-    pub fanout: FanoutDeps,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let tables = paygate_compose::PipelineTables::from_env()?;
-        let client = paygate_aws::Clients::from_env().await.dynamo;
-        let sqs = paygate_aws::Clients::from_env().await.sqs;
-        let (clock, _) = paygate_compose::system();
-        Ok(Self {
-            fanout: paygate_compose::fanout_deps(&client, &sqs, &tables, clock),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::WebhookFanout as Deps;
 
 /// Fans out every record of the batch; the response names the records that failed.
 pub async fn handle(deps: &Deps, event: SqsEvent) -> SqsBatchResponse {

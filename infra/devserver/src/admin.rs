@@ -17,12 +17,11 @@ use lambda_http::{
     aws_lambda_events::apigw::ApiGatewayV2httpRequestContext, request::RequestContext,
     Body as LambdaBody, RequestExt,
 };
-use paygate_aws::dynamo::{Client, TableNames};
 use paygate_cli::sigv4::AdminCredentials;
-use paygate_domain::ports::{Clock, IdGenerator};
+use paygate_compose::{Build, ConfigError, Wiring};
+use paygate_domain::ports::Clock;
 use paygate_http::admin::{AdminFunction, AdminRoute};
 use paygate_http::ApiError;
-use paygate_webhooks::EgressPolicy;
 
 use crate::sigv4::Verifier;
 
@@ -46,74 +45,16 @@ pub struct AdminApp {
     clock: Arc<dyn Clock>,
 }
 
-/// What the admin functions are built from.
-pub struct AdminWiring<'a> {
-    pub client: &'a Client,
-    pub sqs: &'a paygate_aws::sqs::Client,
-    pub secrets: &'a paygate_aws::secrets::Client,
-    pub tables: &'a TableNames,
-    pub queues: &'a paygate_aws::sqs::QueueUrls,
-    /// The same exemptions the stack's webhook sender has.
-    pub egress: EgressPolicy,
-    pub clock: Arc<dyn Clock>,
-    pub ids: Arc<dyn IdGenerator>,
-}
-
-impl AdminWiring<'_> {
-    fn tables(&self) -> paygate_compose::AdminTables {
-        paygate_compose::AdminTables {
-            webhook_endpoints: self.tables.webhook_endpoints.clone(),
-            deliveries: self.tables.deliveries.clone(),
-            events: self.tables.events.clone(),
-            pos_accounts: self.tables.pos_accounts.clone(),
-            deliveries_queue_url: self.queues.deliveries.clone(),
-        }
-    }
-
-    /// The `admin-endpoints` function's dependencies.
-    pub fn endpoints_deps(&self) -> paygate_http::admin::EndpointsDeps {
-        let tables = self.tables();
-        let parts = paygate_compose::AdminParts {
-            client: self.client,
-            sqs: self.sqs,
-            tables: &tables,
-            clock: self.clock.clone(),
-        };
-        paygate_compose::admin_endpoints_deps(
-            &parts,
-            self.secrets,
-            self.ids.clone(),
-            self.egress.clone(),
-            SECRET_PREFIX,
-        )
-    }
-
-    fn deliveries_deps(&self) -> paygate_http::admin::DeliveriesDeps {
-        let tables = self.tables();
-        let parts = paygate_compose::AdminParts {
-            client: self.client,
-            sqs: self.sqs,
-            tables: &tables,
-            clock: self.clock.clone(),
-        };
-        paygate_compose::admin_deliveries_deps(&parts)
-    }
-}
-
 impl AdminApp {
     /// `admin`: the local admin credentials (seed.json `"admin"`); without them every admin
     /// request is refused.
-    pub fn new(w: &AdminWiring<'_>, admin: Option<AdminCredentials>) -> Self {
-        Self {
-            endpoints: fn_admin_endpoints::Deps {
-                admin: w.endpoints_deps(),
-            },
-            deliveries: fn_admin_deliveries::Deps {
-                admin: w.deliveries_deps(),
-            },
+    pub fn new(w: &Wiring, admin: Option<AdminCredentials>) -> Result<Self, ConfigError> {
+        Ok(Self {
+            endpoints: Build::build(w)?,
+            deliveries: Build::build(w)?,
             verifier: Verifier::new(admin),
             clock: w.clock.clone(),
-        }
+        })
     }
 }
 

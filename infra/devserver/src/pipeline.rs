@@ -60,19 +60,6 @@ impl Default for WebhookOptions {
     }
 }
 
-/// `deps` with its signing secrets read through a cache of `ttl`.
-pub(crate) fn with_secret_cache(
-    mut deps: DeliverDeps,
-    secrets: &paygate_aws::secrets::Client,
-    ttl: Duration,
-) -> DeliverDeps {
-    deps.secrets = Arc::new(paygate_aws::secrets::SecretsManagerSigning::new(
-        secrets.clone(),
-        ttl,
-    ));
-    deps
-}
-
 /// The three background tasks; dropping this aborts them (and every handler in flight).
 pub(crate) struct Pipeline {
     tasks: Vec<tokio::task::JoinHandle<()>>,

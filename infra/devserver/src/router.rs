@@ -16,8 +16,7 @@ use lambda_http::{
     request::RequestContext,
     Body as LambdaBody, RequestExt,
 };
-use paygate_aws::dynamo::{Client, TableNames};
-use paygate_domain::ports::{Clock, IdGenerator};
+use paygate_compose::{Build, ConfigError, Wiring};
 use paygate_http::ApiError;
 
 /// Every function's dependencies, built once like a warm Lambda's.
@@ -33,73 +32,18 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(
-        client: &Client,
-        sqs: &paygate_aws::sqs::Client,
-        t: &TableNames,
-        queues: &paygate_aws::sqs::QueueUrls,
-        banks: &paygate_compose::Banks,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-    ) -> Self {
-        use paygate_compose as c;
-        let op_tables = crate::operation_tables(t, queues);
-        let ops = || c::operation_deps(client, sqs, &op_tables, banks, clock.clone(), ids.clone());
-        let points_tables = c::PointsTables {
-            pos_accounts: t.pos_accounts.clone(),
-            bins: t.bins.clone(),
-            simbank: t.simbank.clone(),
-        };
-        let providers = c::providers(client, &t.simbank, clock.clone(), banks);
-        // One wrapper for every merchant POST route, as each Lambda builds its own.
-        let idem = c::idempotency(client, &t.idempotency, clock.clone(), ids.clone());
-        Self {
-            authorizer: fn_authorizer::Deps {
-                keys: Arc::new(c::api_keys(client, &t.api_keys)),
-            },
-            capture: fn_capture_payment::Deps {
-                ops: ops(),
-                idempotency: idem.clone(),
-            },
-            cancel: fn_cancel_payment::Deps {
-                ops: ops(),
-                idempotency: idem.clone(),
-            },
-            refund: fn_refund_payment::Deps {
-                ops: ops(),
-                idempotency: idem.clone(),
-            },
-            query: fn_query_payment::Deps {
-                ops: ops(),
-                idempotency: idem.clone(),
-            },
-            get: fn_get_payment::Deps {
-                payments: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
-                    client.clone(),
-                    &t.payments,
-                    &t.events,
-                )),
-            },
-            points: fn_points_inquiry::Deps {
-                points: c::points_deps(client, &points_tables, banks, clock.clone()),
-                idempotency: idem.clone(),
-            },
-            create: fn_test_create_payment::Deps {
-                payments: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
-                    client.clone(),
-                    &t.payments,
-                    &t.events,
-                )),
-                accounts: Arc::new(paygate_aws::dynamo::DynamoAccounts::new(
-                    client.clone(),
-                    &t.pos_accounts,
-                )),
-                providers,
-                clock,
-                ids,
-                idempotency: idem,
-            },
-        }
+    /// Each function's dependencies from the compose builder its Lambda calls.
+    pub fn new(w: &Wiring) -> Result<Self, ConfigError> {
+        Ok(Self {
+            authorizer: Build::build(w)?,
+            capture: Build::build(w)?,
+            cancel: Build::build(w)?,
+            refund: Build::build(w)?,
+            query: Build::build(w)?,
+            get: Build::build(w)?,
+            points: Build::build(w)?,
+            create: Build::build(w)?,
+        })
     }
 }
 

@@ -296,7 +296,7 @@ fn admin_functions_touch_only_their_resources() {
 
 #[test]
 fn every_function_gets_the_table_variables_it_reads() {
-    // Each function's Deps::from_env reads these; a missing variable fails at init in AWS.
+    // Each function's compose builder reads these; a missing variable fails at init in AWS.
     let t = template();
     let pipeline: &[&str] = &[
         EVENTS.env_var,
@@ -305,7 +305,7 @@ fn every_function_gets_the_table_variables_it_reads() {
         EVENTS_QUEUE.env_var,
         DELIVERIES_QUEUE.env_var,
     ];
-    // paygate_compose::AdminTables::from_env reads these five.
+    // The admin builders (paygate_compose::AdminEndpoints, AdminDeliveries) read these.
     let admin: &[&str] = &[
         WEBHOOK_ENDPOINTS.env_var,
         DELIVERIES.env_var,
@@ -395,7 +395,7 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "BANK_SECRET_PREFIX",
             ],
         ),
-        // paygate_compose::PipelineTables::from_env reads all five.
+        // The pipeline functions get all five (template_wiring.rs checks what each reads).
         ("WebhookFanoutFunction", pipeline),
         ("WebhookDeliverFunction", pipeline),
         ("OutboxSweeperFunction", pipeline),

@@ -204,3 +204,31 @@ async fn points_inner(
 pub async fn points(deps: &PointsDeps, req: &Request) -> Response<Body> {
     respond(StatusCode::OK, points_inner(deps, req).await)
 }
+
+/// The four money-path operations on one payment, each a Lambda of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaymentOperation {
+    Capture,
+    Cancel,
+    Refund,
+    Query,
+}
+
+/// The one handler of `POST /v1/payments/{id}/capture|cancel|refund|query`: the operation
+/// under the request's `Idempotency-Key` (`crate::idempotency`).
+pub async fn payment_operation(
+    ops: &OperationDeps,
+    idempotency: &crate::Idempotency,
+    op: PaymentOperation,
+    req: &Request,
+) -> Response<Body> {
+    let kind = match op {
+        PaymentOperation::Capture => TransactionType::Capture,
+        PaymentOperation::Cancel => TransactionType::Cancel,
+        PaymentOperation::Refund => TransactionType::Refund,
+        PaymentOperation::Query => {
+            return crate::idempotent(idempotency, req, query(ops, req)).await
+        }
+    };
+    crate::idempotent(idempotency, req, money_operation(ops, req, kind)).await
+}

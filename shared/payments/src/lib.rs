@@ -16,7 +16,6 @@ pub mod publish;
 pub mod query;
 pub mod reconcile;
 pub mod reconciler;
-pub mod system;
 
 pub use auth::{authenticate, hash_api_key, AuthError, Principal};
 pub use error::OpError;

@@ -221,7 +221,14 @@ async fn setup(seed: u64) -> Soak {
     };
     let _ = seed;
     Soak {
-        idem: paygate_compose::idempotency(&faulty, &names.idempotency, clock.clone(), ids.clone()),
+        idem: paygate_http::Idempotency {
+            store: Arc::new(paygate_aws::dynamo::DynamoIdempotency::new(
+                faulty.clone(),
+                &names.idempotency,
+            )),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        },
         reconciler: ReconcilerDeps {
             ops: ops(),
             unsettled: payments.clone(),

@@ -17,9 +17,9 @@ use paygate_cli::{
     model::DeliveryDetail,
     run_async, Cli, CliError,
 };
+use paygate_compose::system::{RandomIds, SystemClock};
 use paygate_devserver::{DevServer, Options, Seed, WebhookOptions};
 use paygate_domain::webhook::RetrySchedule;
-use paygate_payments::system::{RandomIds, SystemClock};
 use paygate_webhooks::{EgressPolicy, SenderConfig};
 
 /// How long to wait for what the pipeline does at once (the shared moto is slow).
