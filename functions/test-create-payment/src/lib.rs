@@ -11,14 +11,13 @@
 
 use lambda_http::{http::StatusCode, Body, Request, Response};
 use paygate_domain::{
-    money::valid_amount,
+    money::Amount,
     payment::PaymentView,
     ports::{Expectation, PaymentChange, TestOrder, TestOrderState},
     AccountId, Currency, Mode, Payment, PaymentId, PaymentStatus, PosAccount,
 };
 use paygate_http::{
     body::{parse_object, Fields},
-    error::invalid_amount,
     handlers::caller,
     respond, ApiError,
 };
@@ -50,10 +49,7 @@ fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
         "bankState",
         "settled",
     ])?;
-    let amount = f.req_i64("amount")?;
-    if !valid_amount(amount) {
-        return Err(invalid_amount());
-    }
+    let amount = Amount::new(f.req_i64("amount")?)?.minor();
     let currency = Currency::parse(f.req_str("currency")?)
         .ok_or_else(|| ApiError::invalid("currency", "must be one of TRY, USD, EUR, GBP"))?;
     let status = match f.req_str("status")? {

@@ -207,6 +207,16 @@ impl Payment {
         }
     }
 
+    /// Whether an operation of `amount` covers the whole order (what the bank is told): a
+    /// capture of the authorized amount, a refund of everything captured, any cancel.
+    pub fn is_full(&self, kind: TransactionType, amount: i64) -> bool {
+        match kind {
+            TransactionType::Capture => amount == self.amount,
+            TransactionType::Refund => amount == self.captured_amount,
+            TransactionType::Cancel => true,
+        }
+    }
+
     /// Decides whether a capture, cancel or refund may go to the bank, and for how much.
     pub fn plan(
         &self,
@@ -240,7 +250,7 @@ impl Payment {
                 Ok(Planned {
                     kind,
                     amount,
-                    full: amount == self.amount,
+                    full: self.is_full(kind, amount),
                 })
             }
             TransactionType::Refund => {
@@ -252,7 +262,7 @@ impl Payment {
                 Ok(Planned {
                     kind,
                     amount,
-                    full: amount == self.captured_amount,
+                    full: self.is_full(kind, amount),
                 })
             }
             TransactionType::Cancel => Ok(Planned {

@@ -3,7 +3,7 @@
 
 use lambda_http::{http::StatusCode, Body, Request, RequestExt, Response};
 use paygate_domain::{
-    money::valid_amount, payment::PaymentView, AccountId, BankStatus, CardDetails, PaymentId,
+    money::Amount, payment::PaymentView, AccountId, BankStatus, CardDetails, PaymentId,
     Transaction, TransactionType,
 };
 use paygate_payments::{
@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::{
     body::{parse_object, Fields},
     context::principal,
-    error::{invalid_amount, ApiError},
+    error::ApiError,
     respond::respond,
 };
 
@@ -78,12 +78,10 @@ pub fn path_payment_id(req: &Request) -> Result<PaymentId, ApiError> {
         .ok_or_else(|| ApiError::not_found("payment"))
 }
 
-/// An optional `amount` field: a positive integer of minor units.
+/// An optional `amount` field: minor units, valid by the domain's rule ([`Amount`]).
 fn amount_field(f: &Fields<'_>) -> Result<Option<i64>, ApiError> {
-    match f.opt_i64("amount")? {
-        Some(a) if !valid_amount(a) => Err(invalid_amount()),
-        other => Ok(other),
-    }
+    let amount = f.opt_i64("amount")?.map(Amount::new).transpose()?;
+    Ok(amount.map(Amount::minor))
 }
 
 async fn money_operation_inner(

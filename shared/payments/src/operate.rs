@@ -126,11 +126,7 @@ pub(crate) fn bank_request(
         transaction_id: txn.id.clone(),
         amount: op.amount,
         currency: reserved.currency,
-        full: match op.kind {
-            TransactionType::Capture => op.amount == reserved.amount,
-            TransactionType::Cancel => true,
-            TransactionType::Refund => op.amount == reserved.captured_amount,
-        },
+        full: reserved.is_full(op.kind, op.amount),
     }
 }
 

@@ -164,18 +164,13 @@ async fn send(
         _ => return Ok(failed(AttemptError::Secret)),
     };
     let body = Envelope::of(&event).to_bytes();
-    let refs: Vec<&str> = secrets.iter().map(String::as_str).collect();
-    let signature = crate::signature::header(now.unix_seconds(), &refs, &body);
-    let headers = vec![
-        ("Content-Type".to_owned(), "application/json".to_owned()),
-        ("User-Agent".to_owned(), USER_AGENT.to_owned()),
-        (
-            "X-Svc-Event".to_owned(),
-            event.event_type.as_str().to_owned(),
-        ),
-        ("X-Svc-Delivery".to_owned(), delivery.id.to_string()),
-        ("X-Svc-Signature".to_owned(), signature),
-    ];
+    let headers = crate::sender::signed_headers(
+        event.event_type.as_str(),
+        delivery.id.as_str(),
+        &secrets,
+        now.unix_seconds(),
+        &body,
+    );
     Ok(deps.sender.send(&endpoint.url, &headers, body).await)
 }
 

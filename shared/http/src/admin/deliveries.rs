@@ -2,6 +2,7 @@
 //! delivery with its attempts and next attempt time, an event's deliveries; and the
 //! resend of a final delivery.
 
+use paygate_domain::error::code;
 use std::sync::Arc;
 
 use crate::ApiError;
@@ -168,7 +169,7 @@ pub async fn show(
 fn delivery_pending() -> ApiError {
     ApiError::new(
         lambda_http::http::StatusCode::CONFLICT,
-        "delivery_pending",
+        code::DELIVERY_PENDING,
         "The delivery is still pending: its next attempt is scheduled. Only a succeeded or failed delivery can be resent.",
     )
 }

@@ -1,6 +1,7 @@
 //! Webhook endpoints: create (the secret is returned this once), list, read, update,
 //! delete, rotate the signing secret, send a test event.
 
+use paygate_domain::error::code;
 use std::sync::Arc;
 
 use crate::{ApiError, Fields};
@@ -166,7 +167,7 @@ pub async fn create(
     if existing.len() >= MAX_ENDPOINTS_PER_MERCHANT {
         return Err(ApiError::new(
             lambda_http::http::StatusCode::CONFLICT,
-            "endpoint_limit_reached",
+            code::ENDPOINT_LIMIT_REACHED,
             format!(
                 "A merchant can have at most {MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints. Delete one first."
             ),
@@ -444,7 +445,7 @@ pub async fn send_test(
 pub(crate) fn endpoint_disabled() -> ApiError {
     ApiError::new(
         lambda_http::http::StatusCode::CONFLICT,
-        "endpoint_disabled",
+        code::ENDPOINT_DISABLED,
         "The webhook endpoint is disabled or was deleted. Enable it (PATCH with {\"enabled\": true}) first.",
     )
 }

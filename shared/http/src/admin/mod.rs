@@ -37,7 +37,7 @@ pub use routes::{AdminFunction, AdminRoute, ROUTES};
 pub use secrets::{new_signing_secret, SecretVault, SECRET_PREFIX_ENV};
 
 use crate::ApiError;
-use paygate_domain::{ports::MerchantDirectory, MerchantId, StoreError};
+use paygate_domain::{error::code, ports::MerchantDirectory, MerchantId, StoreError};
 
 /// A store failure as the client sees it: 500, with the cause logged (never returned).
 pub(crate) fn store_error(e: StoreError) -> ApiError {
@@ -47,7 +47,7 @@ pub(crate) fn store_error(e: StoreError) -> ApiError {
         }
         StoreError::Conflict { .. } => ApiError::new(
             lambda_http::http::StatusCode::CONFLICT,
-            "concurrent_modification",
+            code::CONCURRENT_MODIFICATION,
             "The resource was changed by another request. Read it again and retry.",
         ),
         other => {

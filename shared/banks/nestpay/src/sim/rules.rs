@@ -347,25 +347,7 @@ fn valid_pan(n: &str) -> bool {
     if !(13..=19).contains(&n.len()) || !n.bytes().all(|b| b.is_ascii_digit()) {
         return false;
     }
-    let sum: u32 = n
-        .bytes()
-        .rev()
-        .enumerate()
-        .map(|(i, b)| {
-            let d = u32::from(b - b'0');
-            if i % 2 == 1 {
-                let x = d * 2;
-                if x > 9 {
-                    x - 9
-                } else {
-                    x
-                }
-            } else {
-                d
-            }
-        })
-        .sum();
-    sum.is_multiple_of(10)
+    paygate_domain::bank::luhn_valid(n)
 }
 
 fn valid_expiry(s: &str) -> bool {
