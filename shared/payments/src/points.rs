@@ -172,8 +172,3 @@ pub async fn points_inquiry(
     }
     Ok(resp)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-}
