@@ -12,7 +12,7 @@
 use lambda_http::{http::StatusCode, Body, Request, Response};
 use paygate_domain::{
     money::Amount,
-    payment::PaymentView,
+    payment::{CreatedPayment, PaymentView},
     ports::{Expectation, PaymentChange, TestOrder, TestOrderState},
     AccountId, Currency, Mode, Payment, PaymentId, PaymentStatus, PosAccount,
 };
@@ -174,28 +174,19 @@ async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
             "The account's bank did not accept the test order.",
         )
     })?;
-    let payment = Payment {
-        id,
-        merchant_id: who.merchant_id,
-        mode: Mode::Test,
-        account_id: account.id,
-        order_id,
-        currency: r.currency,
-        amount: r.amount,
-        captured_amount: if r.status == PaymentStatus::Captured {
-            r.amount
-        } else {
-            0
+    let payment = Payment::created(
+        CreatedPayment {
+            id,
+            merchant_id: who.merchant_id,
+            mode: Mode::Test,
+            account_id: account.id,
+            order_id,
+            currency: r.currency,
+            amount: r.amount,
+            status: r.status,
         },
-        refunded_amount: 0,
-        status: r.status,
-        pending: None,
-        auth_code: String::new(),
-        rrn: String::new(),
-        version: 1,
-        created_at: now,
-        updated_at: now,
-    };
+        now,
+    );
     deps.payments
         .save(PaymentChange {
             payment: payment.clone(),

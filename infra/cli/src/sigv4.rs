@@ -18,7 +18,7 @@ use std::{borrow::Cow, time::SystemTime};
 
 use aws_credential_types::Credentials;
 use aws_sigv4::{
-    http_request::{sign, SignableBody, SignableRequest, SigningSettings},
+    http_request::{sign, SignableBody, SignableRequest, SigningInstructions, SigningSettings},
     sign::v4,
 };
 use serde::Deserialize;
@@ -126,33 +126,13 @@ pub fn sign_request_with_session_token(
     region: &str,
     now: SystemTime,
 ) -> Result<Vec<(&'static str, String)>, SignError> {
-    let identity = Credentials::new(
-        &creds.access_key_id,
-        &creds.secret_access_key,
-        session_token.map(str::to_owned),
-        None,
-        "paygate-sigv4",
-    )
-    .into();
-    let params = v4::SigningParams::builder()
-        .identity(&identity)
-        .region(region)
-        .name(SERVICE)
-        .time(now)
-        .settings(settings())
-        .build()
-        .map_err(|e| SignError(e.to_string()))?
-        .into();
-    let request = SignableRequest::new(
+    let request = Unsigned {
         method,
-        url,
-        headers.iter().copied(),
-        SignableBody::Bytes(body),
-    )
-    .map_err(|e| SignError(e.to_string()))?;
-    let (instructions, _signature) = sign(request, &params)
-        .map_err(|e| SignError(e.to_string()))?
-        .into_parts();
+        uri: url,
+        headers,
+        body,
+    };
+    let (instructions, _signature) = signed(&request, creds, session_token, region, now)?;
     let mut out = Vec::new();
     for (name, value) in instructions.headers() {
         let name = match name.to_ascii_lowercase().as_str() {
@@ -180,10 +160,35 @@ pub fn compute_signature(
     region: &str,
     time: SystemTime,
 ) -> Result<String, SignError> {
+    let request = Unsigned {
+        method,
+        uri,
+        headers,
+        body,
+    };
+    signed(&request, creds, None, region, time).map(|(_, signature)| signature)
+}
+
+/// A request to sign: method, absolute URI, the headers to sign, body.
+struct Unsigned<'a> {
+    method: &'a str,
+    uri: &'a str,
+    headers: &'a [(&'a str, &'a str)],
+    body: &'a [u8],
+}
+
+/// The SDK's signer over one request: what to add to it, and the signature.
+fn signed(
+    r: &Unsigned<'_>,
+    creds: &AccessKey,
+    session_token: Option<&str>,
+    region: &str,
+    time: SystemTime,
+) -> Result<(SigningInstructions, String), SignError> {
     let identity = Credentials::new(
         &creds.access_key_id,
         &creds.secret_access_key,
-        None,
+        session_token.map(str::to_owned),
         None,
         "paygate-sigv4",
     )
@@ -198,16 +203,15 @@ pub fn compute_signature(
         .map_err(|e| SignError(e.to_string()))?
         .into();
     let request = SignableRequest::new(
-        method,
-        uri,
-        headers.iter().copied(),
-        SignableBody::Bytes(body),
+        r.method,
+        r.uri,
+        r.headers.iter().copied(),
+        SignableBody::Bytes(r.body),
     )
     .map_err(|e| SignError(e.to_string()))?;
-    let (_, signature) = sign(request, &params)
+    Ok(sign(request, &params)
         .map_err(|e| SignError(e.to_string()))?
-        .into_parts();
-    Ok(signature)
+        .into_parts())
 }
 
 /// The SDK's defaults for `execute-api`, except that no header is excluded: whatever header

@@ -7,6 +7,7 @@
 pub mod admin;
 pub mod banks;
 pub mod endpoints;
+mod gateway;
 pub mod pipeline;
 pub mod reconciler;
 pub mod router;

@@ -11,6 +11,7 @@ use paygate_aws::secrets::SecretsManagerSigning;
 use paygate_bank_simulator::{InitialBankState, SimBank};
 use paygate_domain::{
     ids::ApiKeyId,
+    payment::CreatedPayment,
     ports::{Clock, Expectation, PaymentChange, PaymentWriter},
     webhook::{EventFilter, WebhookEndpointId},
     AccountConfigError, AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation,
@@ -260,28 +261,19 @@ pub async fn load(
             }
         };
         let order_id = order_id(&p.id);
-        let payment = Payment {
-            id: p.id.clone(),
-            merchant_id: p.merchant_id.clone(),
-            mode: p.mode,
-            account_id: p.account_id.clone(),
-            order_id: order_id.clone(),
-            currency: p.currency,
-            amount: p.amount,
-            captured_amount: if p.status == PaymentStatus::Captured {
-                p.amount
-            } else {
-                0
+        let payment = Payment::created(
+            CreatedPayment {
+                id: p.id.clone(),
+                merchant_id: p.merchant_id.clone(),
+                mode: p.mode,
+                account_id: p.account_id.clone(),
+                order_id: order_id.clone(),
+                currency: p.currency,
+                amount: p.amount,
+                status: p.status,
             },
-            refunded_amount: 0,
-            status: p.status,
-            pending: None,
-            auth_code: String::new(),
-            rrn: String::new(),
-            version: 1,
-            created_at: now,
-            updated_at: now,
-        };
+            now,
+        );
         match payments
             .save(PaymentChange {
                 payment,

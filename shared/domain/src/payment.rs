@@ -153,7 +153,46 @@ pub struct PaymentView {
     pub updated_at: Timestamp,
 }
 
+/// What a payment created directly in a status has (test payments, seed data).
+pub struct CreatedPayment {
+    pub id: PaymentId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub account_id: AccountId,
+    pub order_id: String,
+    pub currency: Currency,
+    pub amount: i64,
+    pub status: PaymentStatus,
+}
+
 impl Payment {
+    /// A payment created in `c.status` at `now`: the whole amount captured when
+    /// `Captured`, nothing refunded, nothing pending, version 1.
+    pub fn created(c: CreatedPayment, now: Timestamp) -> Self {
+        Self {
+            captured_amount: if c.status == PaymentStatus::Captured {
+                c.amount
+            } else {
+                0
+            },
+            id: c.id,
+            merchant_id: c.merchant_id,
+            mode: c.mode,
+            account_id: c.account_id,
+            order_id: c.order_id,
+            currency: c.currency,
+            amount: c.amount,
+            refunded_amount: 0,
+            status: c.status,
+            pending: None,
+            auth_code: String::new(),
+            rrn: String::new(),
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
     /// Remaining refundable amount: captured minus refunded, in refundable statuses.
     pub fn refundable(&self) -> i64 {
         match self.status {

@@ -142,6 +142,16 @@ pub fn invalid_amount() -> ApiError {
     .with_details(json!({ "field": "amount" }))
 }
 
+/// 400 `operation_not_supported`.
+fn not_supported(message: String, details: Value) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        code::OPERATION_NOT_SUPPORTED,
+        message,
+    )
+    .with_details(details)
+}
+
 impl From<OpError> for ApiError {
     fn from(e: OpError) -> Self {
         use StatusCode as S;
@@ -151,15 +161,13 @@ impl From<OpError> for ApiError {
             OpError::Unsupported {
                 operation,
                 account_id,
-            } => Self::new(
-                S::BAD_REQUEST,
-                code::OPERATION_NOT_SUPPORTED,
-                format!(
+            } => {
+                let message = format!(
                     "The POS account {account_id} does not support {}.",
                     operation.as_str()
-                ),
-            )
-            .with_details(json!({ "operation": operation, "accountId": account_id })),
+                );
+                not_supported(message, json!({ "operation": operation, "accountId": account_id }))
+            }
             OpError::Declined {
                 payment,
                 transaction,
@@ -195,19 +203,18 @@ impl From<OpError> for ApiError {
             OpError::NotSettleable {
                 operation,
                 account_id,
-            } => Self::new(
-                S::BAD_REQUEST,
-                code::OPERATION_NOT_SUPPORTED,
-                format!(
+            } => {
+                let message = format!(
                     "The POS account {account_id} does not support status queries, which the gateway needs to settle an operation the bank leaves unanswered; {} is refused on it.",
                     operation.as_str()
-                ),
-            )
-            .with_details(json!({
-                "operation": operation,
-                "accountId": account_id,
-                "reason": "query_not_supported",
-            })),
+                );
+                let details = json!({
+                    "operation": operation,
+                    "accountId": account_id,
+                    "reason": "query_not_supported",
+                });
+                not_supported(message, details)
+            }
             OpError::NotRecorded { transaction_id } => Self::new(
                 S::SERVICE_UNAVAILABLE,
                 code::OPERATION_NOT_RECORDED,

@@ -9,8 +9,8 @@ use paygate_bankkit::{
 };
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
-    BankOutcome, BankStatus, CardDetails, Currency, Operation, OperationSet, PointsResult,
-    PosAccount, StoreError,
+    BankOutcome, BankStatus, CardDetails, Currency, OperationSet, PointsResult, PosAccount,
+    StoreError,
 };
 
 use crate::{
@@ -201,12 +201,11 @@ impl GarantiProvider {
     }
 
     async fn config(&self, account: &PosAccount) -> Result<GarantiConfig, CallError> {
-        let creds = self
-            .creds
-            .credentials(&account.id)
-            .await
-            .map_err(|e| CallError::Config(e.to_string()))?;
-        GarantiConfig::from_credentials(&creds).map_err(|e| CallError::Config(e.to_string()))
+        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, |c| {
+            GarantiConfig::from_credentials(c)
+        })
+        .await
+        .map_err(CallError::Config)
     }
 
     /// Sends one request. The body may hold a card number and always a hash: never logged.
@@ -282,13 +281,7 @@ impl PosProvider for GarantiProvider {
     }
 
     fn supported(&self) -> OperationSet {
-        OperationSet::of(&[
-            Operation::Capture,
-            Operation::Cancel,
-            Operation::Refund,
-            Operation::Query,
-            Operation::PointsInquiry,
-        ])
+        OperationSet::all()
     }
 
     /// `postauth` (PROVAUT) for the amount to capture, in kuruş.

@@ -30,3 +30,17 @@ impl CredentialStore for MemoryCredentials {
             .ok_or_else(|| StoreError::Corrupt(format!("no bank credentials for {account}")))
     }
 }
+
+/// An account's protocol configuration: its credentials read and parsed by `parse`. The
+/// error is text naming what is wrong, never a value; nothing was sent.
+pub async fn account_config<T, E: std::fmt::Display>(
+    store: &dyn CredentialStore,
+    account: &AccountId,
+    parse: impl FnOnce(&AccountCredentials) -> Result<T, E>,
+) -> Result<T, String> {
+    let creds = store
+        .credentials(account)
+        .await
+        .map_err(|e| e.to_string())?;
+    parse(&creds).map_err(|e| e.to_string())
+}

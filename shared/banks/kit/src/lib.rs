@@ -20,6 +20,6 @@ pub mod xml;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use credentials::{AccountCredentials, CredentialStore, MemoryCredentials};
+pub use credentials::{account_config, AccountCredentials, CredentialStore, MemoryCredentials};
 pub use retry::StepRetry;
 pub use transport::{BankTransport, TransportError};

@@ -12,7 +12,7 @@ use paygate_bankkit::{BankTransport, CredentialStore, TransportError};
 use paygate_domain::{
     bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult},
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
-    Currency, Operation, OperationSet, PosAccount, StoreError,
+    Currency, OperationSet, PosAccount, StoreError,
 };
 
 use crate::{
@@ -57,12 +57,11 @@ impl NestpayProvider {
     }
 
     async fn credentials(&self, account: &PosAccount) -> Result<ApiCredentials, CallError> {
-        let creds = self
-            .creds
-            .credentials(&account.id)
-            .await
-            .map_err(|e| CallError::Config(e.to_string()))?;
-        ApiCredentials::from_account(&creds).map_err(|e| CallError::Config(e.to_string()))
+        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, |c| {
+            ApiCredentials::from_account(c)
+        })
+        .await
+        .map_err(CallError::Config)
     }
 
     /// Sends one request and reads the answer.
@@ -212,13 +211,7 @@ impl PosProvider for NestpayProvider {
 
     /// Everything; points inquiry additionally needs the account's `pointsInquiry` flag.
     fn supported(&self) -> OperationSet {
-        OperationSet::of(&[
-            Operation::Capture,
-            Operation::Cancel,
-            Operation::Refund,
-            Operation::Query,
-            Operation::PointsInquiry,
-        ])
+        OperationSet::all()
     }
 
     async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {

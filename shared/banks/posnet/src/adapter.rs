@@ -24,8 +24,8 @@ use paygate_bankkit::{
 };
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
-    AccountId, BankOutcome, BankStatus, CardDetails, Currency, Operation, OperationSet,
-    PointsResult, PosAccount, StoreError,
+    AccountId, BankOutcome, BankStatus, CardDetails, Currency, OperationSet, PointsResult,
+    PosAccount, StoreError,
 };
 
 use crate::{
@@ -176,12 +176,8 @@ impl PosnetProvider {
     }
 
     async fn posnet(&self, account: &PosAccount) -> Result<Posnet, String> {
-        let c = self
-            .creds
-            .credentials(&account.id)
+        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, Posnet::from_credentials)
             .await
-            .map_err(|e| e.to_string())?;
-        Posnet::from_credentials(&c)
     }
 
     /// One request/answer. `what` names the operation for logs; `correlation` is the
@@ -345,13 +341,7 @@ impl PosProvider for PosnetProvider {
     }
 
     fn supported(&self) -> OperationSet {
-        OperationSet::of(&[
-            Operation::Capture,
-            Operation::Cancel,
-            Operation::Refund,
-            Operation::Query,
-            Operation::PointsInquiry,
-        ])
+        OperationSet::all()
     }
 
     async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
