@@ -7,19 +7,7 @@ use paygate_bankkit::{
 };
 use paygate_domain::BankOutcome;
 
-/// How an answer counts for the gateway.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// `Code` `00`.
-    Approved,
-    /// The bank refused the operation on its merits (host decline, GVPS business rule).
-    Declined,
-    /// The request was refused before any processing: credentials, terminal set-up, a
-    /// malformed request, or a system error that the bank reports as such.
-    Error,
-    /// The bank itself does not know whether the host acted (`9998` time-out at GVPS).
-    Unknown,
-}
+pub use paygate_bankkit::Verdict;
 
 /// GVPS reason codes (with `Code` `92`) that are technical or set-up errors, not declines.
 /// Sources: MEWS fixtures (`0002`), a GVPS reason-code table (README), ActiveMerchant's

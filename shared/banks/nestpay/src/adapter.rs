@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use paygate_bankkit::{BankTransport, CredentialStore, TransportError};
+use paygate_bankkit::{BankTransport, CallError, CredentialStore, TransportError};
 use paygate_domain::{
     bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult},
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
@@ -31,24 +31,6 @@ const NO_ELIGIBLE_SALE: &str = "CORE-2008";
 pub struct NestpayProvider {
     transport: BankTransport,
     creds: Arc<dyn CredentialStore>,
-}
-
-/// Why a call produced no usable `CC5Response`.
-enum CallError {
-    /// The account's credentials could not be read: nothing was sent.
-    Config(String),
-    Transport(TransportError),
-    /// An answer arrived but is not a readable `CC5Response`.
-    Malformed(String),
-}
-
-impl CallError {
-    fn describe(self) -> String {
-        match self {
-            Self::Config(m) | Self::Malformed(m) => m,
-            Self::Transport(t) => t.to_string(),
-        }
-    }
 }
 
 impl NestpayProvider {
@@ -167,26 +149,11 @@ fn outcome_of(reply: &Reply) -> BankOutcome {
 }
 
 fn call_error_outcome(e: CallError) -> BankOutcome {
-    match e {
-        CallError::Config(message) => BankOutcome::Error {
-            code: "config".to_owned(),
-            message,
-        },
-        CallError::Transport(t) => t.outcome(),
-        // Something answered, so the request reached the bank: it may have acted.
-        CallError::Malformed(m) => BankOutcome::Unknown {
-            reason: format!("unreadable answer from the bank: {m}"),
-        },
-    }
+    e.outcome()
 }
 
 fn call_error_status(e: CallError) -> BankStatus {
-    match e {
-        CallError::Config(_) => BankStatus::unavailable("config"),
-        CallError::Transport(TransportError::Timeout) => BankStatus::unavailable("timeout"),
-        CallError::Transport(_) => BankStatus::unavailable("transport"),
-        CallError::Malformed(_) => BankStatus::unavailable("malformed"),
-    }
+    e.status()
 }
 
 fn outcome_kind(o: &BankOutcome) -> &'static str {

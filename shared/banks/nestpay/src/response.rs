@@ -128,19 +128,7 @@ fn decode(body: &[u8]) -> Result<String, String> {
     }
 }
 
-/// What an answer to a money-moving request (or a points inquiry) means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// `ProcReturnCode=00` and `Response=Approved`.
-    Approved,
-    /// The bank refused it (issuer decline or business rule); nothing moved.
-    Declined,
-    /// A technical, configuration or authentication error; nothing moved.
-    Error,
-    /// The bank may have applied it: contradictory approval signals, or a failure at or after
-    /// the acquirer exchange/commit phase. Settled by a status query.
-    Unknown,
-}
+pub use paygate_bankkit::Verdict;
 
 /// Classifies an answer; see the module doc and the README's mapping table.
 pub fn classify(reply: &Reply) -> Verdict {
