@@ -156,12 +156,16 @@ pub struct PaymentView {
 /// What a payment created directly in a status has (test payments, seed data).
 pub struct CreatedPayment {
     pub id: PaymentId,
+    /// Whose payment, in which mode, on which of their POS accounts.
     pub merchant_id: MerchantId,
     pub mode: Mode,
     pub account_id: AccountId,
+    /// The order the bank knows it by.
     pub order_id: String,
+    /// The authorized amount, in minor units of `currency`.
     pub currency: Currency,
     pub amount: i64,
+    /// `authorized`, `captured`, `pending` or `failed`.
     pub status: PaymentStatus,
 }
 

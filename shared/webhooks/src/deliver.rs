@@ -23,14 +23,22 @@ pub use paygate_domain::webhook::USER_AGENT;
 /// store writes), shorter than the queue's visibility timeout.
 pub const LEASE_MS: i64 = 30_000;
 
+/// What one delivery attempt works with.
 pub struct DeliverDeps {
+    /// The delivery: claimed (leased) for the attempt, then its attempt recorded.
     pub deliveries: Arc<dyn DeliveryStore>,
+    /// The event the delivery carries (its body is signed and sent).
     pub outbox: Arc<dyn Outbox>,
+    /// The endpoint's URL, state and secret id.
     pub endpoints: Arc<dyn EndpointReader>,
+    /// The endpoint's signing secrets (the current one first).
     pub secrets: Arc<dyn SigningSecrets>,
+    /// The SSRF-guarded HTTPS client.
     pub sender: Arc<dyn WebhookSender>,
+    /// The next attempt, when this one failed.
     pub queue: Arc<dyn DeliveryQueue>,
     pub clock: Arc<dyn Clock>,
+    /// When the next attempts are due (the spec's 30s, 2m, … 24h).
     pub schedule: RetrySchedule,
 }
 

@@ -27,12 +27,18 @@ pub const GRACE_MS: i64 = 60_000;
 /// Most items handled per run and kind.
 pub const BATCH: usize = 200;
 
+/// What one sweep works with.
 pub struct SweepDeps {
+    /// Events recorded but not yet handed to the events queue.
     pub outbox: Arc<dyn Outbox>,
+    /// The events queue they are handed to again.
     pub publisher: Arc<dyn EventPublisher>,
+    /// Deliveries whose next attempt is overdue.
     pub deliveries: Arc<dyn DeliveryStore>,
+    /// The deliveries queue they are queued on again.
     pub queue: Arc<dyn DeliveryQueue>,
     pub clock: Arc<dyn Clock>,
+    /// How old an unsent event or overdue delivery must be before it is swept ([`GRACE_MS`]).
     pub grace_ms: i64,
 }
 

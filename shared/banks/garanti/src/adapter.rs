@@ -9,8 +9,7 @@ use paygate_bankkit::{
 };
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
-    BankOutcome, BankStatus, CardDetails, Currency, OperationSet, PointsResult, PosAccount,
-    StoreError,
+    BankOutcome, BankStatus, CardDetails, Currency, PointsResult, PosAccount, StoreError,
 };
 
 use crate::{
@@ -164,11 +163,8 @@ impl GarantiProvider {
     }
 
     async fn config(&self, account: &PosAccount) -> Result<GarantiConfig, CallError> {
-        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, |c| {
-            GarantiConfig::from_credentials(c)
-        })
-        .await
-        .map_err(CallError::Config)
+        let parse = GarantiConfig::from_credentials;
+        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, parse).await
     }
 
     /// Sends one request. The body may hold a card number and always a hash: never logged.
@@ -241,10 +237,6 @@ pub(crate) fn log_outcome(
 impl PosProvider for GarantiProvider {
     fn code(&self) -> &'static str {
         PROVIDER_CODE
-    }
-
-    fn supported(&self) -> OperationSet {
-        OperationSet::all()
     }
 
     /// `postauth` (PROVAUT) for the amount to capture, in kuruş.

@@ -71,17 +71,7 @@ pub fn decode_body(bytes: &[u8]) -> String {
 pub fn declared_encoding(bytes: &[u8]) -> Option<String> {
     let head = bytes.get(..bytes.len().min(200))?;
     let head = String::from_utf8_lossy(head);
-    let decl = head.strip_prefix("<?xml")?;
-    let decl = &decl[..decl.find("?>")?];
-    let at = decl.find("encoding")?;
-    let rest = decl[at + "encoding".len()..]
-        .trim_start()
-        .strip_prefix('=')?;
-    let rest = rest.trim_start();
-    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-    let rest = &rest[1..];
-    let end = rest.find(quote)?;
-    Some(rest[..end].to_ascii_lowercase())
+    encoding::xml_declared_encoding(&head)
 }
 
 fn declared_latin5(bytes: &[u8]) -> bool {

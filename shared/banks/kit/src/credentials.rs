@@ -32,15 +32,14 @@ impl CredentialStore for MemoryCredentials {
 }
 
 /// An account's protocol configuration: its credentials read and parsed by `parse`. The
-/// error is text naming what is wrong, never a value; nothing was sent.
+/// error ([`crate::CallError::Config`]) names what is wrong, never a value; nothing was
+/// sent.
 pub async fn account_config<T, E: std::fmt::Display>(
     store: &dyn CredentialStore,
     account: &AccountId,
     parse: impl FnOnce(&AccountCredentials) -> Result<T, E>,
-) -> Result<T, String> {
-    let creds = store
-        .credentials(account)
-        .await
-        .map_err(|e| e.to_string())?;
-    parse(&creds).map_err(|e| e.to_string())
+) -> Result<T, crate::CallError> {
+    let config = |e: &dyn std::fmt::Display| crate::CallError::Config(e.to_string());
+    let creds = store.credentials(account).await.map_err(|e| config(&e))?;
+    parse(&creds).map_err(|e| config(&e))
 }

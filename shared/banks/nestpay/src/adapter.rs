@@ -12,7 +12,7 @@ use paygate_bankkit::{BankTransport, CallError, CredentialStore, TransportError}
 use paygate_domain::{
     bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult},
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
-    Currency, OperationSet, PosAccount, StoreError,
+    Currency, PosAccount, StoreError,
 };
 
 use crate::{
@@ -39,11 +39,8 @@ impl NestpayProvider {
     }
 
     async fn credentials(&self, account: &PosAccount) -> Result<ApiCredentials, CallError> {
-        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, |c| {
-            ApiCredentials::from_account(c)
-        })
-        .await
-        .map_err(CallError::Config)
+        let parse = ApiCredentials::from_account;
+        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, parse).await
     }
 
     /// Sends one request and reads the answer.
@@ -171,14 +168,11 @@ fn non_empty(s: &str) -> Option<String> {
 }
 
 #[async_trait]
+/// Supports every operation (the default); points inquiry additionally needs the account's
+/// `pointsInquiry` flag.
 impl PosProvider for NestpayProvider {
     fn code(&self) -> &'static str {
         PROVIDER_CODE
-    }
-
-    /// Everything; points inquiry additionally needs the account's `pointsInquiry` flag.
-    fn supported(&self) -> OperationSet {
-        OperationSet::all()
     }
 
     async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {

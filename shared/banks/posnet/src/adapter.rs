@@ -24,8 +24,8 @@ use paygate_bankkit::{
 };
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
-    AccountId, BankOutcome, BankStatus, CardDetails, Currency, OperationSet, PointsResult,
-    PosAccount, StoreError,
+    AccountId, BankOutcome, BankStatus, CardDetails, Currency, PointsResult, PosAccount,
+    StoreError,
 };
 
 use crate::{
@@ -176,8 +176,10 @@ impl PosnetProvider {
     }
 
     async fn posnet(&self, account: &PosAccount) -> Result<Posnet, String> {
-        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, Posnet::from_credentials)
+        let parse = Posnet::from_credentials;
+        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, parse)
             .await
+            .map_err(|e| e.describe())
     }
 
     /// One request/answer. `what` names the operation for logs; `correlation` is the
@@ -338,10 +340,6 @@ fn settle(r: Result<BankOutcome, BankOutcome>) -> BankOutcome {
 impl PosProvider for PosnetProvider {
     fn code(&self) -> &'static str {
         PROVIDER_CODE
-    }
-
-    fn supported(&self) -> OperationSet {
-        OperationSet::all()
     }
 
     async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {

@@ -7,7 +7,7 @@ use paygate_domain::{
     bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult},
     money::format_decimal,
     ports::{BankOperation, Clock, PosProvider},
-    Currency, Operation, OperationSet, PosAccount, StoreError, Timestamp,
+    Currency, PosAccount, StoreError, Timestamp,
 };
 
 use crate::ledger::{SimLedger, SimOrder, SimOrderState, SimTxn};
@@ -25,30 +25,8 @@ pub const TIMEOUT_AMOUNT: i64 = 9900;
 /// Istanbul is UTC+3 all year; Turkish banks cut their day at local midnight.
 const BANK_UTC_OFFSET_HOURS: i8 = 3;
 
-/// What the bank holds for an order the test helper registers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InitialBankState {
-    /// An approved sale.
-    Approved,
-    /// An open pre-authorization.
-    Preauth,
-    /// A declined attempt.
-    Declined,
-    /// No record at all.
-    None,
-}
-
-impl InitialBankState {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "approved" => Some(Self::Approved),
-            "preauth" => Some(Self::Preauth),
-            "declined" => Some(Self::Declined),
-            "none" => Some(Self::None),
-            _ => None,
-        }
-    }
-}
+/// What the bank holds for an order the test helper registers (the port's own type).
+pub use paygate_domain::ports::TestOrderState as InitialBankState;
 
 /// The simulated bank.
 pub struct SimBank {
@@ -280,10 +258,6 @@ fn balances(account: &PosAccount, card: &CardDetails) -> Vec<PointsBalance> {
 impl PosProvider for SimBank {
     fn code(&self) -> &'static str {
         PROVIDER_CODE
-    }
-
-    fn supported(&self) -> OperationSet {
-        OperationSet::of(&Operation::ALL)
     }
 
     async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {

@@ -142,8 +142,11 @@ impl Build for PointsInquiry {
 
 /// `POST /v1/test_helpers/payments`.
 pub struct TestCreatePayment {
+    /// Where the payment is created (never an event: nothing happened to it).
     pub payments: Arc<dyn PaymentWriter>,
+    /// The caller's test accounts.
     pub accounts: Arc<dyn AccountLookup>,
+    /// The account's bank, which registers the order.
     pub providers: Providers,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,

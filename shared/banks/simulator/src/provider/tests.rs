@@ -1,6 +1,8 @@
 use paygate_domain::testkit::{ManualClock, SeqIds, T0};
 use paygate_domain::{ids::IdGenerator, MerchantId, TransactionId};
 
+use paygate_domain::OperationSet;
+
 use super::*;
 use crate::MemoryLedger;
 
