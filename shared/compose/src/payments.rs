@@ -5,11 +5,10 @@
 use std::sync::Arc;
 
 use paygate_aws::dynamo::{
-    schema::{API_KEYS, IDEMPOTENCY, PAYMENTS},
-    DynamoApiKeys, DynamoIdempotency, DynamoPayments,
+    schema::{API_KEYS, PAYMENTS},
+    DynamoApiKeys, DynamoPayments,
 };
 use paygate_domain::ports::{ApiKeyLookup, PaymentReader};
-use paygate_http::Idempotency;
 
 use crate::{Build, ConfigError, Wiring};
 
@@ -54,17 +53,4 @@ impl Build for GetPayment {
             )),
         })
     }
-}
-
-/// What every merchant POST handler runs in: `Idempotency-Key` records.
-#[cfg(feature = "banks")]
-pub(crate) fn idempotency(w: &Wiring) -> Result<Idempotency, ConfigError> {
-    Ok(Idempotency {
-        store: Arc::new(DynamoIdempotency::new(
-            w.aws.dynamo.clone(),
-            w.names.table(&IDEMPOTENCY)?,
-        )),
-        clock: w.clock.clone(),
-        ids: w.ids.clone(),
-    })
 }

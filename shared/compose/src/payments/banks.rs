@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use paygate_aws::dynamo::{
-    schema::{BINS, EVENTS, PAYMENTS, POS_ACCOUNTS, SIMBANK},
-    DynamoAccounts, DynamoBins, DynamoPayments, DynamoSimLedger,
+    schema::{BINS, EVENTS, IDEMPOTENCY, PAYMENTS, POS_ACCOUNTS, SIMBANK},
+    DynamoAccounts, DynamoBins, DynamoIdempotency, DynamoPayments, DynamoSimLedger,
 };
 use paygate_aws::sqs::EVENTS_QUEUE;
 use paygate_bank_simulator::SimBank;
@@ -14,7 +14,6 @@ use paygate_payments::{
     EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
 };
 
-use super::idempotency;
 use crate::{
     adapters::{accounts, event_publisher},
     Build, ConfigError, Wiring,
@@ -212,4 +211,16 @@ fn reconciler_limits(w: &Wiring) -> Result<ReconcilerLimits, ConfigError> {
         limits.alarm_after_ms = minutes.saturating_mul(60_000);
     }
     Ok(limits)
+}
+
+/// What every merchant POST handler runs in: `Idempotency-Key` records.
+fn idempotency(w: &Wiring) -> Result<Idempotency, ConfigError> {
+    Ok(Idempotency {
+        store: Arc::new(DynamoIdempotency::new(
+            w.aws.dynamo.clone(),
+            w.names.table(&IDEMPOTENCY)?,
+        )),
+        clock: w.clock.clone(),
+        ids: w.ids.clone(),
+    })
 }
