@@ -193,13 +193,15 @@ impl Ctx<'_> {
         }
     }
 
-    fn order_status(&self) -> Answer {
+    /// The order a status or history query names, or the answer when there is none to
+    /// show (no order id, a late booking not yet visible, an unknown order).
+    fn queried_order(&self) -> Result<SimOrder, Answer> {
         if self.order_id.is_empty() {
-            return self.refuse(
+            return Err(self.refuse(
                 "",
                 "CORE-2014",
                 "Invalid query request detected. Please, control the request xml.",
-            );
+            ));
         }
         if self
             .sim
@@ -208,35 +210,24 @@ impl Ctx<'_> {
             .take_hidden(&self.client.client_id, self.order_id)
         {
             // A late booking (fault plan): the first status query after it sees no record.
-            return super::history::not_found(self.order_id);
+            return Err(super::history::not_found(self.order_id));
         }
         let book = self.sim.state.book();
-        let Some(order) = self.order(&book) else {
-            return super::history::not_found(self.order_id);
-        };
-        super::history::order_status(&order)
+        self.order(&book)
+            .ok_or_else(|| super::history::not_found(self.order_id))
+    }
+
+    fn order_status(&self) -> Answer {
+        match self.queried_order() {
+            Ok(order) => super::history::order_status(&order),
+            Err(answer) => answer,
+        }
     }
 
     fn order_history(&self) -> Answer {
-        if self.order_id.is_empty() {
-            return self.refuse(
-                "",
-                "CORE-2014",
-                "Invalid query request detected. Please, control the request xml.",
-            );
-        }
-        if self
-            .sim
-            .state
-            .fault_plan()
-            .take_hidden(&self.client.client_id, self.order_id)
-        {
-            // A late booking (fault plan): the first status query after it sees no record.
-            return super::history::not_found(self.order_id);
-        }
-        let book = self.sim.state.book();
-        let Some(order) = self.order(&book) else {
-            return super::history::not_found(self.order_id);
+        let order = match self.queried_order() {
+            Ok(order) => order,
+            Err(answer) => return answer,
         };
         let failed = self
             .sim
