@@ -195,13 +195,13 @@ impl Ctx<'_> {
 
     /// The order a status or history query names, or the answer when there is none to
     /// show (no order id, a late booking not yet visible, an unknown order).
-    fn queried_order(&self) -> Result<SimOrder, Answer> {
+    fn queried_order(&self) -> Result<SimOrder, Box<Answer>> {
         if self.order_id.is_empty() {
-            return Err(self.refuse(
+            return Err(Box::new(self.refuse(
                 "",
                 "CORE-2014",
                 "Invalid query request detected. Please, control the request xml.",
-            ));
+            )));
         }
         if self
             .sim
@@ -210,24 +210,24 @@ impl Ctx<'_> {
             .take_hidden(&self.client.client_id, self.order_id)
         {
             // A late booking (fault plan): the first status query after it sees no record.
-            return Err(super::history::not_found(self.order_id));
+            return Err(Box::new(super::history::not_found(self.order_id)));
         }
         let book = self.sim.state.book();
         self.order(&book)
-            .ok_or_else(|| super::history::not_found(self.order_id))
+            .ok_or_else(|| Box::new(super::history::not_found(self.order_id)))
     }
 
     fn order_status(&self) -> Answer {
         match self.queried_order() {
             Ok(order) => super::history::order_status(&order),
-            Err(answer) => answer,
+            Err(answer) => *answer,
         }
     }
 
     fn order_history(&self) -> Answer {
         let order = match self.queried_order() {
             Ok(order) => order,
-            Err(answer) => return answer,
+            Err(answer) => return *answer,
         };
         let failed = self
             .sim
