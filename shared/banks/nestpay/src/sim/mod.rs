@@ -248,13 +248,11 @@ async fn api(State(sim): State<Arc<Nestpay>>, headers: HeaderMap, body: Bytes) -
             }
             Err(WireError(why)) => {
                 tracing::debug!(error = %why, "nestpay sim refused an unreadable request");
-                Answer::refused(
-                    "Error",
-                    "",
+                system_error(
+                    &sim,
+                    day,
                     "CORE-2014",
                     "Invalid request detected. Please, control the request xml.",
-                    &sim.next_trans_id(day),
-                    &rules::trxdate(day),
                 )
             }
         }
@@ -325,11 +323,16 @@ async fn admin_faults(State(sim): State<Arc<Nestpay>>, Json(body): Json<FaultsBo
 
 /// Nestpay's answer to a request it could not process (a technical error, fault plan).
 fn technical_error(sim: &Nestpay, day: u32) -> Answer {
+    system_error(sim, day, "CORE-1001", "General initialization error")
+}
+
+/// An `Error` answer with no order: Nestpay's code and message for it.
+fn system_error(sim: &Nestpay, day: u32, code: &str, message: &str) -> Answer {
     Answer::refused(
         "Error",
         "",
-        "CORE-1001",
-        "General initialization error",
+        code,
+        message,
         &sim.next_trans_id(day),
         &rules::trxdate(day),
     )
