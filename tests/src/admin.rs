@@ -1,12 +1,14 @@
 //! Driving the dashboard's admin API over HTTP with requests signed like in AWS (SigV4,
 //! service `execute-api`), with the local admin credentials of `infra/local/seed.json`.
 //!
-//! The signer itself is `paygate_sigv4::sign_request` (re-exported here): the same one the
+//! The signer itself is `paygate_cli::sigv4::sign_request` (re-exported here): the same one the
 //! CLI uses.
 
 use std::time::SystemTime;
 
-pub use paygate_sigv4::{sign_request, sign_request_with_headers, AccessKey, AdminCredentials};
+pub use paygate_cli::sigv4::{
+    sign_request, sign_request_with_headers, AccessKey, AdminCredentials,
+};
 use serde_json::Value;
 
 use crate::{Reply, Stack};

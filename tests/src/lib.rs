@@ -20,11 +20,11 @@ use std::{
     sync::{Arc, LazyLock},
 };
 
+use paygate_aws::moto::{unique_prefix, MotoServer};
+use paygate_compose::system::{RandomIds, SystemClock};
 pub use paygate_devserver::WebhookOptions;
 use paygate_devserver::{DevServer, Options, Seed};
 use paygate_domain::Mode;
-use paygate_dynamo::moto::{unique_prefix, MotoServer};
-use paygate_ops::system::{RandomIds, SystemClock};
 pub use reqwest::StatusCode;
 use serde_json::{json, Value};
 

@@ -26,8 +26,8 @@ use axum::{
     response::{IntoResponse, Response},
     Router,
 };
+use paygate_compose::system::SystemClock;
 use paygate_domain::ports::Clock;
-use paygate_ops::system::SystemClock;
 use paygate_webhooks::{EgressPolicy, SenderConfig};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};

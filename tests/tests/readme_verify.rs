@@ -24,7 +24,7 @@ const BODY: &str = r#"{"id":"evt_1","type":"payment.captured","data":{"amount":1
 const T: i64 = 1_795_251_600;
 
 fn header() -> String {
-    paygate_signature::header(T, &["whsec_old_one", SECRET], BODY.as_bytes())
+    paygate_webhooks::signature::header(T, &["whsec_old_one", SECRET], BODY.as_bytes())
 }
 
 fn run(program: &str, args: &[&str]) -> String {

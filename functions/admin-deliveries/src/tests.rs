@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use lambda_http::Body;
-use paygate_domain::{AccountId, MerchantId, OperationSet, PosAccount};
-use paygate_testkit::{
+use paygate_domain::testkit::{
     ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, T0,
 };
+use paygate_domain::{AccountId, MerchantId, OperationSet, PosAccount};
 use serde_json::{json, Value};
 
 use super::*;
@@ -25,7 +25,7 @@ fn deps() -> Deps {
         mode: paygate_domain::Mode::Test,
     });
     Deps {
-        admin: paygate_admin::DeliveriesDeps {
+        admin: paygate_http::admin::DeliveriesDeps {
             merchants: Arc::new(accounts),
             endpoints: Arc::new(MemoryEndpoints::default()),
             deliveries: Arc::new(MemoryDeliveries::default()),

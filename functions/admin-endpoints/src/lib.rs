@@ -1,38 +1,14 @@
 //! The dashboard's webhook endpoints (IAM-authorized admin routes): create, list, read,
 //! update and delete endpoints, rotate an endpoint's signing secret, send it a test event.
-//! Routes on the HTTP API route key; the handlers are `paygate_admin::endpoints`.
+//! Routes on the HTTP API route key; the handlers are `paygate_http::admin::endpoints`.
 
 use lambda_http::{Body, Request, Response};
 
-pub struct Deps {
-    pub admin: paygate_admin::EndpointsDeps,
-}
-
-impl Deps {
-    /// Tables, queue and secret prefix from the environment; the strict egress policy
-    /// unless `PAYGATE_WEBHOOK_ALLOW_ADDRS` is set (never in the template).
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let tables = paygate_compose::AdminTables::from_env()?;
-        let prefix = paygate_compose::webhook_secret_prefix_from_env()?;
-        let egress = paygate_compose::egress_policy_from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
-        let secrets = paygate_secrets::client_from_env().await;
-        let (clock, ids) = paygate_compose::system();
-        let parts = paygate_compose::AdminParts {
-            client: &client,
-            sqs: &sqs,
-            tables: &tables,
-            clock,
-        };
-        Ok(Self {
-            admin: paygate_compose::admin_endpoints_deps(&parts, &secrets, ids, egress, &prefix),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::AdminEndpoints as Deps;
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    paygate_admin::http::handle_endpoints(&deps.admin, req).await
+    paygate_http::admin::http::handle_endpoints(&deps.admin, req).await
 }
 
 #[cfg(test)]

@@ -8,11 +8,11 @@ use lambda_http::{
     aws_lambda_events::apigw::ApiGatewayV2httpRequestContext, request::RequestContext, Body,
     RequestExt,
 };
-use paygate_domain::{AccountId, MerchantId, OperationSet, PosAccount};
-use paygate_testkit::{
+use paygate_domain::testkit::{
     ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue,
     SeqIds, T0,
 };
+use paygate_domain::{AccountId, MerchantId, OperationSet, PosAccount};
 use serde_json::{json, Value};
 
 use super::*;
@@ -30,13 +30,13 @@ fn deps() -> Deps {
         mode: paygate_domain::Mode::Test,
     });
     Deps {
-        admin: paygate_admin::EndpointsDeps {
+        admin: paygate_http::admin::EndpointsDeps {
             merchants: Arc::new(accounts),
             endpoints: Arc::new(MemoryEndpoints::default()),
             deliveries: Arc::new(MemoryDeliveries::default()),
             outbox: Arc::new(MemoryPayments::default()),
             queue: Arc::new(MemoryQueue::default()),
-            secrets: Arc::new(paygate_admin::testing::MemoryVault::default()),
+            secrets: Arc::new(paygate_http::admin::testing::MemoryVault::default()),
             clock: Arc::new(ManualClock::at(T0)),
             ids: Arc::new(SeqIds::default()),
             egress: paygate_webhooks::EgressPolicy::strict(),

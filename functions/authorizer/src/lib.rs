@@ -7,34 +7,20 @@
 //! why there is none (`authError`: `missing`, `invalid`, `unavailable`); every function
 //! refuses a request without a merchant in its context with 401 (`paygate_http::context`).
 
-use std::sync::Arc;
-
 use aws_lambda_events::apigw::{
     ApiGatewayV2CustomAuthorizerSimpleResponse, ApiGatewayV2CustomAuthorizerV2Request,
 };
-use paygate_domain::ports::ApiKeyLookup;
 use serde_json::Value;
 
-pub struct Deps {
-    pub keys: Arc<dyn ApiKeyLookup>,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let table = paygate_compose::api_keys_table_from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        Ok(Self {
-            keys: Arc::new(paygate_compose::api_keys(&client, &table)),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::Authorizer as Deps;
 
 /// The authorizer context for a request's `Authorization` header.
 pub async fn context_for(
     deps: &Deps,
     authorization: Option<&str>,
 ) -> std::collections::HashMap<String, Value> {
-    let result = paygate_ops::authenticate(deps.keys.as_ref(), authorization).await;
+    let result = paygate_payments::authenticate(deps.keys.as_ref(), authorization).await;
     if let Err(e) = &result {
         tracing::info!(reason = %e, "request without a valid API key");
     }
@@ -58,8 +44,10 @@ pub async fn handle(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use paygate_domain::testkit::MemoryKeys;
     use paygate_domain::{ids::ApiKeyId, ApiKeyRecord, MerchantId, Mode};
-    use paygate_testkit::MemoryKeys;
 
     use super::*;
 
@@ -68,7 +56,7 @@ mod tests {
         let keys = MemoryKeys::default();
         let key = "sk_live_abcdefghijklmnop1234";
         keys.insert(
-            &paygate_ops::hash_api_key(key),
+            &paygate_payments::hash_api_key(key),
             ApiKeyRecord {
                 key_id: ApiKeyId::parse("key_1").unwrap(),
                 merchant_id: MerchantId::parse("mch_1").unwrap(),

@@ -5,7 +5,7 @@ use lambda_runtime::{service_fn, LambdaEvent};
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
     lambda_runtime::tracing::init_default_subscriber();
-    let deps = fn_authorizer::Deps::from_env().await?;
+    let deps: fn_authorizer::Deps = paygate_compose::from_env().await?;
     let deps = &deps;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<_>| async move {
         Ok::<_, std::convert::Infallible>(fn_authorizer::handle(deps, event.payload).await)

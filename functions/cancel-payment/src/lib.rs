@@ -1,41 +1,16 @@
 //! `POST /v1/payments/{id}/cancel`: reverses a pre-authorization or a same-day sale at the bank.
 //!
 //! Reserve on the payment (conditional write), ask the bank, then commit payment,
-//! transaction and outbox event in one transaction. See `paygate_ops::run_operation`.
+//! transaction and outbox event in one transaction. See `paygate_payments::run_operation`.
 //! With an `Idempotency-Key`, runs at most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
-use paygate_domain::TransactionType;
-use paygate_ops::OperationDeps;
+use paygate_http::handlers::{payment_operation, PaymentOperation};
 
-/// Dependencies, built once per Lambda instance.
-pub struct Deps {
-    pub ops: OperationDeps,
-    /// `Idempotency-Key` records.
-    pub idempotency: paygate_http::Idempotency,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let tables = paygate_compose::OperationTables::from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
-        let banks = paygate_compose::Banks::from_env().await?;
-        let idempotency_table = paygate_compose::idempotency_table_from_env()?;
-        let (clock, ids) = paygate_compose::system();
-        Ok(Self {
-            idempotency: paygate_compose::idempotency(
-                &client,
-                &idempotency_table,
-                clock.clone(),
-                ids.clone(),
-            ),
-            ops: paygate_compose::operation_deps(&client, &sqs, &tables, &banks, clock, ids),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose` (shared by the four
+/// payment operations).
+pub use paygate_compose::MoneyOperation as Deps;
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    let run = paygate_http::handlers::money_operation(&deps.ops, &req, TransactionType::Cancel);
-    paygate_http::idempotent(&deps.idempotency, &req, run).await
+    payment_operation(&deps.ops, &deps.idempotency, PaymentOperation::Cancel, &req).await
 }

@@ -1,24 +1,9 @@
 //! `GET /v1/payments/{id}`: the payment as recorded, with its transactions. Read-only.
 
-use std::sync::Arc;
-
 use lambda_http::{Body, Request, Response};
-use paygate_domain::ports::PaymentReader;
 
-pub struct Deps {
-    pub payments: Arc<dyn PaymentReader>,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let payments = paygate_compose::table(&paygate_dynamo::schema::PAYMENTS)?;
-        let client = paygate_dynamo::client_from_env().await;
-        // The events table is never written by this function.
-        Ok(Self {
-            payments: Arc::new(paygate_dynamo::DynamoPayments::new(client, payments, "")),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::GetPayment as Deps;
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
     paygate_http::handlers::get(deps.payments.as_ref(), &req).await

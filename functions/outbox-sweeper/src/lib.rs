@@ -1,5 +1,5 @@
 //! The outbox sweeper, run by an EventBridge schedule every minute: the guarantee behind
-//! the fast paths (`paygate_pipeline::sweep`). It puts outbox events still unsent after a
+//! the fast paths (`paygate_webhooks::sweep`). It puts outbox events still unsent after a
 //! grace period on the events queue, and re-enqueues pending deliveries whose attempt is
 //! overdue because their queue message was lost.
 //!
@@ -8,31 +8,11 @@
 //! in the function's `Errors` metric).
 
 use aws_lambda_events::eventbridge::EventBridgeEvent;
-use paygate_pipeline::{PipelineError, SweepDeps, SweepReport};
+use paygate_webhooks::{PipelineError, SweepReport};
 use serde::Serialize;
 
-/// Dependencies, built once per Lambda instance.
-pub struct Deps {
-    pub sweep: SweepDeps,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let tables = paygate_compose::PipelineTables::from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
-        let (clock, _) = paygate_compose::system();
-        Ok(Self {
-            sweep: paygate_compose::sweep_deps(
-                &client,
-                &sqs,
-                &tables,
-                clock,
-                paygate_pipeline::sweep::GRACE_MS,
-            ),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::OutboxSweeper as Deps;
 
 /// What one run did: the invocation's result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -57,7 +37,7 @@ impl From<SweepReport> for Report {
 /// One sweep. The scheduled event carries nothing the sweep needs: every run looks at the
 /// whole outbox and all pending deliveries.
 pub async fn handle(deps: &Deps, _event: EventBridgeEvent) -> Result<Report, PipelineError> {
-    match paygate_pipeline::sweep(&deps.sweep).await {
+    match paygate_webhooks::sweep(&deps.sweep).await {
         Ok(report) => Ok(report.into()),
         Err(e) => {
             tracing::error!(error = %e, "sweep failed");

@@ -7,16 +7,16 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use aws_lambda_events::eventbridge::EventBridgeEvent;
 use fn_outbox_sweeper::{handle, Deps, Report};
+use paygate_domain::testkit::{
+    ManualClock, MemoryDeliveries, MemoryPayments, MemoryPublisher, MemoryQueue, T0,
+};
 use paygate_domain::{
     ports::{DeliveryStore, Expectation, Outbox, PaymentChange, PaymentWriter},
     webhook::{Delivery, EventFilter, WebhookEndpoint},
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, Payment, PaymentId,
     PaymentStatus, StoreError, Timestamp, WebhookEndpointId,
 };
-use paygate_pipeline::{sweep::GRACE_MS, SweepDeps};
-use paygate_testkit::{
-    ManualClock, MemoryDeliveries, MemoryPayments, MemoryPublisher, MemoryQueue, T0,
-};
+use paygate_webhooks::{sweep::GRACE_MS, SweepDeps};
 
 /// An outbox that cannot be read.
 struct Unreachable;
@@ -178,7 +178,7 @@ async fn an_unreadable_outbox_fails_the_invocation() {
     let result = handle(&w.deps(Arc::new(Unreachable)), scheduled()).await;
     assert!(matches!(
         result,
-        Err(paygate_pipeline::PipelineError::Store(
+        Err(paygate_webhooks::PipelineError::Store(
             StoreError::Unavailable(_)
         ))
     ));

@@ -3,32 +3,9 @@
 //! an `Idempotency-Key`, runs at most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
-use paygate_ops::PointsDeps;
 
-pub struct Deps {
-    pub points: PointsDeps,
-    /// `Idempotency-Key` records.
-    pub idempotency: paygate_http::Idempotency,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let tables = paygate_compose::PointsTables::from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let banks = paygate_compose::Banks::from_env().await?;
-        let idempotency_table = paygate_compose::idempotency_table_from_env()?;
-        let (clock, ids) = paygate_compose::system();
-        Ok(Self {
-            idempotency: paygate_compose::idempotency(
-                &client,
-                &idempotency_table,
-                clock.clone(),
-                ids,
-            ),
-            points: paygate_compose::points_deps(&client, &tables, &banks, clock),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::PointsInquiry as Deps;
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
     let run = paygate_http::handlers::points(&deps.points, &req);

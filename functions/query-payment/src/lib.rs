@@ -1,38 +1,15 @@
 //! `POST /v1/payments/{id}/query`: asks the bank for the order's state, returns it with the
 //! recorded payment, settles an operation whose outcome was unknown, and finalizes a
-//! `pending` payment. See `paygate_ops::query_payment`. With an `Idempotency-Key`, runs at
+//! `pending` payment. See `paygate_payments::query_payment`. With an `Idempotency-Key`, runs at
 //! most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
-use paygate_ops::OperationDeps;
+use paygate_http::handlers::{payment_operation, PaymentOperation};
 
-pub struct Deps {
-    pub ops: OperationDeps,
-    /// `Idempotency-Key` records.
-    pub idempotency: paygate_http::Idempotency,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let tables = paygate_compose::OperationTables::from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
-        let banks = paygate_compose::Banks::from_env().await?;
-        let idempotency_table = paygate_compose::idempotency_table_from_env()?;
-        let (clock, ids) = paygate_compose::system();
-        Ok(Self {
-            idempotency: paygate_compose::idempotency(
-                &client,
-                &idempotency_table,
-                clock.clone(),
-                ids.clone(),
-            ),
-            ops: paygate_compose::operation_deps(&client, &sqs, &tables, &banks, clock, ids),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose` (shared by the four
+/// payment operations).
+pub use paygate_compose::MoneyOperation as Deps;
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    let run = paygate_http::handlers::query(&deps.ops, &req);
-    paygate_http::idempotent(&deps.idempotency, &req, run).await
+    payment_operation(&deps.ops, &deps.idempotency, PaymentOperation::Query, &req).await
 }

@@ -1,7 +1,7 @@
 //! The reconciler, run by an EventBridge schedule every minute (`make dev`: every 10 s):
 //! settles from the bank's records every payment that needs it — operations whose outcome
 //! is unknown, reservations gone stale, half-done two-step cancels, `pending` payments —
-//! with backoff between tries (`paygate_ops::reconciler`). It publishes its figures as
+//! with backoff between tries (`paygate_payments::reconciler`). It publishes its figures as
 //! CloudWatch metrics (embedded metric format, namespace `paygate`); the template alarms
 //! when a payment stays unsettled past the limit (`RECONCILE_ALARM_AFTER_MINUTES`).
 //!
@@ -9,36 +9,15 @@
 //! metric, also alarmed); a payment it could not settle this time is tried again later.
 
 use aws_lambda_events::eventbridge::EventBridgeEvent;
-use paygate_ops::{run_reconciler, OpError, ReconcilerDeps, RunReport};
+use paygate_payments::{run_reconciler, OpError, RunReport};
+
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::Reconciler as Deps;
 
 /// Metric namespace of the gateway's own metrics.
 pub const METRIC_NAMESPACE: &str = "paygate";
 /// The metric the unsettled-payments alarm watches.
 pub const OVER_LIMIT_METRIC: &str = "UnsettledOverLimit";
-
-/// Dependencies, built once per Lambda instance.
-pub struct Deps {
-    pub reconciler: ReconcilerDeps,
-    /// The `Stage` metric dimension (`STAGE`, e.g. `dev`).
-    pub stage: String,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let tables = paygate_compose::OperationTables::from_env()?;
-        let limits = paygate_compose::reconciler_limits_from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
-        let banks = paygate_compose::Banks::from_env().await?;
-        let (clock, ids) = paygate_compose::system();
-        Ok(Self {
-            reconciler: paygate_compose::reconciler_deps(
-                &client, &sqs, &tables, &banks, clock, ids, limits,
-            ),
-            stage: std::env::var("STAGE").unwrap_or_else(|_| "dev".to_owned()),
-        })
-    }
-}
 
 /// One run; its figures go to the log as an EMF record (CloudWatch turns it into metrics).
 pub async fn handle(deps: &Deps, _event: EventBridgeEvent) -> Result<RunReport, OpError> {

@@ -7,16 +7,18 @@ use std::sync::Arc;
 
 use aws_lambda_events::eventbridge::EventBridgeEvent;
 use fn_reconciler::{emf, handle, Deps, OVER_LIMIT_METRIC};
+use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
+use paygate_domain::testkit::{
+    ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds, T0,
+};
 use paygate_domain::{
     ids::ApiKeyId, AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId,
     PaymentStatus, PosAccount, TransactionType,
 };
-use paygate_ops::{
+use paygate_payments::{
     run_operation, EventSink, OpError, OperationDeps, Principal, Providers, ReconcilerDeps,
     ReconcilerLimits, RunReport,
 };
-use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds, T0};
 
 #[tokio::test]
 async fn a_scheduled_run_settles_an_unanswered_refund() {

@@ -3,7 +3,7 @@
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
     lambda_http::tracing::init_default_subscriber();
-    let deps = fn_refund_payment::Deps::from_env().await?;
+    let deps: fn_refund_payment::Deps = paygate_compose::from_env().await?;
     let deps = &deps;
     lambda_http::run(lambda_http::service_fn(move |req| async move {
         Ok::<_, std::convert::Infallible>(fn_refund_payment::handle(deps, req).await)

@@ -13,6 +13,7 @@ use lambda_http::{
     request::RequestContext,
     RequestExt,
 };
+use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
 use paygate_domain::{
     bank::{BankOutcome, BankStatus, CardDetails, PointsResult},
     ids::ApiKeyId,
@@ -20,15 +21,16 @@ use paygate_domain::{
     AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId, PaymentStatus,
     PosAccount,
 };
-use paygate_ops::{EventSink, Principal, Providers};
-use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
+use paygate_payments::{EventSink, Principal, Providers};
 
 /// The simulator declines an operation of this amount (bank code 51).
 const DECLINE_AMOUNT: i64 = 5_100;
-use paygate_testkit::{
+use paygate_domain::testkit::{
     ManualClock, MemoryAccounts, MemoryIdempotency, MemoryPayments, MemoryPublisher, SeqIds, T0,
 };
 use serde_json::{json, Value};
+
+use paygate_payments::OperationDeps;
 
 use super::*;
 

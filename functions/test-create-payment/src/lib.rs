@@ -9,74 +9,25 @@
 //! helper never writes to a live bank. With an `Idempotency-Key`, runs at most once per key
 //! (`paygate_http::idempotency`).
 
-use std::sync::Arc;
-
 use lambda_http::{http::StatusCode, Body, Request, Response};
 use paygate_domain::{
-    money::valid_amount,
-    payment::PaymentView,
-    ports::{
-        AccountLookup, Clock, Expectation, IdGenerator, PaymentChange, PaymentWriter, TestOrder,
-        TestOrderState,
-    },
+    money::Amount,
+    payment::{CreatedPayment, PaymentView},
+    ports::{Expectation, PaymentChange, TestOrder, TestOrderState},
     AccountId, Currency, Mode, Payment, PaymentId, PaymentStatus, PosAccount,
 };
 use paygate_http::{
     body::{parse_object, Fields},
-    error::invalid_amount,
     handlers::caller,
     respond, ApiError,
 };
-use paygate_ops::{
+use paygate_payments::{
     accounts::{account_in_mode, accounts_in_mode},
-    OpError, Providers,
+    OpError,
 };
 
-pub struct Deps {
-    pub payments: Arc<dyn PaymentWriter>,
-    pub accounts: Arc<dyn AccountLookup>,
-    pub providers: Providers,
-    pub clock: Arc<dyn Clock>,
-    pub ids: Arc<dyn IdGenerator>,
-    /// `Idempotency-Key` records.
-    pub idempotency: paygate_http::Idempotency,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        use paygate_dynamo::schema::{PAYMENTS, POS_ACCOUNTS, SIMBANK};
-        let client = paygate_dynamo::client_from_env().await;
-        let (clock, ids) = paygate_compose::system();
-        let banks = paygate_compose::Banks::from_env().await?;
-        let providers = paygate_compose::providers(
-            &client,
-            &paygate_compose::table(&SIMBANK)?,
-            clock.clone(),
-            &banks,
-        );
-        let idempotency = paygate_compose::idempotency(
-            &client,
-            &paygate_compose::idempotency_table_from_env()?,
-            clock.clone(),
-            ids.clone(),
-        );
-        Ok(Self {
-            idempotency,
-            payments: Arc::new(paygate_dynamo::DynamoPayments::new(
-                client.clone(),
-                paygate_compose::table(&PAYMENTS)?,
-                "",
-            )),
-            accounts: Arc::new(paygate_dynamo::DynamoAccounts::new(
-                client,
-                paygate_compose::table(&POS_ACCOUNTS)?,
-            )),
-            providers,
-            clock,
-            ids,
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::TestCreatePayment as Deps;
 
 struct CreateRequest {
     amount: i64,
@@ -98,10 +49,7 @@ fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
         "bankState",
         "settled",
     ])?;
-    let amount = f.req_i64("amount")?;
-    if !valid_amount(amount) {
-        return Err(invalid_amount());
-    }
+    let amount = Amount::new(f.req_i64("amount")?)?.minor();
     let currency = Currency::parse(f.req_str("currency")?)
         .ok_or_else(|| ApiError::invalid("currency", "must be one of TRY, USD, EUR, GBP"))?;
     let status = match f.req_str("status")? {
@@ -166,7 +114,7 @@ fn accepts_test_orders(deps: &Deps, account: &PosAccount) -> bool {
 /// another merchant's account.
 async fn account(
     deps: &Deps,
-    who: &paygate_ops::Principal,
+    who: &paygate_payments::Principal,
     id: Option<AccountId>,
 ) -> Result<PosAccount, ApiError> {
     let accounts = deps.accounts.as_ref();
@@ -226,28 +174,19 @@ async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
             "The account's bank did not accept the test order.",
         )
     })?;
-    let payment = Payment {
-        id,
-        merchant_id: who.merchant_id,
-        mode: Mode::Test,
-        account_id: account.id,
-        order_id,
-        currency: r.currency,
-        amount: r.amount,
-        captured_amount: if r.status == PaymentStatus::Captured {
-            r.amount
-        } else {
-            0
+    let payment = Payment::created(
+        CreatedPayment {
+            id,
+            merchant_id: who.merchant_id,
+            mode: Mode::Test,
+            account_id: account.id,
+            order_id,
+            currency: r.currency,
+            amount: r.amount,
+            status: r.status,
         },
-        refunded_amount: 0,
-        status: r.status,
-        pending: None,
-        auth_code: String::new(),
-        rrn: String::new(),
-        version: 1,
-        created_at: now,
-        updated_at: now,
-    };
+        now,
+    );
     deps.payments
         .save(PaymentChange {
             payment: payment.clone(),

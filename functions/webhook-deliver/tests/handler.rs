@@ -7,6 +7,10 @@ use std::{sync::Arc, time::Duration};
 use async_trait::async_trait;
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
 use fn_webhook_deliver::{handle, Deps};
+use paygate_domain::testkit::{
+    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, ScriptedSender,
+    StaticSecrets, T0,
+};
 use paygate_domain::{
     ports::{
         DeliveryMessage, DeliveryStore, Expectation, Outbox, PaymentChange, PaymentWriter,
@@ -16,11 +20,7 @@ use paygate_domain::{
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, Payment, PaymentId,
     PaymentStatus, StoreError, Timestamp, WebhookEndpointId,
 };
-use paygate_pipeline::DeliverDeps;
-use paygate_testkit::{
-    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, ScriptedSender,
-    StaticSecrets, T0,
-};
+use paygate_webhooks::DeliverDeps;
 
 /// The outbox of `MemoryPayments`, unreachable for one event.
 struct Events {

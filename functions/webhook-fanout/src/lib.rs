@@ -1,6 +1,6 @@
 //! Events queue consumer: each SQS record is one outbox [`EventRecord`] (the JSON that
-//! `paygate_sqs::SqsEventPublisher` sends); it becomes one delivery per subscribed endpoint
-//! (`paygate_pipeline::fanout`), each put on the deliveries queue.
+//! `paygate_aws::sqs::SqsEventPublisher` sends); it becomes one delivery per subscribed endpoint
+//! (`paygate_webhooks::fanout`), each put on the deliveries queue.
 //!
 //! Records are processed concurrently and fail one by one: a failed record is reported in
 //! `batchItemFailures` (the event source has `ReportBatchItemFailures`), so SQS redelivers
@@ -9,26 +9,11 @@
 //! record never creates a second delivery.
 
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
+use paygate_aws::sqs::consumer::handle_batch;
 use paygate_domain::EventRecord;
-use paygate_pipeline::FanoutDeps;
-use paygate_sqs::consumer::handle_batch;
 
-/// Dependencies, built once per Lambda instance.
-pub struct Deps {
-    pub fanout: FanoutDeps,
-}
-
-impl Deps {
-    pub async fn from_env() -> Result<Self, paygate_compose::ConfigError> {
-        let tables = paygate_compose::PipelineTables::from_env()?;
-        let client = paygate_dynamo::client_from_env().await;
-        let sqs = paygate_sqs::client_from_env().await;
-        let (clock, _) = paygate_compose::system();
-        Ok(Self {
-            fanout: paygate_compose::fanout_deps(&client, &sqs, &tables, clock),
-        })
-    }
-}
+/// Dependencies, built once per Lambda instance by `paygate_compose`.
+pub use paygate_compose::WebhookFanout as Deps;
 
 /// Fans out every record of the batch; the response names the records that failed.
 pub async fn handle(deps: &Deps, event: SqsEvent) -> SqsBatchResponse {
@@ -40,7 +25,7 @@ pub async fn handle(deps: &Deps, event: SqsEvent) -> SqsBatchResponse {
 
 /// One event; `false` when it must be retried (or, never succeeding, reach the DLQ).
 async fn process(deps: &Deps, event: EventRecord) -> bool {
-    match paygate_pipeline::fanout(&deps.fanout, &event).await {
+    match paygate_webhooks::fanout(&deps.fanout, &event).await {
         Ok(enqueued) => {
             tracing::info!(event_id = %event.id, enqueued, "event fanned out");
             true

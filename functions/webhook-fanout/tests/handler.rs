@@ -7,16 +7,16 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use aws_lambda_events::sqs::{SqsEvent, SqsMessage};
 use fn_webhook_fanout::{handle, Deps};
+use paygate_domain::testkit::{
+    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, T0,
+};
 use paygate_domain::{
     ports::EndpointReader,
     webhook::{EventFilter, WebhookEndpoint},
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, Payment, PaymentId,
     PaymentStatus, StoreError, WebhookEndpointId,
 };
-use paygate_pipeline::FanoutDeps;
-use paygate_testkit::{
-    ManualClock, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue, T0,
-};
+use paygate_webhooks::FanoutDeps;
 
 /// Endpoints that are down for one merchant and in memory for the others; with a barrier,
 /// each listing waits until as many are in flight.

@@ -153,7 +153,7 @@ impl<'a> Ctx<'a> {
     pub async fn delivery(&self) -> Result<String, String> {
         let record: EventRecord =
             serde_json::from_value(self.event_record()).map_err(|e| e.to_string())?;
-        let now = paygate_domain::ports::Clock::now(&paygate_ops::system::SystemClock);
+        let now = paygate_domain::ports::Clock::now(&paygate_compose::system::SystemClock);
         // Stored as sent (as the dashboard's test event is), so the sweeper leaves it alone.
         OutboxWriter::put_event(&self.server.outbox(), &record, true)
             .await

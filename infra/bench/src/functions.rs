@@ -147,11 +147,11 @@ impl LocalStack<'_> {
             ("AWS_ENDPOINT_URL".to_owned(), self.endpoint.clone()),
             (
                 "AWS_REGION".to_owned(),
-                paygate_dynamo::moto::REGION.to_owned(),
+                paygate_aws::moto::REGION.to_owned(),
             ),
             (
                 "AWS_DEFAULT_REGION".to_owned(),
-                paygate_dynamo::moto::REGION.to_owned(),
+                paygate_aws::moto::REGION.to_owned(),
             ),
             ("AWS_ACCESS_KEY_ID".to_owned(), "test".to_owned()),
             ("AWS_SECRET_ACCESS_KEY".to_owned(), "test".to_owned()),

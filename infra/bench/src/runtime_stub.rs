@@ -220,7 +220,7 @@ async fn next(State(s): State<Arc<Shared>>) -> Response {
         }
         queued.await;
     };
-    let now = paygate_domain::ports::Clock::now(&paygate_ops::system::SystemClock);
+    let now = paygate_domain::ports::Clock::now(&paygate_compose::system::SystemClock);
     let deadline = now.unix_millis() + i64::try_from(DEADLINE.as_millis()).unwrap_or(0);
     let mut headers = HeaderMap::new();
     let mut set = |name: &'static str, value: String| {
@@ -308,7 +308,7 @@ mod tests {
             .parse()
             .unwrap();
         let now =
-            paygate_domain::ports::Clock::now(&paygate_ops::system::SystemClock).unix_millis();
+            paygate_domain::ports::Clock::now(&paygate_compose::system::SystemClock).unix_millis();
         assert!(deadline > now && deadline <= now + 30_000);
         assert!(h["lambda-runtime-trace-id"]
             .to_str()

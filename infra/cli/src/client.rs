@@ -5,7 +5,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use paygate_sigv4::{sign_request_with_session_token, AccessKey};
+use crate::sigv4::{sign_request_with_session_token, AccessKey};
 use reqwest::Method;
 use serde_json::Value;
 use url::Url;

@@ -6,7 +6,7 @@ use std::{
     time::SystemTime,
 };
 
-use paygate_sigv4::AdminCredentials;
+use crate::sigv4::AdminCredentials;
 use serde::Deserialize as _;
 use serde_json::Value;
 use url::Url;
@@ -180,7 +180,7 @@ pub async fn aws_chain_signer(region: &str) -> Result<Signer, CliError> {
         .await
         .map_err(|e| CliError::Credentials(format!("{}; {hint}", client::error_chain(&e))))?;
     Ok(Signer {
-        key: paygate_sigv4::AccessKey {
+        key: crate::sigv4::AccessKey {
             access_key_id: creds.access_key_id().to_owned(),
             secret_access_key: creds.secret_access_key().to_owned(),
         },

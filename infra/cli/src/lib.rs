@@ -19,6 +19,7 @@ pub mod error;
 pub mod listen;
 pub mod model;
 pub mod output;
+pub mod sigv4;
 
 use std::{future::Future, io::Read, io::Write, path::PathBuf};
 

@@ -6,6 +6,7 @@
 //! The local stack delivers here only when told to: `127.0.0.1` exempt from the
 //! private-network refusal and this certificate trusted ([`dev_server_hint`]).
 
+use paygate_webhooks::sender::deliver::{HEADER_DELIVERY, HEADER_EVENT, HEADER_SIGNATURE};
 use std::{
     net::SocketAddr,
     path::{Path, PathBuf},
@@ -31,7 +32,7 @@ use crate::CliError;
 /// Where `listen` keeps its certificate, relative to the current directory.
 pub const DEFAULT_CERT_DIR: &str = ".local/listen";
 /// The signature check's tolerance (the spec's 300 s).
-pub const TOLERANCE_SECS: i64 = paygate_signature::DEFAULT_TOLERANCE_SECS;
+pub const TOLERANCE_SECS: i64 = paygate_webhooks::signature::DEFAULT_TOLERANCE_SECS;
 
 /// The certificate and key files of a directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,12 +225,12 @@ async fn receive(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             .to_owned()
     };
     let secret = shared.secret.read().ok().and_then(|s| s.clone());
-    let verdict = match (&secret, headers.get("x-svc-signature").map(|v| v.to_str())) {
+    let verdict = match (&secret, headers.get(HEADER_SIGNATURE).map(|v| v.to_str())) {
         (None, _) => Err("no signing secret yet".to_owned()),
         (_, None) => Err("no X-Svc-Signature header".to_owned()),
         (_, Some(Err(_))) => Err("X-Svc-Signature is not text".to_owned()),
         (Some(secret), Some(Ok(sig))) => {
-            paygate_signature::verify(sig, &body, &[secret.as_str()], now, TOLERANCE_SECS)
+            paygate_webhooks::signature::verify(sig, &body, &[secret.as_str()], now, TOLERANCE_SECS)
                 .map_err(|e| e.to_string())
         }
     };
@@ -243,9 +244,9 @@ async fn receive(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     let answered = shared.answer.load(Ordering::SeqCst);
     let event = ReceivedEvent {
         received_at,
-        event_type: field("type").unwrap_or_else(|| header("x-svc-event")),
+        event_type: field("type").unwrap_or_else(|| header(HEADER_EVENT)),
         event_id: field("id").unwrap_or_default(),
-        delivery_id: header("x-svc-delivery"),
+        delivery_id: header(HEADER_DELIVERY),
         verdict,
         answered,
         body: body.to_vec(),

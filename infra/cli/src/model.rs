@@ -1,4 +1,4 @@
-//! The admin API's answers as the CLI reads them (see `paygate_admin::views` for the
+//! The admin API's answers as the CLI reads them (see `paygate_http::admin::views` for the
 //! server's side). Lenient on purpose: unknown fields are ignored, so a newer server does
 //! not break an older CLI; `--json` prints the answers untouched instead.
 

@@ -12,7 +12,7 @@ use std::{
 
 use clap::Parser;
 use paygate_cli::{run, run_verify, Cli, EXIT_INVALID, EXIT_OK, EXIT_USAGE};
-use paygate_signature::VerifyError;
+use paygate_webhooks::signature::VerifyError;
 
 const SECRET: &str = "whsec_test_secret";
 const T: i64 = 1_795_251_600;

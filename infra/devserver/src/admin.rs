@@ -6,25 +6,23 @@
 use std::{collections::HashMap, sync::Arc};
 
 use axum::{
-    body::{to_bytes, Body as AxumBody},
     extract::{Path, Request as AxumRequest, State},
     http::StatusCode,
     response::Response as AxumResponse,
     routing::{delete, get, patch, post},
     Router,
 };
-use lambda_http::{
-    aws_lambda_events::apigw::ApiGatewayV2httpRequestContext, request::RequestContext,
-    Body as LambdaBody, RequestExt,
-};
-use paygate_admin::{AdminFunction, AdminRoute};
-use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::{Client, TableNames};
+use lambda_http::{aws_lambda_events::apigw::ApiGatewayV2httpRequestContext, Body as LambdaBody};
+use paygate_cli::sigv4::AdminCredentials;
+use paygate_compose::{Build, ConfigError, Wiring};
+use paygate_domain::ports::Clock;
+use paygate_http::admin::{AdminFunction, AdminRoute};
 use paygate_http::ApiError;
-use paygate_sigv4::AdminCredentials;
-use paygate_webhooks::EgressPolicy;
 
-use crate::sigv4::Verifier;
+use crate::{
+    gateway::{lambda_request, method_not_allowed, read, to_axum},
+    sigv4::Verifier,
+};
 
 /// Signing secrets of endpoints made through the local admin API:
 /// `paygate/local/webhooks/<endpointId>` (the template's `paygate/<stage>/webhooks/`).
@@ -32,7 +30,10 @@ pub const SECRET_PREFIX: &str = "paygate/local/webhooks/";
 
 /// Every admin route the dev server serves (the template's IAM-authorized HttpApi events).
 pub fn route_keys() -> Vec<String> {
-    paygate_admin::ROUTES.iter().map(|r| r.key()).collect()
+    paygate_http::admin::ROUTES
+        .iter()
+        .map(|r| r.key())
+        .collect()
 }
 
 /// The two admin functions' dependencies, built once, and the signature check.
@@ -43,80 +44,22 @@ pub struct AdminApp {
     clock: Arc<dyn Clock>,
 }
 
-/// What the admin functions are built from.
-pub struct AdminWiring<'a> {
-    pub client: &'a Client,
-    pub sqs: &'a paygate_sqs::Client,
-    pub secrets: &'a paygate_secrets::Client,
-    pub tables: &'a TableNames,
-    pub queues: &'a paygate_sqs::QueueUrls,
-    /// The same exemptions the stack's webhook sender has.
-    pub egress: EgressPolicy,
-    pub clock: Arc<dyn Clock>,
-    pub ids: Arc<dyn IdGenerator>,
-}
-
-impl AdminWiring<'_> {
-    fn tables(&self) -> paygate_compose::AdminTables {
-        paygate_compose::AdminTables {
-            webhook_endpoints: self.tables.webhook_endpoints.clone(),
-            deliveries: self.tables.deliveries.clone(),
-            events: self.tables.events.clone(),
-            pos_accounts: self.tables.pos_accounts.clone(),
-            deliveries_queue_url: self.queues.deliveries.clone(),
-        }
-    }
-
-    /// The `admin-endpoints` function's dependencies.
-    pub fn endpoints_deps(&self) -> paygate_admin::EndpointsDeps {
-        let tables = self.tables();
-        let parts = paygate_compose::AdminParts {
-            client: self.client,
-            sqs: self.sqs,
-            tables: &tables,
-            clock: self.clock.clone(),
-        };
-        paygate_compose::admin_endpoints_deps(
-            &parts,
-            self.secrets,
-            self.ids.clone(),
-            self.egress.clone(),
-            SECRET_PREFIX,
-        )
-    }
-
-    fn deliveries_deps(&self) -> paygate_admin::DeliveriesDeps {
-        let tables = self.tables();
-        let parts = paygate_compose::AdminParts {
-            client: self.client,
-            sqs: self.sqs,
-            tables: &tables,
-            clock: self.clock.clone(),
-        };
-        paygate_compose::admin_deliveries_deps(&parts)
-    }
-}
-
 impl AdminApp {
     /// `admin`: the local admin credentials (seed.json `"admin"`); without them every admin
     /// request is refused.
-    pub fn new(w: &AdminWiring<'_>, admin: Option<AdminCredentials>) -> Self {
-        Self {
-            endpoints: fn_admin_endpoints::Deps {
-                admin: w.endpoints_deps(),
-            },
-            deliveries: fn_admin_deliveries::Deps {
-                admin: w.deliveries_deps(),
-            },
+    pub fn new(w: &Wiring, admin: Option<AdminCredentials>) -> Result<Self, ConfigError> {
+        Ok(Self {
+            endpoints: Build::build(w)?,
+            deliveries: Build::build(w)?,
             verifier: Verifier::new(admin),
             clock: w.clock.clone(),
-        }
+        })
     }
 }
 
 type Shared = Arc<AdminApp>;
 
-/// The admin routes, one `.route` per route of `paygate_admin::ROUTES`.
+/// The admin routes, one `.route` per route of `paygate_http::admin::ROUTES`.
 pub fn router(app: Shared) -> Router {
     let to = |route: AdminRoute| {
         move |State(app): State<Shared>,
@@ -169,21 +112,9 @@ pub fn router(app: Shared) -> Router {
             "/admin/v1/merchants/{merchantId}/events/{eventId}/deliveries",
             get(to(R::ListEventDeliveries)),
         )
-        .method_not_allowed_fallback(|| async {
-            to_axum(
-                ApiError::new(
-                    StatusCode::METHOD_NOT_ALLOWED,
-                    "method_not_allowed",
-                    "This route does not accept that method.",
-                )
-                .into_response(),
-            )
-        })
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(app)
 }
-
-/// Largest body the emulated API Gateway accepts before the function sees it.
-const GATEWAY_BODY_LIMIT: usize = 1024 * 1024;
 
 /// 403 `forbidden`, as API Gateway's IAM authorization refuses (its own body there is
 /// `{"message": "Forbidden"}`-like; locally the envelope carries the reason).
@@ -202,16 +133,9 @@ async fn dispatch(
     params: HashMap<String, String>,
     req: AxumRequest,
 ) -> AxumResponse {
-    let (parts, body) = req.into_parts();
-    let Ok(bytes) = to_bytes(body, GATEWAY_BODY_LIMIT).await else {
-        return to_axum(
-            ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "request_too_large",
-                "Request body too large.",
-            )
-            .into_response(),
-        );
+    let (parts, bytes) = match read(req).await {
+        Ok(read) => read,
+        Err(too_large) => return *too_large,
     };
     // IAM authorization runs first, as API Gateway would.
     let path_and_query = parts
@@ -231,32 +155,12 @@ async fn dispatch(
 
     let mut ctx = ApiGatewayV2httpRequestContext::default();
     ctx.route_key = Some(route.key());
-    let body = if bytes.is_empty() {
-        LambdaBody::Empty
-    } else {
-        match String::from_utf8(bytes.to_vec()) {
-            Ok(s) => LambdaBody::Text(s),
-            Err(e) => LambdaBody::Binary(e.into_bytes()),
-        }
-    };
-    let lreq = lambda_http::http::Request::from_parts(parts, body)
-        .with_path_parameters(params)
-        .with_request_context(RequestContext::ApiGatewayV2(ctx));
+    let lreq = lambda_request(parts, &bytes, params, ctx);
     let resp = match route.function() {
         AdminFunction::Endpoints => fn_admin_endpoints::handle(&app.endpoints, lreq).await,
         AdminFunction::Deliveries => fn_admin_deliveries::handle(&app.deliveries, lreq).await,
     };
     to_axum(resp)
-}
-
-fn to_axum(resp: lambda_http::Response<LambdaBody>) -> AxumResponse {
-    let (parts, body) = resp.into_parts();
-    let bytes = match body {
-        LambdaBody::Text(s) => s.into_bytes(),
-        LambdaBody::Binary(b) => b,
-        _ => Vec::new(),
-    };
-    AxumResponse::from_parts(parts, AxumBody::from(bytes))
 }
 
 /// What the banner says about the admin API.

@@ -17,15 +17,16 @@
 
 use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
+use paygate_aws::secrets::SecretsManagerCredentials;
 use paygate_bankkit::{
     sim::{SimServer, SimState},
-    AccountCredentials, SecretsManagerCredentials,
+    AccountCredentials,
 };
 use paygate_domain::{
     ports::{TestOrder, TestOrderState},
     PaymentStatus, StoreError,
 };
-use paygate_ops::Providers;
+use paygate_payments::Providers;
 use serde::Deserialize;
 
 use crate::{
@@ -171,7 +172,7 @@ fn started(
 /// real-protocol account's secret under `secret_prefix`.
 pub(crate) async fn start(
     seed: &Seed,
-    secrets: &paygate_secrets::Client,
+    secrets: &paygate_aws::secrets::Client,
     secret_prefix: &str,
     timeout: Duration,
 ) -> Result<BankSims, String> {
@@ -276,13 +277,13 @@ pub(crate) async fn start(
 /// Writes `<prefix><accountId>` for every seeded account of a real protocol.
 async fn store_secrets(
     seed: &Seed,
-    secrets: &paygate_secrets::Client,
+    secrets: &paygate_aws::secrets::Client,
     sims: &BankSims,
 ) -> Result<(), String> {
     let store =
         SecretsManagerCredentials::new(secrets.clone(), &sims.secret_prefix, Duration::ZERO);
     for a in seed.merchants.iter().flat_map(|m| m.accounts.iter()) {
-        if a.provider_code == paygate_simbank::PROVIDER_CODE {
+        if a.provider_code == paygate_bank_simulator::PROVIDER_CODE {
             continue;
         }
         let mut values = a.credentials.0.clone();
@@ -313,7 +314,7 @@ pub(crate) async fn register_seed_orders(providers: &Providers, seed: &Seed) -> 
         let Some(account) = seed.account(&p.account_id) else {
             return Err(format!("seed payment {}: unknown account", p.id));
         };
-        if account.provider_code == paygate_simbank::PROVIDER_CODE {
+        if account.provider_code == paygate_bank_simulator::PROVIDER_CODE {
             continue;
         }
         let orders = providers

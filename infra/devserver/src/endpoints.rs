@@ -1,29 +1,18 @@
 //! Seeded webhook endpoints (seed.json `webhookEndpoints`, with fixed local-only secrets):
 //! the endpoint item in the endpoints table, its signing secret in Secrets Manager.
-//! Endpoints made at run time go through the dashboard's admin API ([`crate::admin`]).
+//! Endpoints made at run time go through the dashboard's admin API ([`crate::admin`]), whose
+//! `paygate_http::admin::new_signing_secret` makes their secrets.
 
+use paygate_aws::secrets::SecretsManagerSigning;
+use paygate_domain::secret::SecretDoc;
 use paygate_domain::{
     webhook::{EventFilter, WebhookEndpoint, WebhookEndpointId},
     MerchantId, Mode, StoreError, Timestamp,
 };
-use paygate_secrets::{SecretDoc, SecretsManagerSigning};
 
 /// The Secrets Manager name of an endpoint's signing secret in the local stack.
 pub fn secret_name(endpoint: &WebhookEndpointId) -> String {
     format!("paygate/local/webhooks/{endpoint}")
-}
-
-/// A fresh signing secret: `whsec_` and 32 random bytes in lowercase hex.
-pub fn new_signing_secret() -> Result<String, StoreError> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| StoreError::Unavailable(format!("OS random source: {e}")))?;
-    let mut out = String::with_capacity(6 + 64);
-    out.push_str("whsec_");
-    for b in bytes {
-        out.push_str(&format!("{b:02x}"));
-    }
-    Ok(out)
 }
 
 /// Stores `secret` as the current signing secret under `name`, creating the secret or
@@ -68,7 +57,7 @@ pub struct NewEndpoint {
 
 /// Writes the secret, then the endpoint (replacing one with the same merchant and id).
 pub async fn put(
-    endpoints: &paygate_dynamo::DynamoEndpoints,
+    endpoints: &paygate_aws::dynamo::DynamoEndpoints,
     signing: &SecretsManagerSigning,
     new: NewEndpoint,
     now: Timestamp,
@@ -88,19 +77,4 @@ pub async fn put(
     };
     endpoints.put_endpoint(&endpoint, false).await?;
     Ok(endpoint)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secrets_are_prefixed_random_hex() {
-        let a = new_signing_secret().ok().unwrap_or_default();
-        let b = new_signing_secret().ok().unwrap_or_default();
-        assert!(a.starts_with("whsec_"));
-        assert_eq!(a.len(), 6 + 64);
-        assert!(a[6..].bytes().all(|c| c.is_ascii_hexdigit()));
-        assert_ne!(a, b);
-    }
 }

@@ -7,6 +7,7 @@
 pub mod admin;
 pub mod banks;
 pub mod endpoints;
+mod gateway;
 pub mod pipeline;
 pub mod reconciler;
 pub mod router;
@@ -15,16 +16,19 @@ pub mod sigv4;
 
 use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
+use paygate_aws::dynamo::{
+    Client, DynamoDeliveries, DynamoEndpoints, DynamoEvents, DynamoPayments, TableNames,
+};
+use paygate_aws::moto::MotoServer;
+use paygate_aws::secrets::SecretsManagerSigning;
+use paygate_compose::{
+    Build, Names, OutboxSweeper, Overrides, WebhookDeliver, WebhookFanout, Wiring,
+};
 use paygate_domain::{
     ports::{Clock, IdGenerator},
     webhook::{EventFilter, RetrySchedule, WebhookEndpoint, WebhookEndpointId},
     MerchantId, Mode, StoreError,
 };
-use paygate_dynamo::{
-    moto::MotoServer, Client, DynamoDeliveries, DynamoEndpoints, DynamoEvents, DynamoPayments,
-    TableNames,
-};
-use paygate_secrets::SecretsManagerSigning;
 use tokio::{net::TcpListener, task::JoinHandle};
 
 pub use banks::DEFAULT_BANK_TIMEOUT;
@@ -74,13 +78,13 @@ pub struct WebhookSettings {
 pub struct DevServer {
     pub url: String,
     pub tables: TableNames,
-    pub queues: paygate_sqs::QueueUrls,
-    pub sqs: paygate_sqs::Client,
+    pub queues: paygate_aws::sqs::QueueUrls,
+    pub sqs: paygate_aws::sqs::Client,
     pub client: Client,
-    pub secrets: paygate_secrets::Client,
+    pub secrets: paygate_aws::secrets::Client,
     pub webhook: WebhookSettings,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
+    /// What every function of this stack was built from.
+    wiring: Arc<Wiring>,
     server: JoinHandle<()>,
     _pipeline: pipeline::Pipeline,
     /// The bank protocol simulators (see [`banks`]), alive as long as the server.
@@ -99,7 +103,7 @@ impl Drop for DevServer {
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error(transparent)]
-    Moto(#[from] paygate_dynamo::moto::MotoError),
+    Moto(#[from] paygate_aws::moto::MotoError),
     #[error("creating tables: {0}")]
     Tables(String),
     #[error("seeding: {0}")]
@@ -110,6 +114,8 @@ pub enum StartError {
     Listen(#[from] std::io::Error),
     #[error("bank simulators: {0}")]
     Banks(String),
+    #[error("wiring: {0}")]
+    Wiring(#[from] paygate_compose::ConfigError),
 }
 
 /// Starts a stack with its own moto server (the `make dev` case).
@@ -127,48 +133,51 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         .validate()
         .map_err(|e| StartError::Seed(e.to_string()))?;
     // The deployed functions' SDK retry configuration, not the tests' (retries off).
-    let client = paygate_dynamo::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
-    paygate_dynamo::create_tables(&client, &opts.prefix)
+    let aws = paygate_aws::Clients::local(&moto.endpoint, paygate_aws::moto::REGION);
+    let client = aws.dynamo.clone();
+    paygate_aws::dynamo::create_tables(&client, &opts.prefix)
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;
-    let tables = paygate_dynamo::table_names(&opts.prefix);
+    let tables = paygate_aws::dynamo::table_names(&opts.prefix);
     // SQS and Secrets Manager are served by the same emulator endpoint as DynamoDB.
-    let sqs = paygate_sqs::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
-    let secrets =
-        paygate_secrets::client_for_endpoint(&moto.endpoint, paygate_dynamo::moto::REGION);
-    let queues = paygate_sqs::create_queues(&sqs, &opts.prefix)
+    let sqs = aws.sqs.clone();
+    let secrets = aws.secrets.clone();
+    let queues = paygate_aws::sqs::create_queues(&sqs, &opts.prefix)
         .await
         .map_err(|e| StartError::Tables(e.to_string()))?;
     // Bank credentials live in Secrets Manager like in AWS, under a per-stack prefix; the
     // real protocols' accounts point at in-process simulators.
     let bank_secret_prefix = format!("paygate/local/{}banks/", opts.prefix);
-    let mut banks = paygate_compose::Banks::new(&secrets, &bank_secret_prefix)
-        .map_err(|e| StartError::Tables(e.to_string()))?;
-    banks.transport = paygate_bankkit::BankTransport::new(opts.bank_timeout)
-        .map_err(|e| StartError::Banks(e.to_string()))?;
     let bank_sims = banks::start(&opts.seed, &secrets, &bank_secret_prefix, opts.bank_timeout)
         .await
         .map_err(StartError::Banks)?;
-    let app = router::App::new(
-        &client,
-        &sqs,
-        &tables,
-        &queues,
-        &banks,
-        opts.clock.clone(),
-        opts.ids.clone(),
-    );
-    let signing = SecretsManagerSigning::new(secrets.clone(), paygate_secrets::DEFAULT_TTL);
+    let w = &opts.webhook;
+    let sender = Arc::new(paygate_webhooks::HttpSender::new(w.sender.clone())?);
+    // Every function's dependencies come from the same compose builders the Lambdas call;
+    // only the names (this stack's tables, queues and prefixes) and the local knobs differ.
+    let wiring = Arc::new(Wiring {
+        aws: aws.clone(),
+        names: local_names(&tables, &queues, &bank_secret_prefix),
+        clock: opts.clock.clone(),
+        ids: opts.ids.clone(),
+        overrides: Overrides {
+            bank_timeout: Some(opts.bank_timeout),
+            signing_secret_ttl: Some(w.secret_cache_ttl),
+            sweep_grace_ms: Some(i64::try_from(w.sweep_grace.as_millis()).unwrap_or(i64::MAX)),
+            retry_schedule: Some(w.schedule.clone()),
+            sender: Some(sender),
+            egress: Some(w.sender.policy.clone()),
+        },
+    });
+    let app = router::App::new(&wiring)?;
+    let signing = SecretsManagerSigning::new(secrets.clone(), paygate_aws::secrets::DEFAULT_TTL);
     seed::load(&client, &signing, &tables, &opts.seed, opts.clock.clone())
         .await
         .map_err(|e| StartError::Seed(e.to_string()))?;
-    let providers =
-        paygate_compose::providers(&client, &tables.simbank, opts.clock.clone(), &banks);
-    banks::register_seed_orders(&providers, &opts.seed)
+    banks::register_seed_orders(&paygate_compose::providers(&wiring)?, &opts.seed)
         .await
         .map_err(StartError::Seed)?;
 
-    let w = &opts.webhook;
     let webhook = WebhookSettings {
         schedule: w.schedule.clone(),
         allow_addrs: w.sender.policy.allow.clone(),
@@ -176,72 +185,30 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         timeout: w.sender.timeout.min(paygate_webhooks::DELIVERY_TIMEOUT),
         sweep_every: w.sweep_every,
     };
-    let sender = Arc::new(paygate_webhooks::HttpSender::new(w.sender.clone())?);
-    let pipeline_tables = pipeline_tables(&tables, &queues);
-    let sweep = paygate_compose::sweep_deps(
-        &client,
-        &sqs,
-        &pipeline_tables,
-        opts.clock.clone(),
-        i64::try_from(w.sweep_grace.as_millis()).unwrap_or(i64::MAX),
-    );
     let pipeline = pipeline::spawn(pipeline::PipelineParts {
         sqs: sqs.clone(),
         events_queue_url: queues.events.clone(),
         deliveries_queue_url: queues.deliveries.clone(),
-        fanout: paygate_compose::fanout_deps(&client, &sqs, &pipeline_tables, opts.clock.clone()),
-        deliver: pipeline::with_secret_cache(
-            paygate_compose::deliver_deps(
-                &client,
-                &sqs,
-                &secrets,
-                &pipeline_tables,
-                sender,
-                opts.clock.clone(),
-                w.schedule.clone(),
-            ),
-            &secrets,
-            w.secret_cache_ttl,
-        ),
-        sweep,
+        fanout: WebhookFanout::build(&wiring)?.fanout,
+        deliver: WebhookDeliver::build(&wiring)?.deliver,
+        sweep: OutboxSweeper::build(&wiring)?.sweep,
         idle_poll: w.idle_poll,
         sweep_every: w.sweep_every,
     });
 
     // The reconciler: the scheduled function's handler, wired like the Lambda.
-    let reconciler = opts.reconcile_every.map(|every| {
-        let op_tables = operation_tables(&tables, &queues);
-        let deps = fn_reconciler::Deps {
-            reconciler: paygate_compose::reconciler_deps(
-                &client,
-                &sqs,
-                &op_tables,
-                &banks,
-                opts.clock.clone(),
-                opts.ids.clone(),
-                paygate_ops::ReconcilerLimits::default(),
-            ),
-            stage: "local".to_owned(),
-        };
-        reconciler::spawn(deps, every)
-    });
+    let reconciler = match opts.reconcile_every {
+        Some(every) => Some(reconciler::spawn(
+            paygate_compose::Reconciler::build(&wiring)?,
+            every,
+        )),
+        None => None,
+    };
 
     let listener = TcpListener::bind(opts.addr).await?;
     let url = format!("http://{}", listener.local_addr()?);
     // The dashboard's admin routes, behind the emulated IAM (SigV4) authorization.
-    let admin = admin::AdminApp::new(
-        &admin::AdminWiring {
-            client: &client,
-            sqs: &sqs,
-            secrets: &secrets,
-            tables: &tables,
-            queues: &queues,
-            egress: w.sender.policy.clone(),
-            clock: opts.clock.clone(),
-            ids: opts.ids.clone(),
-        },
-        opts.seed.admin.clone(),
-    );
+    let admin = admin::AdminApp::new(&wiring, opts.seed.admin.clone())?;
     let router = router::router(Arc::new(app)).merge(admin::router(Arc::new(admin)));
     let server = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, router).await {
@@ -256,8 +223,7 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         client,
         secrets,
         webhook,
-        clock: opts.clock,
-        ids: opts.ids,
+        wiring,
         server,
         _pipeline: pipeline,
         banks: bank_sims,
@@ -266,32 +232,25 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
     })
 }
 
-/// The money functions' (and the reconciler's) table names and events queue in a stack.
-pub fn operation_tables(
-    t: &TableNames,
-    q: &paygate_sqs::QueueUrls,
-) -> paygate_compose::OperationTables {
-    paygate_compose::OperationTables {
-        payments: t.payments.clone(),
-        events: t.events.clone(),
-        pos_accounts: t.pos_accounts.clone(),
-        simbank: t.simbank.clone(),
-        events_queue_url: q.events.clone(),
-    }
-}
-
-/// The pipeline's table names and queue URLs in a stack.
-pub fn pipeline_tables(
-    t: &TableNames,
-    q: &paygate_sqs::QueueUrls,
-) -> paygate_compose::PipelineTables {
-    paygate_compose::PipelineTables {
-        events: t.events.clone(),
-        webhook_endpoints: t.webhook_endpoints.clone(),
-        deliveries: t.deliveries.clone(),
-        events_queue_url: q.events.clone(),
-        deliveries_queue_url: q.deliveries.clone(),
-    }
+/// A local stack's names, under the template's variables: its tables and queues, the
+/// secret prefixes and the stage.
+pub fn local_names(
+    tables: &TableNames,
+    queues: &paygate_aws::sqs::QueueUrls,
+    bank_secret_prefix: &str,
+) -> Names {
+    Names::local(
+        tables,
+        queues,
+        [
+            (paygate_compose::BANK_SECRET_PREFIX_ENV, bank_secret_prefix),
+            (
+                paygate_compose::WEBHOOK_SECRET_PREFIX_ENV,
+                admin::SECRET_PREFIX,
+            ),
+            (paygate_compose::STAGE_ENV, "local"),
+        ],
+    )
 }
 
 impl DevServer {
@@ -321,25 +280,15 @@ impl DevServer {
 
     /// Signing secrets (uncached reads with `read`; writes with `create` / `put`).
     pub fn signing(&self) -> SecretsManagerSigning {
-        SecretsManagerSigning::new(self.secrets.clone(), paygate_secrets::DEFAULT_TTL)
+        SecretsManagerSigning::new(self.secrets.clone(), paygate_aws::secrets::DEFAULT_TTL)
     }
 
     /// The admin API's `admin-endpoints` dependencies over this stack (what the local
     /// admin routes run), for tests that drive the handlers directly.
-    pub fn admin_endpoints(&self) -> paygate_admin::EndpointsDeps {
-        admin::AdminWiring {
-            client: &self.client,
-            sqs: &self.sqs,
-            secrets: &self.secrets,
-            tables: &self.tables,
-            queues: &self.queues,
-            egress: paygate_webhooks::EgressPolicy {
-                allow: self.webhook.allow_addrs.clone(),
-            },
-            clock: self.clock.clone(),
-            ids: self.ids.clone(),
-        }
-        .endpoints_deps()
+    pub fn admin_endpoints(&self) -> Result<paygate_http::admin::EndpointsDeps, StoreError> {
+        paygate_compose::AdminEndpoints::build(&self.wiring)
+            .map(|d| d.admin)
+            .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
     /// Registers an enabled webhook endpoint through the dashboard's create handler (the
@@ -359,10 +308,13 @@ impl DevServer {
             "mode": mode.as_str(),
         });
         let body = body.as_object().cloned().unwrap_or_default();
-        let made =
-            paygate_admin::endpoints::create(&self.admin_endpoints(), merchant.as_str(), &body)
-                .await
-                .map_err(|e| StoreError::Unavailable(format!("{}: {}", e.code, e.message)))?;
+        let made = paygate_http::admin::endpoints::create(
+            &self.admin_endpoints()?,
+            merchant.as_str(),
+            &body,
+        )
+        .await
+        .map_err(|e| StoreError::Unavailable(format!("{}: {}", e.code, e.message)))?;
         let id = WebhookEndpointId::parse(&made.endpoint.id)
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let endpoint =

@@ -7,14 +7,14 @@
 //! visibility timeout and ends in the dead-letter queue after `maxReceiveCount` receives.
 //!
 //! The pollers short-poll (`WaitTimeSeconds=0`) and sleep [`WebhookOptions::idle_poll`]
-//! after an empty receive: moto serializes every request (see `paygate_dynamo::moto`), so a
+//! after an empty receive: moto serializes every request (see `paygate_aws::moto`), so a
 //! long poll would hold every other request of the emulator for its whole wait.
 
 use std::{future::Future, sync::Arc, time::Duration};
 
 use paygate_domain::{ports::DeliveryMessage, webhook::RetrySchedule, EventRecord};
-use paygate_pipeline::{DeliverDeps, FanoutDeps, SweepDeps};
 use paygate_webhooks::SenderConfig;
+use paygate_webhooks::{DeliverDeps, FanoutDeps, SweepDeps};
 use tokio::{sync::Semaphore, task::JoinSet};
 
 /// Messages one poller handles at the same time at most (a batch is at most 10).
@@ -33,12 +33,12 @@ pub struct WebhookOptions {
     /// How often the sweeper runs (deployed: every minute).
     pub sweep_every: Duration,
     /// How old an unsent event or an overdue delivery must be before the sweeper acts
-    /// (deployed: [`paygate_pipeline::sweep::GRACE_MS`]).
+    /// (deployed: [`paygate_webhooks::sweep::GRACE_MS`]).
     pub sweep_grace: Duration,
     /// How long a poller sleeps after a receive that returned nothing.
     pub idle_poll: Duration,
     /// How long the deliver step reuses a signing secret it read (deployed:
-    /// `paygate_secrets::DEFAULT_TTL`, so a rotation reaches the sender within that time;
+    /// `paygate_aws::secrets::DEFAULT_TTL`, so a rotation reaches the sender within that time;
     /// tests of rotation use zero to see it at once).
     pub secret_cache_ttl: Duration,
 }
@@ -52,25 +52,12 @@ impl Default for WebhookOptions {
             schedule: RetrySchedule::default(),
             sweep_every: Duration::from_secs(30),
             sweep_grace: Duration::from_millis(
-                u64::try_from(paygate_pipeline::sweep::GRACE_MS).unwrap_or(60_000),
+                u64::try_from(paygate_webhooks::sweep::GRACE_MS).unwrap_or(60_000),
             ),
             idle_poll: Duration::from_millis(200),
-            secret_cache_ttl: paygate_secrets::DEFAULT_TTL,
+            secret_cache_ttl: paygate_aws::secrets::DEFAULT_TTL,
         }
     }
-}
-
-/// `deps` with its signing secrets read through a cache of `ttl`.
-pub(crate) fn with_secret_cache(
-    mut deps: DeliverDeps,
-    secrets: &paygate_secrets::Client,
-    ttl: Duration,
-) -> DeliverDeps {
-    deps.secrets = Arc::new(paygate_secrets::SecretsManagerSigning::new(
-        secrets.clone(),
-        ttl,
-    ));
-    deps
 }
 
 /// The three background tasks; dropping this aborts them (and every handler in flight).
@@ -87,7 +74,7 @@ impl Drop for Pipeline {
 }
 
 pub(crate) struct PipelineParts {
-    pub sqs: paygate_sqs::Client,
+    pub sqs: paygate_aws::sqs::Client,
     pub events_queue_url: String,
     pub deliveries_queue_url: String,
     pub fanout: FanoutDeps,
@@ -117,7 +104,7 @@ pub(crate) fn spawn(p: PipelineParts) -> Pipeline {
                         return false;
                     }
                 };
-                match paygate_pipeline::fanout(&deps, &event).await {
+                match paygate_webhooks::fanout(&deps, &event).await {
                     Ok(n) => {
                         tracing::info!(event_id = %event.id, event_type = event.event_type.as_str(), deliveries = n, "event fanned out");
                         true
@@ -145,7 +132,7 @@ pub(crate) fn spawn(p: PipelineParts) -> Pipeline {
                         return false;
                     }
                 };
-                match paygate_pipeline::deliver(&deps, &msg).await {
+                match paygate_webhooks::deliver(&deps, &msg).await {
                     Ok(outcome) => {
                         tracing::debug!(delivery_id = %msg.delivery_id, attempt = msg.attempt, ?outcome, "deliver");
                         true
@@ -164,7 +151,7 @@ pub(crate) fn spawn(p: PipelineParts) -> Pipeline {
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tick.tick().await;
-            if let Err(e) = paygate_pipeline::sweep(&sweep).await {
+            if let Err(e) = paygate_webhooks::sweep(&sweep).await {
                 tracing::warn!(error = %e, "sweep failed; the next tick tries again");
             }
         }
@@ -177,7 +164,7 @@ pub(crate) fn spawn(p: PipelineParts) -> Pipeline {
 /// Receives batches from `queue_url` and runs `handle` on every message concurrently,
 /// deleting a message once `handle` returned `true` for it.
 async fn poll_queue<H, F>(
-    sqs: paygate_sqs::Client,
+    sqs: paygate_aws::sqs::Client,
     queue_url: String,
     idle: Duration,
     name: &'static str,
@@ -200,7 +187,7 @@ async fn poll_queue<H, F>(
             continue;
         }
         let max = i32::try_from(free.min(10)).unwrap_or(10);
-        let batch = match paygate_sqs::receive(&sqs, &queue_url, max, 0).await {
+        let batch = match paygate_aws::sqs::receive(&sqs, &queue_url, max, 0).await {
             Ok(b) => b,
             Err(e) => {
                 tracing::warn!(queue = name, error = %e, "receive failed");
@@ -221,7 +208,7 @@ async fn poll_queue<H, F>(
             let url = queue_url.clone();
             running.spawn(async move {
                 if work.await {
-                    if let Err(e) = paygate_sqs::delete(&sqs, &url, &m.receipt_handle).await {
+                    if let Err(e) = paygate_aws::sqs::delete(&sqs, &url, &m.receipt_handle).await {
                         // Handled but not deleted: it comes back, and handling is idempotent.
                         tracing::warn!(queue = name, message_id = %m.message_id, error = %e, "delete failed");
                     }

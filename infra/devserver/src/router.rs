@@ -4,20 +4,17 @@
 use std::{collections::HashMap, sync::Arc};
 
 use axum::{
-    body::{to_bytes, Body as AxumBody},
     extract::{Path, Request as AxumRequest, State},
-    http::StatusCode,
     response::Response as AxumResponse,
     routing::{get, post},
     Router,
 };
-use lambda_http::{
-    aws_lambda_events::apigw::{ApiGatewayRequestAuthorizer, ApiGatewayV2httpRequestContext},
-    request::RequestContext,
-    Body as LambdaBody, RequestExt,
+use lambda_http::aws_lambda_events::apigw::{
+    ApiGatewayRequestAuthorizer, ApiGatewayV2httpRequestContext,
 };
-use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::{Client, TableNames};
+use paygate_compose::{Build, ConfigError, Wiring};
+
+use crate::gateway::{lambda_request, method_not_allowed, read, to_axum};
 use paygate_http::ApiError;
 
 /// Every function's dependencies, built once like a warm Lambda's.
@@ -33,73 +30,18 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(
-        client: &Client,
-        sqs: &paygate_sqs::Client,
-        t: &TableNames,
-        queues: &paygate_sqs::QueueUrls,
-        banks: &paygate_compose::Banks,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-    ) -> Self {
-        use paygate_compose as c;
-        let op_tables = crate::operation_tables(t, queues);
-        let ops = || c::operation_deps(client, sqs, &op_tables, banks, clock.clone(), ids.clone());
-        let points_tables = c::PointsTables {
-            pos_accounts: t.pos_accounts.clone(),
-            bins: t.bins.clone(),
-            simbank: t.simbank.clone(),
-        };
-        let providers = c::providers(client, &t.simbank, clock.clone(), banks);
-        // One wrapper for every merchant POST route, as each Lambda builds its own.
-        let idem = c::idempotency(client, &t.idempotency, clock.clone(), ids.clone());
-        Self {
-            authorizer: fn_authorizer::Deps {
-                keys: Arc::new(c::api_keys(client, &t.api_keys)),
-            },
-            capture: fn_capture_payment::Deps {
-                ops: ops(),
-                idempotency: idem.clone(),
-            },
-            cancel: fn_cancel_payment::Deps {
-                ops: ops(),
-                idempotency: idem.clone(),
-            },
-            refund: fn_refund_payment::Deps {
-                ops: ops(),
-                idempotency: idem.clone(),
-            },
-            query: fn_query_payment::Deps {
-                ops: ops(),
-                idempotency: idem.clone(),
-            },
-            get: fn_get_payment::Deps {
-                payments: Arc::new(paygate_dynamo::DynamoPayments::new(
-                    client.clone(),
-                    &t.payments,
-                    &t.events,
-                )),
-            },
-            points: fn_points_inquiry::Deps {
-                points: c::points_deps(client, &points_tables, banks, clock.clone()),
-                idempotency: idem.clone(),
-            },
-            create: fn_test_create_payment::Deps {
-                payments: Arc::new(paygate_dynamo::DynamoPayments::new(
-                    client.clone(),
-                    &t.payments,
-                    &t.events,
-                )),
-                accounts: Arc::new(paygate_dynamo::DynamoAccounts::new(
-                    client.clone(),
-                    &t.pos_accounts,
-                )),
-                providers,
-                clock,
-                ids,
-                idempotency: idem,
-            },
-        }
+    /// Each function's dependencies from the compose builder its Lambda calls.
+    pub fn new(w: &Wiring) -> Result<Self, ConfigError> {
+        Ok(Self {
+            authorizer: Build::build(w)?,
+            capture: Build::build(w)?,
+            cancel: Build::build(w)?,
+            refund: Build::build(w)?,
+            query: Build::build(w)?,
+            get: Build::build(w)?,
+            points: Build::build(w)?,
+            create: Build::build(w)?,
+        })
     }
 }
 
@@ -167,33 +109,14 @@ pub fn router(app: Shared) -> Router {
             post(without_id(Route::CreateTestPayment)),
         )
         .fallback(|| async { to_axum(ApiError::not_found("route").into_response()) })
-        .method_not_allowed_fallback(|| async {
-            to_axum(
-                ApiError::new(
-                    StatusCode::METHOD_NOT_ALLOWED,
-                    "method_not_allowed",
-                    "This route does not accept that method.",
-                )
-                .into_response(),
-            )
-        })
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(app)
 }
 
-/// Largest body the emulated API Gateway accepts before the function sees it.
-const GATEWAY_BODY_LIMIT: usize = 1024 * 1024;
-
 async fn dispatch(app: Shared, route: Route, id: Option<String>, req: AxumRequest) -> AxumResponse {
-    let (parts, body) = req.into_parts();
-    let Ok(bytes) = to_bytes(body, GATEWAY_BODY_LIMIT).await else {
-        return to_axum(
-            ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "request_too_large",
-                "Request body too large.",
-            )
-            .into_response(),
-        );
+    let (parts, bytes) = match read(req).await {
+        Ok(read) => read,
+        Err(too_large) => return *too_large,
     };
     // The authorizer runs first, exactly as API Gateway would invoke it.
     let auth_header = parts
@@ -207,21 +130,8 @@ async fn dispatch(app: Shared, route: Route, id: Option<String>, req: AxumReques
     ctx.authorizer = Some(authorizer);
     ctx.route_key = Some(route.key().to_owned());
 
-    let body = if bytes.is_empty() {
-        LambdaBody::Empty
-    } else {
-        match String::from_utf8(bytes.to_vec()) {
-            Ok(s) => LambdaBody::Text(s),
-            Err(e) => LambdaBody::Binary(e.into_bytes()),
-        }
-    };
-    let mut lreq = lambda_http::http::Request::from_parts(parts, body);
-    if let Some(id) = id {
-        let mut params = HashMap::new();
-        params.insert("id".to_owned(), id);
-        lreq = lreq.with_path_parameters(params);
-    }
-    let lreq = lreq.with_request_context(RequestContext::ApiGatewayV2(ctx));
+    let params: HashMap<String, String> = id.map(|id| ("id".to_owned(), id)).into_iter().collect();
+    let lreq = lambda_request(parts, &bytes, params, ctx);
 
     let resp = match route {
         Route::Capture => fn_capture_payment::handle(&app.capture, lreq).await,
@@ -233,14 +143,4 @@ async fn dispatch(app: Shared, route: Route, id: Option<String>, req: AxumReques
         Route::CreateTestPayment => fn_test_create_payment::handle(&app.create, lreq).await,
     };
     to_axum(resp)
-}
-
-fn to_axum(resp: lambda_http::Response<LambdaBody>) -> AxumResponse {
-    let (parts, body) = resp.into_parts();
-    let bytes = match body {
-        LambdaBody::Text(s) => s.into_bytes(),
-        LambdaBody::Binary(b) => b,
-        _ => Vec::new(),
-    };
-    AxumResponse::from_parts(parts, AxumBody::from(bytes))
 }

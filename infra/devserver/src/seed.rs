@@ -3,19 +3,20 @@
 
 use std::{path::Path, sync::Arc};
 
+use paygate_aws::dynamo::{
+    Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoEndpoints, DynamoPayments,
+    DynamoSimLedger, TableNames,
+};
+use paygate_aws::secrets::SecretsManagerSigning;
+use paygate_bank_simulator::{InitialBankState, SimBank};
 use paygate_domain::{
     ids::ApiKeyId,
+    payment::CreatedPayment,
     ports::{Clock, Expectation, PaymentChange, PaymentWriter},
     webhook::{EventFilter, WebhookEndpointId},
     AccountConfigError, AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation,
     OperationSet, Payment, PaymentId, PaymentStatus, PosAccount, StoreError,
 };
-use paygate_dynamo::{
-    Client, DynamoAccounts, DynamoApiKeys, DynamoBins, DynamoEndpoints, DynamoPayments,
-    DynamoSimLedger, TableNames,
-};
-use paygate_secrets::SecretsManagerSigning;
-use paygate_simbank::{InitialBankState, SimBank};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -31,7 +32,7 @@ pub struct Seed {
     /// The local admin credentials the dev server verifies admin requests' SigV4 against
     /// (`{"accessKeyId", "secretAccessKey", "region"}`); none: admin routes refuse all.
     #[serde(default)]
-    pub admin: Option<paygate_sigv4::AdminCredentials>,
+    pub admin: Option<paygate_cli::sigv4::AdminCredentials>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -202,7 +203,7 @@ pub async fn load(
                 mode: k.mode,
                 active: true,
             };
-            keys.put_key(&paygate_ops::hash_api_key(&k.key), &record)
+            keys.put_key(&paygate_payments::hash_api_key(&k.key), &record)
                 .await?;
         }
         for a in &m.accounts {
@@ -260,28 +261,19 @@ pub async fn load(
             }
         };
         let order_id = order_id(&p.id);
-        let payment = Payment {
-            id: p.id.clone(),
-            merchant_id: p.merchant_id.clone(),
-            mode: p.mode,
-            account_id: p.account_id.clone(),
-            order_id: order_id.clone(),
-            currency: p.currency,
-            amount: p.amount,
-            captured_amount: if p.status == PaymentStatus::Captured {
-                p.amount
-            } else {
-                0
+        let payment = Payment::created(
+            CreatedPayment {
+                id: p.id.clone(),
+                merchant_id: p.merchant_id.clone(),
+                mode: p.mode,
+                account_id: p.account_id.clone(),
+                order_id: order_id.clone(),
+                currency: p.currency,
+                amount: p.amount,
+                status: p.status,
             },
-            refunded_amount: 0,
-            status: p.status,
-            pending: None,
-            auth_code: String::new(),
-            rrn: String::new(),
-            version: 1,
-            created_at: now,
-            updated_at: now,
-        };
+            now,
+        );
         match payments
             .save(PaymentChange {
                 payment,
@@ -292,7 +284,7 @@ pub async fn load(
             .await
         {
             // Real-protocol accounts' orders go to their bank: `banks::register_seed_orders`.
-            Ok(()) if account.provider_code != paygate_simbank::PROVIDER_CODE => {}
+            Ok(()) if account.provider_code != paygate_bank_simulator::PROVIDER_CODE => {}
             Ok(()) => {
                 match sim
                     .register_order(&account, &order_id, p.amount, p.currency, bank_state, false)

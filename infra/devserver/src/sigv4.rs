@@ -6,7 +6,7 @@
 //! path, query, a signed header, the body) or dated more than five minutes from now is
 //! refused before any function sees it.
 //!
-//! The signature is recomputed with the `aws-sigv4` crate (through `paygate_sigv4`) from
+//! The signature is recomputed with the `aws-sigv4` crate (through `paygate_cli::sigv4`) from
 //! the request as received: method, path and query exactly as sent, the headers listed in
 //! `SignedHeaders` with their values, the SHA-256 of the body and the `X-Amz-Date`; the
 //! comparison is constant-time.
@@ -14,11 +14,11 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use axum::http::HeaderMap;
-use paygate_domain::Timestamp;
-use paygate_sigv4::{
+use paygate_cli::sigv4::{
     compute_signature, constant_time_eq, parse_amz_date, AdminCredentials, AuthorizationHeader,
     DATE_HEADER, SERVICE,
 };
+use paygate_domain::Timestamp;
 
 /// How far `X-Amz-Date` may be from now, either way (API Gateway's window).
 pub const MAX_SKEW: Duration = Duration::from_secs(300);

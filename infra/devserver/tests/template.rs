@@ -1,5 +1,5 @@
 //! The local stack and `template.yaml` cannot drift: the tables the dev server creates come
-//! from `paygate_dynamo::schema::TABLES`, the queues from `paygate_sqs::QUEUES`, the routes
+//! from `paygate_aws::dynamo::schema::TABLES`, the queues from `paygate_aws::sqs::QUEUES`, the routes
 //! it serves are `router::ROUTE_KEYS`, and this test holds them equal to what the template
 //! deploys. It also checks the wiring the functions rely on at init and under SQS.
 
@@ -7,8 +7,8 @@
 
 use std::collections::BTreeSet;
 
-use paygate_dynamo::schema::{TableDef, DELIVERIES, EVENTS, TABLES, WEBHOOK_ENDPOINTS};
-use paygate_sqs::{QueueDef, DELIVERIES_QUEUE, EVENTS_QUEUE, QUEUES};
+use paygate_aws::dynamo::schema::{TableDef, DELIVERIES, EVENTS, TABLES, WEBHOOK_ENDPOINTS};
+use paygate_aws::sqs::{QueueDef, DELIVERIES_QUEUE, EVENTS_QUEUE, QUEUES};
 use serde_norway::Value;
 
 fn template() -> Value {
@@ -97,7 +97,7 @@ fn tables_match_the_shared_definitions() {
     let local: BTreeSet<String> = TABLES.iter().map(|d| d.logical_id.to_owned()).collect();
     assert_eq!(
         deployed, local,
-        "tables in template.yaml vs paygate_dynamo::schema::TABLES"
+        "tables in template.yaml vs paygate_aws::dynamo::schema::TABLES"
     );
 
     for def in TABLES {
@@ -205,7 +205,7 @@ fn admin_routes_use_iam_authorization_and_their_own_function() {
     let events = http_events(&t);
     let mut admin_seen = 0;
     for (function, key, authorizer) in &events {
-        match paygate_admin::AdminRoute::from_key(key) {
+        match paygate_http::admin::AdminRoute::from_key(key) {
             Some(route) => {
                 admin_seen += 1;
                 assert_eq!(authorizer.as_deref(), Some("AWS_IAM"), "{key}");
@@ -218,7 +218,7 @@ fn admin_routes_use_iam_authorization_and_their_own_function() {
             }
         }
     }
-    assert_eq!(admin_seen, paygate_admin::ROUTES.len());
+    assert_eq!(admin_seen, paygate_http::admin::ROUTES.len());
 }
 
 #[test]
@@ -283,7 +283,7 @@ fn admin_functions_touch_only_their_resources() {
     }
     // Both are served with the same secret naming the deliver function reads.
     let prefix = &t["Resources"][e]["Properties"]["Environment"]["Variables"]
-        [paygate_admin::SECRET_PREFIX_ENV];
+        [paygate_http::admin::SECRET_PREFIX_ENV];
     assert_eq!(
         intrinsic(prefix, "Sub").as_deref(),
         Some("paygate/${Stage}/webhooks/")
@@ -296,7 +296,7 @@ fn admin_functions_touch_only_their_resources() {
 
 #[test]
 fn every_function_gets_the_table_variables_it_reads() {
-    // Each function's Deps::from_env reads these; a missing variable fails at init in AWS.
+    // Each function's compose builder reads these; a missing variable fails at init in AWS.
     let t = template();
     let pipeline: &[&str] = &[
         EVENTS.env_var,
@@ -305,12 +305,12 @@ fn every_function_gets_the_table_variables_it_reads() {
         EVENTS_QUEUE.env_var,
         DELIVERIES_QUEUE.env_var,
     ];
-    // paygate_compose::AdminTables::from_env reads these five.
+    // The admin builders (paygate_compose::AdminEndpoints, AdminDeliveries) read these.
     let admin: &[&str] = &[
         WEBHOOK_ENDPOINTS.env_var,
         DELIVERIES.env_var,
         EVENTS.env_var,
-        paygate_dynamo::schema::POS_ACCOUNTS.env_var,
+        paygate_aws::dynamo::schema::POS_ACCOUNTS.env_var,
         DELIVERIES_QUEUE.env_var,
     ];
     let needs: [(&str, &[&str]); 14] = [
@@ -395,7 +395,7 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "BANK_SECRET_PREFIX",
             ],
         ),
-        // paygate_compose::PipelineTables::from_env reads all five.
+        // The pipeline functions get all five (template_wiring.rs checks what each reads).
         ("WebhookFanoutFunction", pipeline),
         ("WebhookDeliverFunction", pipeline),
         ("OutboxSweeperFunction", pipeline),
@@ -409,7 +409,7 @@ fn every_function_gets_the_table_variables_it_reads() {
         }
     }
     let env = &t["Resources"]["AdminEndpointsFunction"]["Properties"]["Environment"]["Variables"];
-    assert!(!env[paygate_admin::SECRET_PREFIX_ENV].is_null());
+    assert!(!env[paygate_http::admin::SECRET_PREFIX_ENV].is_null());
 }
 
 #[test]
@@ -452,7 +452,7 @@ fn queues_match_the_shared_definitions() {
         .collect();
     assert_eq!(
         deployed, local,
-        "queues in template.yaml vs paygate_sqs::QUEUES"
+        "queues in template.yaml vs paygate_aws::sqs::QUEUES"
     );
     for q in QUEUES {
         let props = &t["Resources"][q.logical_id]["Properties"];
@@ -519,7 +519,7 @@ fn queue_consumers_report_partial_failures_and_finish_within_the_visibility_time
             .iter()
             .find(|q| q.logical_id == queue)
             .unwrap_or_else(|| {
-                panic!("{id} consumes {queue}, which is not in paygate_sqs::QUEUES")
+                panic!("{id} consumes {queue}, which is not in paygate_aws::sqs::QUEUES")
             });
         let timeout = timeout_secs(&t, &function);
         assert!(
@@ -582,7 +582,7 @@ fn the_reconciler_runs_every_minute_alone_reads_its_index_and_is_alarmed() {
     assert_eq!(f["ReservedConcurrentExecutions"].as_u64(), Some(1));
     let index: Value = serde_norway::from_str(&format!(
         "!Sub \"${{PaymentsTable.Arn}}/index/{}\"",
-        paygate_dynamo::schema::UNSETTLED_INDEX.name
+        paygate_aws::dynamo::schema::UNSETTLED_INDEX.name
     ))
     .unwrap();
     assert!(allows(&t, "ReconcilerFunction", "dynamodb:Query", &index));

@@ -12,7 +12,7 @@ mod support;
 
 use std::collections::BTreeSet;
 
-use paygate_dynamo::schema::{IDEMPOTENCY, TABLES};
+use paygate_aws::dynamo::schema::{IDEMPOTENCY, TABLES};
 use serde_norway::Value;
 use support::{
     allows, get_att, http_events, intrinsic, resources_of_type, s, statements, template,

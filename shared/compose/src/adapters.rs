@@ -3,9 +3,11 @@
 
 use std::{sync::Arc, time::Duration};
 
-use paygate_dynamo::{Client, DynamoAccounts, DynamoDeliveries, DynamoEndpoints, DynamoEvents};
-use paygate_secrets::SecretsManagerSigning;
-use paygate_sqs::{SqsDeliveryQueue, SqsEventPublisher};
+use paygate_aws::{
+    dynamo::{Client, DynamoAccounts, DynamoDeliveries, DynamoEndpoints, DynamoEvents},
+    secrets::SecretsManagerSigning,
+    sqs::{SqsDeliveryQueue, SqsEventPublisher},
+};
 
 /// The outbox: the events table.
 pub fn outbox(client: &Client, events_table: &str) -> Arc<dyn paygate_domain::ports::Outbox> {
@@ -18,11 +20,13 @@ pub(crate) fn events(client: &Client, events_table: &str) -> Arc<DynamoEvents> {
 }
 
 /// The POS accounts table (also the directory of merchants).
+#[allow(dead_code)] // not every feature set uses every adapter
 pub(crate) fn accounts(client: &Client, pos_accounts_table: &str) -> Arc<DynamoAccounts> {
     Arc::new(DynamoAccounts::new(client.clone(), pos_accounts_table))
 }
 
 /// The webhook endpoints table.
+#[allow(dead_code)]
 pub(crate) fn endpoints(client: &Client, webhook_endpoints_table: &str) -> Arc<DynamoEndpoints> {
     Arc::new(DynamoEndpoints::new(
         client.clone(),
@@ -31,29 +35,33 @@ pub(crate) fn endpoints(client: &Client, webhook_endpoints_table: &str) -> Arc<D
 }
 
 /// The deliveries table.
+#[allow(dead_code)]
 pub(crate) fn deliveries(client: &Client, deliveries_table: &str) -> Arc<DynamoDeliveries> {
     Arc::new(DynamoDeliveries::new(client.clone(), deliveries_table))
 }
 
 /// The events queue, as a publisher.
+#[allow(dead_code)]
 pub(crate) fn event_publisher(
-    sqs: &paygate_sqs::Client,
+    sqs: &paygate_aws::sqs::Client,
     events_queue_url: &str,
 ) -> Arc<SqsEventPublisher> {
     Arc::new(SqsEventPublisher::new(sqs.clone(), events_queue_url))
 }
 
 /// The deliveries queue.
+#[allow(dead_code)]
 pub(crate) fn delivery_queue(
-    sqs: &paygate_sqs::Client,
+    sqs: &paygate_aws::sqs::Client,
     deliveries_queue_url: &str,
 ) -> Arc<SqsDeliveryQueue> {
     Arc::new(SqsDeliveryQueue::new(sqs.clone(), deliveries_queue_url))
 }
 
 /// Webhook signing secrets in Secrets Manager, cached for `ttl` (zero: uncached).
+#[allow(dead_code)]
 pub(crate) fn signing_secrets(
-    secrets: &paygate_secrets::Client,
+    secrets: &paygate_aws::secrets::Client,
     ttl: Duration,
 ) -> Arc<SecretsManagerSigning> {
     Arc::new(SecretsManagerSigning::new(secrets.clone(), ttl))

@@ -1,99 +1,78 @@
 //! The dashboard's admin API: the `admin-endpoints` and `admin-deliveries` functions.
 
-use std::sync::Arc;
-
-use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::{
-    schema::{DELIVERIES, EVENTS, POS_ACCOUNTS, WEBHOOK_ENDPOINTS},
-    Client,
+use paygate_aws::{
+    dynamo::schema::{DELIVERIES, EVENTS, POS_ACCOUNTS, WEBHOOK_ENDPOINTS},
+    sqs::DELIVERIES_QUEUE,
 };
+use paygate_http::admin::{DeliveriesDeps, EndpointsDeps};
 use paygate_webhooks::EgressPolicy;
 
 use crate::{
     adapters::{accounts, deliveries, delivery_queue, endpoints, events, outbox, signing_secrets},
-    queue_url, required_env, table, ConfigError,
+    Build, ConfigError, Wiring,
 };
 
-/// Tables and the queue of the admin functions (the secret prefix is read separately).
-pub struct AdminTables {
-    pub webhook_endpoints: String,
-    pub deliveries: String,
-    pub events: String,
-    /// Which merchants exist (a merchant has POS accounts).
-    pub pos_accounts: String,
-    pub deliveries_queue_url: String,
-}
-
-impl AdminTables {
-    /// Both admin functions get all five names; their IAM policies decide what they may use.
-    pub fn from_env() -> Result<Self, ConfigError> {
-        Ok(Self {
-            webhook_endpoints: table(&WEBHOOK_ENDPOINTS)?,
-            deliveries: table(&DELIVERIES)?,
-            events: table(&EVENTS)?,
-            pos_accounts: table(&POS_ACCOUNTS)?,
-            deliveries_queue_url: queue_url(&paygate_sqs::DELIVERIES_QUEUE)?,
-        })
-    }
-}
-
 /// `WEBHOOK_SECRET_PREFIX` (`paygate/<stage>/webhooks/`).
-pub fn webhook_secret_prefix_from_env() -> Result<String, ConfigError> {
-    required_env(paygate_admin::SECRET_PREFIX_ENV)
-}
+pub const WEBHOOK_SECRET_PREFIX_ENV: &str = paygate_http::admin::SECRET_PREFIX_ENV;
 
 /// The egress policy endpoint URLs are checked with: strict unless
 /// `PAYGATE_WEBHOOK_ALLOW_ADDRS` names exceptions (local development only; the template
 /// never sets it).
-pub fn egress_policy_from_env() -> Result<EgressPolicy, ConfigError> {
-    match std::env::var(paygate_webhooks::ENV_ALLOW_ADDRS) {
-        Ok(v) if !v.trim().is_empty() => EgressPolicy::parse_allow_list(&v)
-            .map_err(|_| ConfigError(paygate_webhooks::ENV_ALLOW_ADDRS)),
-        _ => Ok(EgressPolicy::strict()),
+fn egress(w: &Wiring) -> Result<EgressPolicy, ConfigError> {
+    if let Some(p) = &w.overrides.egress {
+        return Ok(p.clone());
+    }
+    match w.names.optional(paygate_webhooks::ENV_ALLOW_ADDRS) {
+        Some(v) => EgressPolicy::parse_allow_list(&v)
+            .map_err(|_| ConfigError::Malformed(paygate_webhooks::ENV_ALLOW_ADDRS.into())),
+        None => Ok(EgressPolicy::strict()),
     }
 }
 
-/// What the admin functions share: clients and names.
-pub struct AdminParts<'a> {
-    pub client: &'a Client,
-    pub sqs: &'a paygate_sqs::Client,
-    pub tables: &'a AdminTables,
-    pub clock: Arc<dyn Clock>,
+/// `admin-endpoints`: create, list, read, update, delete endpoints; rotate; test events.
+/// Both admin functions get all five names; their IAM policies decide what they may use.
+pub struct AdminEndpoints {
+    pub admin: EndpointsDeps,
 }
 
-/// The `admin-endpoints` function's dependencies.
-pub fn admin_endpoints_deps(
-    p: &AdminParts<'_>,
-    secrets: &paygate_secrets::Client,
-    ids: Arc<dyn IdGenerator>,
-    egress: EgressPolicy,
-    secret_prefix: &str,
-) -> paygate_admin::EndpointsDeps {
-    let t = p.tables;
-    paygate_admin::EndpointsDeps {
-        merchants: accounts(p.client, &t.pos_accounts),
-        endpoints: endpoints(p.client, &t.webhook_endpoints),
-        deliveries: deliveries(p.client, &t.deliveries),
-        outbox: events(p.client, &t.events),
-        queue: delivery_queue(p.sqs, &t.deliveries_queue_url),
-        // Uncached: the admin API reads a secret only to rotate it.
-        secrets: signing_secrets(secrets, std::time::Duration::ZERO),
-        clock: p.clock.clone(),
-        ids,
-        egress,
-        secret_prefix: secret_prefix.to_owned(),
+impl Build for AdminEndpoints {
+    fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        let (db, n) = (&w.aws.dynamo, &w.names);
+        Ok(Self {
+            admin: EndpointsDeps {
+                merchants: accounts(db, &n.table(&POS_ACCOUNTS)?),
+                endpoints: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
+                deliveries: deliveries(db, &n.table(&DELIVERIES)?),
+                outbox: events(db, &n.table(&EVENTS)?),
+                queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
+                // Uncached: the admin API reads a secret only to rotate it.
+                secrets: signing_secrets(&w.aws.secrets, std::time::Duration::ZERO),
+                clock: w.clock.clone(),
+                ids: w.ids.clone(),
+                egress: egress(w)?,
+                secret_prefix: n.required(WEBHOOK_SECRET_PREFIX_ENV)?,
+            },
+        })
     }
 }
 
-/// The `admin-deliveries` function's dependencies.
-pub fn admin_deliveries_deps(p: &AdminParts<'_>) -> paygate_admin::DeliveriesDeps {
-    let t = p.tables;
-    paygate_admin::DeliveriesDeps {
-        merchants: accounts(p.client, &t.pos_accounts),
-        endpoints: endpoints(p.client, &t.webhook_endpoints),
-        deliveries: deliveries(p.client, &t.deliveries),
-        outbox: outbox(p.client, &t.events),
-        queue: delivery_queue(p.sqs, &t.deliveries_queue_url),
-        clock: p.clock.clone(),
+/// `admin-deliveries`: delivery history, one delivery, resend, an event's deliveries.
+pub struct AdminDeliveries {
+    pub admin: DeliveriesDeps,
+}
+
+impl Build for AdminDeliveries {
+    fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        let (db, n) = (&w.aws.dynamo, &w.names);
+        Ok(Self {
+            admin: DeliveriesDeps {
+                merchants: accounts(db, &n.table(&POS_ACCOUNTS)?),
+                endpoints: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
+                deliveries: deliveries(db, &n.table(&DELIVERIES)?),
+                outbox: outbox(db, &n.table(&EVENTS)?),
+                queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
+                clock: w.clock.clone(),
+            },
+        })
     }
 }

@@ -1,65 +1,64 @@
-//! Composition root: builds each function's dependencies from the real adapters. Lambdas
-//! call the `*_from_env` functions once at init; the dev server calls the same builders with
-//! its own table names, so local and deployed wiring cannot differ.
+//! The composition root: the only place the gateway is wired. Every function's
+//! dependencies are built here by one builder ([`Build::build`]) from a [`Wiring`]: the AWS
+//! clients, the [`Names`] of tables, queues and secret prefixes, the clock and ids, and the
+//! dev server's local knobs ([`Overrides`], all `None` when deployed). A Lambda calls
+//! [`from_env`] once at init; the dev server calls the same builders with its local names,
+//! so local and deployed wiring cannot differ.
 //!
-//! By function: `payments` (money-moving, query and points functions, the bank providers,
-//! the authorizer's key lookup), `pipeline` (webhook fan-out, delivery, sweeper), `admin`
-//! (the dashboard's admin API) and `idempotency` (the `Idempotency-Key` records every merchant
-//! POST function uses); everything is re-exported here. Each adapter is built in one
-//! place, `adapters`, whichever function it serves.
+//! One cargo feature per area, so each function links only what it uses: `payments`
+//! (authorizer, get-payment), `banks` (money operations, points, test payments, the
+//! reconciler, with every bank protocol), `webhooks` (fan-out, delivery, sweeper), `admin`
+//! (the dashboard's admin API).
 
 mod adapters;
+mod names;
+pub mod system;
+mod wiring;
+
+#[cfg(feature = "admin")]
 mod admin;
-mod idempotency;
+#[cfg(feature = "payments")]
 mod payments;
+#[cfg(feature = "webhooks")]
 mod pipeline;
 
-use std::sync::Arc;
-
-use paygate_domain::ports::{Clock, IdGenerator};
-use paygate_dynamo::schema::TableDef;
-use paygate_ops::system::{RandomIds, SystemClock};
-
 pub use adapters::outbox;
-pub use admin::{
-    admin_deliveries_deps, admin_endpoints_deps, egress_policy_from_env,
-    webhook_secret_prefix_from_env, AdminParts, AdminTables,
-};
-pub use idempotency::{idempotency, idempotency_table_from_env};
+pub use names::Names;
+pub use wiring::{Overrides, Wiring};
+
+#[cfg(feature = "admin")]
+pub use admin::{AdminDeliveries, AdminEndpoints, WEBHOOK_SECRET_PREFIX_ENV};
+#[cfg(feature = "banks")]
 pub use payments::{
-    api_keys, api_keys_table_from_env, operation_deps, points_deps, providers, reconciler_deps,
-    reconciler_limits_from_env, Banks, OperationTables, PointsTables, BANK_SECRET_PREFIX_ENV,
-    RECONCILE_ALARM_AFTER_ENV,
+    providers, Banks, MoneyOperation, PointsInquiry, Reconciler, TestCreatePayment,
+    BANK_SECRET_PREFIX_ENV, RECONCILE_ALARM_AFTER_ENV, STAGE_ENV,
 };
+#[cfg(feature = "payments")]
+pub use payments::{Authorizer, GetPayment};
+#[cfg(feature = "webhooks")]
 pub use pipeline::{
-    deliver_deps, fanout_deps, retry_schedule_from_env, sweep_deps, PipelineTables,
-    RETRY_SCHEDULE_ENV,
+    retry_schedule_from_env, OutboxSweeper, WebhookDeliver, WebhookFanout, RETRY_SCHEDULE_ENV,
 };
 
-/// A required setting is missing.
+/// A setting is missing or malformed, or a client cannot be built: the function cannot
+/// start.
 #[derive(Debug, thiserror::Error)]
-#[error("environment variable {0} is not set")]
-pub struct ConfigError(pub &'static str);
-
-/// A required environment variable: set and not empty.
-fn required_env(name: &'static str) -> Result<String, ConfigError> {
-    std::env::var(name)
-        .ok()
-        .filter(|v| !v.is_empty())
-        .ok_or(ConfigError(name))
+pub enum ConfigError {
+    #[error("environment variable {0} is not set")]
+    Missing(String),
+    #[error("environment variable {0} is malformed")]
+    Malformed(String),
+    #[error("{0}")]
+    Client(String),
 }
 
-/// The name of one table, from its environment variable.
-pub fn table(def: &TableDef) -> Result<String, ConfigError> {
-    required_env(def.env_var)
+/// A function's dependencies, built from a [`Wiring`]: the one builder both the Lambda and
+/// the dev server call.
+pub trait Build: Sized {
+    fn build(w: &Wiring) -> Result<Self, ConfigError>;
 }
 
-/// A queue URL from its environment variable.
-pub fn queue_url(def: &paygate_sqs::QueueDef) -> Result<String, ConfigError> {
-    required_env(def.env_var)
-}
-
-/// Clock and ids of the running system.
-pub fn system() -> (Arc<dyn Clock>, Arc<dyn IdGenerator>) {
-    (Arc::new(SystemClock), Arc::new(RandomIds))
+/// What a Lambda calls once at init: `T`'s dependencies from the environment.
+pub async fn from_env<T: Build>() -> Result<T, ConfigError> {
+    T::build(&Wiring::from_env().await)
 }

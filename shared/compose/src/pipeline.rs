@@ -2,19 +2,16 @@
 
 use std::sync::Arc;
 
-use paygate_domain::{
-    ports::{Clock, WebhookSender},
-    webhook::RetrySchedule,
+use paygate_aws::{
+    dynamo::schema::{DELIVERIES, EVENTS, WEBHOOK_ENDPOINTS},
+    sqs::{DELIVERIES_QUEUE, EVENTS_QUEUE},
 };
-use paygate_dynamo::{
-    schema::{DELIVERIES, EVENTS, WEBHOOK_ENDPOINTS},
-    Client,
-};
-use paygate_pipeline::{DeliverDeps, FanoutDeps, SweepDeps};
+use paygate_domain::{ports::WebhookSender, webhook::RetrySchedule};
+use paygate_webhooks::{DeliverDeps, FanoutDeps, SweepDeps};
 
 use crate::{
     adapters::{deliveries, delivery_queue, endpoints, event_publisher, outbox, signing_secrets},
-    queue_url, table, ConfigError,
+    Build, ConfigError, Wiring,
 };
 
 /// Environment variable overriding the retry schedule (default: the spec's).
@@ -23,89 +20,107 @@ pub const RETRY_SCHEDULE_ENV: &str = "PAYGATE_WEBHOOK_RETRY_SCHEDULE";
 /// The retry schedule: `PAYGATE_WEBHOOK_RETRY_SCHEDULE` (e.g. `1s,1s,1s,1s,1s,1s,1s,1s` for
 /// a local trial) or the spec's `30s,2m,10m,30m,2h,6h,12h,24h`. A malformed value is an
 /// error at start-up, never a silent fallback.
-pub fn retry_schedule_from_env() -> Result<RetrySchedule, ConfigError> {
-    match std::env::var(RETRY_SCHEDULE_ENV) {
-        Ok(v) if !v.trim().is_empty() => {
-            RetrySchedule::parse(&v).ok_or(ConfigError(RETRY_SCHEDULE_ENV))
-        }
-        _ => Ok(RetrySchedule::default()),
+fn retry_schedule(w: &Wiring) -> Result<RetrySchedule, ConfigError> {
+    match &w.overrides.retry_schedule {
+        Some(s) => Ok(s.clone()),
+        None => schedule_from(&w.names),
     }
 }
 
-/// Tables and queues of the webhook pipeline.
-pub struct PipelineTables {
-    pub events: String,
-    pub webhook_endpoints: String,
-    pub deliveries: String,
-    pub events_queue_url: String,
-    pub deliveries_queue_url: String,
+/// The retry schedule of this process's environment (the dev server's `make dev`).
+pub fn retry_schedule_from_env() -> Result<RetrySchedule, ConfigError> {
+    schedule_from(&crate::Names::from_env())
 }
 
-impl PipelineTables {
-    /// Every pipeline function gets all five names; its IAM policy decides what it may use.
-    pub fn from_env() -> Result<Self, ConfigError> {
+fn schedule_from(names: &crate::Names) -> Result<RetrySchedule, ConfigError> {
+    match names.optional(RETRY_SCHEDULE_ENV) {
+        Some(v) => RetrySchedule::parse(&v)
+            .ok_or_else(|| ConfigError::Malformed(RETRY_SCHEDULE_ENV.into())),
+        None => Ok(RetrySchedule::default()),
+    }
+}
+
+/// The SSRF-guarded sender, with the strict egress policy unless
+/// `PAYGATE_WEBHOOK_ALLOW_ADDRS` names exceptions (local development only; the template
+/// never sets it).
+fn sender(w: &Wiring) -> Result<Arc<dyn WebhookSender>, ConfigError> {
+    if let Some(s) = &w.overrides.sender {
+        return Ok(s.clone());
+    }
+    let config = paygate_webhooks::SenderConfig::from_vars(|k| w.names.optional(k))
+        .map_err(|e| ConfigError::Client(format!("webhook sender: {e}")))?;
+    let sender = paygate_webhooks::HttpSender::new(config)
+        .map_err(|e| ConfigError::Client(format!("webhook sender: {e}")))?;
+    Ok(Arc::new(sender))
+}
+
+/// `webhook-fanout`: an event in, one delivery per subscribed endpoint out.
+pub struct WebhookFanout {
+    pub fanout: FanoutDeps,
+}
+
+impl Build for WebhookFanout {
+    fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        let (db, n) = (&w.aws.dynamo, &w.names);
         Ok(Self {
-            events: table(&EVENTS)?,
-            webhook_endpoints: table(&WEBHOOK_ENDPOINTS)?,
-            deliveries: table(&DELIVERIES)?,
-            events_queue_url: queue_url(&paygate_sqs::EVENTS_QUEUE)?,
-            deliveries_queue_url: queue_url(&paygate_sqs::DELIVERIES_QUEUE)?,
+            fanout: FanoutDeps {
+                endpoints: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
+                deliveries: deliveries(db, &n.table(&DELIVERIES)?),
+                queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
+                outbox: outbox(db, &n.table(&EVENTS)?),
+                clock: w.clock.clone(),
+            },
         })
     }
 }
 
-pub fn fanout_deps(
-    client: &Client,
-    sqs: &paygate_sqs::Client,
-    t: &PipelineTables,
-    clock: Arc<dyn Clock>,
-) -> FanoutDeps {
-    FanoutDeps {
-        endpoints: endpoints(client, &t.webhook_endpoints),
-        deliveries: deliveries(client, &t.deliveries),
-        queue: delivery_queue(sqs, &t.deliveries_queue_url),
-        outbox: outbox(client, &t.events),
-        clock,
+/// `webhook-deliver`: one attempt per delivery message.
+pub struct WebhookDeliver {
+    pub deliver: DeliverDeps,
+}
+
+impl Build for WebhookDeliver {
+    fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        let (db, n) = (&w.aws.dynamo, &w.names);
+        let ttl = w
+            .overrides
+            .signing_secret_ttl
+            .unwrap_or(paygate_aws::secrets::DEFAULT_TTL);
+        Ok(Self {
+            deliver: DeliverDeps {
+                deliveries: deliveries(db, &n.table(&DELIVERIES)?),
+                outbox: outbox(db, &n.table(&EVENTS)?),
+                endpoints: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
+                secrets: signing_secrets(&w.aws.secrets, ttl),
+                sender: sender(w)?,
+                queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
+                clock: w.clock.clone(),
+                schedule: retry_schedule(w)?,
+            },
+        })
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn deliver_deps(
-    client: &Client,
-    sqs: &paygate_sqs::Client,
-    secrets: &paygate_secrets::Client,
-    t: &PipelineTables,
-    sender: Arc<dyn WebhookSender>,
-    clock: Arc<dyn Clock>,
-    schedule: RetrySchedule,
-) -> DeliverDeps {
-    DeliverDeps {
-        deliveries: deliveries(client, &t.deliveries),
-        outbox: outbox(client, &t.events),
-        endpoints: endpoints(client, &t.webhook_endpoints),
-        secrets: signing_secrets(secrets, paygate_secrets::DEFAULT_TTL),
-        sender,
-        queue: delivery_queue(sqs, &t.deliveries_queue_url),
-        clock,
-        schedule,
-    }
+/// `outbox-sweeper`: events left unsent and deliveries left unqueued, handed over again.
+pub struct OutboxSweeper {
+    pub sweep: SweepDeps,
 }
 
-/// The sweeper's deps; `grace_ms` is how old an unsent event or overdue delivery must be
-/// (`paygate_pipeline::sweep::GRACE_MS` when deployed).
-pub fn sweep_deps(
-    client: &Client,
-    sqs: &paygate_sqs::Client,
-    t: &PipelineTables,
-    clock: Arc<dyn Clock>,
-    grace_ms: i64,
-) -> SweepDeps {
-    SweepDeps {
-        outbox: outbox(client, &t.events),
-        publisher: event_publisher(sqs, &t.events_queue_url),
-        deliveries: deliveries(client, &t.deliveries),
-        queue: delivery_queue(sqs, &t.deliveries_queue_url),
-        clock,
-        grace_ms,
+impl Build for OutboxSweeper {
+    fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        let (db, n) = (&w.aws.dynamo, &w.names);
+        Ok(Self {
+            sweep: SweepDeps {
+                outbox: outbox(db, &n.table(&EVENTS)?),
+                publisher: event_publisher(&w.aws.sqs, &n.queue(&EVENTS_QUEUE)?),
+                deliveries: deliveries(db, &n.table(&DELIVERIES)?),
+                queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
+                clock: w.clock.clone(),
+                grace_ms: w
+                    .overrides
+                    .sweep_grace_ms
+                    .unwrap_or(paygate_webhooks::sweep::GRACE_MS),
+            },
+        })
     }
 }

@@ -111,6 +111,27 @@ impl BankStatus {
     }
 }
 
+/// The Luhn check digit of a card number (`digits`: ASCII digits only; anything else fails).
+pub fn luhn_valid(digits: &str) -> bool {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = u32::from(b - b'0');
+            match (i % 2 == 1, d * 2) {
+                (true, x) if x > 9 => x - 9,
+                (true, x) => x,
+                (false, _) => d,
+            }
+        })
+        .sum();
+    sum.is_multiple_of(10)
+}
+
 /// Card data for a points inquiry. Never logged: `Debug` masks everything but the BIN and
 /// the last four digits.
 #[derive(Clone, PartialEq, Eq, Deserialize)]
@@ -171,6 +192,15 @@ pub enum PointsResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn luhn() {
+        assert!(luhn_valid("4111111111111111"));
+        assert!(!luhn_valid("4111111111111112"));
+        assert!(luhn_valid("5406675406675403"));
+        assert!(!luhn_valid(""));
+        assert!(!luhn_valid("4111-1111"));
+    }
 
     #[test]
     fn card_debug_never_shows_the_pan_or_cvv() {

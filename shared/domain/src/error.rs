@@ -48,3 +48,33 @@ pub enum StoreError {
     #[error("corrupt item: {0}")]
     Corrupt(String),
 }
+
+/// Every error code the API answers with (the `error.code` of the envelope), merchant and
+/// admin routes alike: the one set, used by the edge that answers them and by the
+/// idempotency rule that decides which answers are stored.
+pub mod code {
+    pub const INVALID_REQUEST: &str = "invalid_request";
+    pub const NOT_FOUND: &str = "not_found";
+    pub const INTERNAL_ERROR: &str = "internal_error";
+    pub const UNAUTHORIZED: &str = "unauthorized";
+    pub const INVALID_STATE: &str = "invalid_state";
+    pub const OPERATION_IN_PROGRESS: &str = "operation_in_progress";
+    pub const OPERATION_OUTCOME_UNKNOWN: &str = "operation_outcome_unknown";
+    pub const AMOUNT_EXCEEDS_AUTHORIZED: &str = "amount_exceeds_authorized";
+    pub const AMOUNT_EXCEEDS_REFUNDABLE: &str = "amount_exceeds_refundable";
+    pub const INVALID_AMOUNT: &str = "invalid_amount";
+    pub const OPERATION_NOT_SUPPORTED: &str = "operation_not_supported";
+    pub const PROVIDER_DECLINED: &str = "provider_declined";
+    pub const PROVIDER_ERROR: &str = "provider_error";
+    pub const OPERATION_NOT_RECORDED: &str = "operation_not_recorded";
+    pub const CONCURRENT_MODIFICATION: &str = "concurrent_modification";
+    pub const NO_ACCOUNT_FOR_CARD: &str = "no_account_for_card";
+    pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
+    pub const REQUEST_TOO_LARGE: &str = "request_too_large";
+    pub const INVALID_IDEMPOTENCY_KEY: &str = "invalid_idempotency_key";
+    pub const IDEMPOTENCY_KEY_REUSED: &str = "idempotency_key_reused";
+    pub const IDEMPOTENCY_KEY_IN_USE: &str = "idempotency_key_in_use";
+    pub const ENDPOINT_LIMIT_REACHED: &str = "endpoint_limit_reached";
+    pub const ENDPOINT_DISABLED: &str = "endpoint_disabled";
+    pub const DELIVERY_PENDING: &str = "delivery_pending";
+}

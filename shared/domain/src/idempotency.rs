@@ -12,6 +12,7 @@
 //! here ([`takeable`] for `begin`, the lock's owner for `complete` and `release`), so the
 //! DynamoDB adapter and the in-memory fake agree by construction.
 
+use crate::error::code;
 use async_trait::async_trait;
 
 use crate::{error::StoreError, time::Timestamp, MerchantId, Mode};
@@ -229,13 +230,13 @@ pub fn decide(
 /// before anything was read or done (like Stripe, which stores no result for a request that
 /// failed validation).
 pub const RELEASING_CODES: &[&str] = &[
-    "concurrent_modification",
-    "operation_in_progress",
-    "operation_outcome_unknown",
-    "invalid_request",
-    "invalid_amount",
-    "unsupported_media_type",
-    "request_too_large",
+    code::CONCURRENT_MODIFICATION,
+    code::OPERATION_IN_PROGRESS,
+    code::OPERATION_OUTCOME_UNKNOWN,
+    code::INVALID_REQUEST,
+    code::INVALID_AMOUNT,
+    code::UNSUPPORTED_MEDIA_TYPE,
+    code::REQUEST_TOO_LARGE,
 ];
 
 /// Whether an answer is stored for replay (`true`) or its key released (`false`): every

@@ -6,6 +6,7 @@
 
 pub mod account;
 pub mod bank;
+pub mod credentials;
 pub mod error;
 pub mod event;
 pub mod idempotency;
@@ -13,6 +14,11 @@ pub mod ids;
 pub mod money;
 pub mod payment;
 pub mod ports;
+pub mod secret;
+pub mod sim_ledger;
+/// Test doubles of the ports (feature `testkit`, for other crates' tests).
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 pub mod time;
 pub mod transaction;
 pub mod webhook;

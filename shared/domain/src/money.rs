@@ -62,6 +62,27 @@ pub fn valid_amount(minor: i64) -> bool {
     minor > 0 && minor <= MAX_AMOUNT
 }
 
+/// An amount a merchant may ask for: minor units, positive and within [`MAX_AMOUNT`] by
+/// construction. The edge parses request amounts into it, so the rule is the domain's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Amount(i64);
+
+impl Amount {
+    /// `minor` units, or `DomainError::InvalidAmount`.
+    pub fn new(minor: i64) -> Result<Self, crate::DomainError> {
+        if valid_amount(minor) {
+            Ok(Self(minor))
+        } else {
+            Err(crate::DomainError::InvalidAmount)
+        }
+    }
+
+    /// The minor units.
+    pub fn minor(self) -> i64 {
+        self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +102,15 @@ mod tests {
         assert!(valid_amount(1));
         assert!(valid_amount(MAX_AMOUNT));
         assert!(!valid_amount(MAX_AMOUNT + 1));
+    }
+
+    #[test]
+    fn amounts_exist_only_within_the_bounds() {
+        assert_eq!(Amount::new(1).map(Amount::minor), Ok(1));
+        assert_eq!(Amount::new(MAX_AMOUNT).map(Amount::minor), Ok(MAX_AMOUNT));
+        for bad in [0, -1, MAX_AMOUNT + 1] {
+            assert_eq!(Amount::new(bad), Err(crate::DomainError::InvalidAmount));
+        }
     }
 
     #[test]

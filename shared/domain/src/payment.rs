@@ -153,7 +153,50 @@ pub struct PaymentView {
     pub updated_at: Timestamp,
 }
 
+/// What a payment created directly in a status has (test payments, seed data).
+pub struct CreatedPayment {
+    pub id: PaymentId,
+    /// Whose payment, in which mode, on which of their POS accounts.
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub account_id: AccountId,
+    /// The order the bank knows it by.
+    pub order_id: String,
+    /// The authorized amount, in minor units of `currency`.
+    pub currency: Currency,
+    pub amount: i64,
+    /// `authorized`, `captured`, `pending` or `failed`.
+    pub status: PaymentStatus,
+}
+
 impl Payment {
+    /// A payment created in `c.status` at `now`: the whole amount captured when
+    /// `Captured`, nothing refunded, nothing pending, version 1.
+    pub fn created(c: CreatedPayment, now: Timestamp) -> Self {
+        Self {
+            captured_amount: if c.status == PaymentStatus::Captured {
+                c.amount
+            } else {
+                0
+            },
+            id: c.id,
+            merchant_id: c.merchant_id,
+            mode: c.mode,
+            account_id: c.account_id,
+            order_id: c.order_id,
+            currency: c.currency,
+            amount: c.amount,
+            refunded_amount: 0,
+            status: c.status,
+            pending: None,
+            auth_code: String::new(),
+            rrn: String::new(),
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
     /// Remaining refundable amount: captured minus refunded, in refundable statuses.
     pub fn refundable(&self) -> i64 {
         match self.status {
@@ -207,6 +250,16 @@ impl Payment {
         }
     }
 
+    /// Whether an operation of `amount` covers the whole order (what the bank is told): a
+    /// capture of the authorized amount, a refund of everything captured, any cancel.
+    pub fn is_full(&self, kind: TransactionType, amount: i64) -> bool {
+        match kind {
+            TransactionType::Capture => amount == self.amount,
+            TransactionType::Refund => amount == self.captured_amount,
+            TransactionType::Cancel => true,
+        }
+    }
+
     /// Decides whether a capture, cancel or refund may go to the bank, and for how much.
     pub fn plan(
         &self,
@@ -240,7 +293,7 @@ impl Payment {
                 Ok(Planned {
                     kind,
                     amount,
-                    full: amount == self.amount,
+                    full: self.is_full(kind, amount),
                 })
             }
             TransactionType::Refund => {
@@ -252,7 +305,7 @@ impl Payment {
                 Ok(Planned {
                     kind,
                     amount,
-                    full: amount == self.captured_amount,
+                    full: self.is_full(kind, amount),
                 })
             }
             TransactionType::Cancel => Ok(Planned {

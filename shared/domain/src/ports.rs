@@ -111,8 +111,11 @@ pub struct BankOperation {
 pub trait PosProvider: Send + Sync {
     /// The provider code accounts refer to (`PosAccount::provider_code`).
     fn code(&self) -> &'static str;
-    /// What this protocol can do at all (an account may enable less).
-    fn supported(&self) -> OperationSet;
+    /// What this protocol can do at all (an account may enable less): everything, unless
+    /// the protocol says otherwise.
+    fn supported(&self) -> OperationSet {
+        OperationSet::all()
+    }
     async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome;
     async fn cancel(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome;
     async fn refund(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome;
@@ -397,3 +400,9 @@ pub trait UnsettledPayments: Send + Sync {
         next_at: Timestamp,
     ) -> Result<bool, StoreError>;
 }
+
+// Ports whose values live in their own modules.
+pub use crate::{
+    credentials::CredentialStore, idempotency::IdempotencyStore, secret::SecretVault,
+    sim_ledger::SimLedger,
+};

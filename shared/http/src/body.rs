@@ -2,6 +2,7 @@
 //! the field (`invalid_request` with `details.field`). Unknown fields are refused.
 
 use lambda_http::{Body, Request};
+use paygate_domain::error::code;
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
@@ -20,7 +21,7 @@ pub fn parse_object(req: &Request) -> Result<Map<String, Value>, ApiError> {
     if bytes.len() > MAX_BODY_BYTES {
         return Err(ApiError::new(
             lambda_http::http::StatusCode::PAYLOAD_TOO_LARGE,
-            "request_too_large",
+            code::REQUEST_TOO_LARGE,
             format!("Request bodies are limited to {MAX_BODY_BYTES} bytes."),
         ));
     }
@@ -39,7 +40,7 @@ pub fn parse_object(req: &Request) -> Result<Map<String, Value>, ApiError> {
     {
         return Err(ApiError::new(
             lambda_http::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            code::UNSUPPORTED_MEDIA_TYPE,
             "Send JSON bodies with `Content-Type: application/json`.",
         ));
     }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use lambda_http::{request::RequestContext, Request, RequestExt};
 use paygate_domain::{ids::ApiKeyId, MerchantId, Mode};
-use paygate_ops::{AuthError, Principal};
+use paygate_payments::{AuthError, Principal};
 use serde_json::Value;
 
 pub const MERCHANT_ID: &str = "merchantId";

@@ -2,8 +2,9 @@
 //! see is built here, with a stable code; internal error text is logged, never returned.
 
 use lambda_http::{http::StatusCode, Body, Response};
+use paygate_domain::error::code;
 use paygate_domain::{DomainError, Payment, Transaction};
-use paygate_ops::{AuthError, OpError};
+use paygate_payments::{AuthError, OpError};
 use serde_json::{json, Value};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -33,7 +34,7 @@ impl ApiError {
     pub fn invalid(field: &str, reason: &str) -> Self {
         Self::new(
             StatusCode::BAD_REQUEST,
-            "invalid_request",
+            code::INVALID_REQUEST,
             format!("Invalid request: `{field}` {reason}."),
         )
         .with_details(json!({ "field": field }))
@@ -42,7 +43,7 @@ impl ApiError {
     pub fn not_found(what: &str) -> Self {
         Self::new(
             StatusCode::NOT_FOUND,
-            "not_found",
+            code::NOT_FOUND,
             format!("No such {what}."),
         )
     }
@@ -50,13 +51,13 @@ impl ApiError {
     pub fn internal() -> Self {
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
+            code::INTERNAL_ERROR,
             "An internal error occurred. The request may be retried; if it moved money, query the payment first.",
         )
     }
 
     pub fn unauthorized(message: &str) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+        Self::new(StatusCode::UNAUTHORIZED, code::UNAUTHORIZED, message)
     }
 
     pub fn body(&self) -> Value {
@@ -94,31 +95,31 @@ impl From<DomainError> for ApiError {
         match e {
             DomainError::InvalidState { status, operation } => Self::new(
                 S::CONFLICT,
-                "invalid_state",
+                code::INVALID_STATE,
                 format!("Cannot {operation} a payment whose status is {status}."),
             )
             .with_details(json!({ "status": status, "operation": operation })),
             DomainError::OperationInProgress { transaction_id } => Self::new(
                 S::CONFLICT,
-                "operation_in_progress",
+                code::OPERATION_IN_PROGRESS,
                 "Another operation on this payment is at the bank right now. Retry shortly.",
             )
             .with_details(json!({ "transactionId": transaction_id })),
             DomainError::OperationOutcomeUnknown { transaction_id } => Self::new(
                 S::CONFLICT,
-                "operation_outcome_unknown",
+                code::OPERATION_OUTCOME_UNKNOWN,
                 "A previous operation on this payment got no answer from the bank. Call POST /v1/payments/{id}/query to settle it before trying again.",
             )
             .with_details(json!({ "transactionId": transaction_id })),
             DomainError::AmountExceedsAuthorized { max } => Self::new(
                 S::BAD_REQUEST,
-                "amount_exceeds_authorized",
+                code::AMOUNT_EXCEEDS_AUTHORIZED,
                 format!("Amount exceeds the authorized amount ({max})."),
             )
             .with_details(json!({ "field": "amount", "maxAmount": max })),
             DomainError::AmountExceedsRefundable { refundable } => Self::new(
                 S::BAD_REQUEST,
-                "amount_exceeds_refundable",
+                code::AMOUNT_EXCEEDS_REFUNDABLE,
                 format!("Amount exceeds the refundable amount ({refundable})."),
             )
             .with_details(json!({ "field": "amount", "refundableAmount": refundable })),
@@ -132,13 +133,23 @@ impl From<DomainError> for ApiError {
 pub fn invalid_amount() -> ApiError {
     ApiError::new(
         StatusCode::BAD_REQUEST,
-        "invalid_amount",
+        code::INVALID_AMOUNT,
         format!(
             "Amount must be a positive integer in minor units, at most {}.",
             paygate_domain::MAX_AMOUNT
         ),
     )
     .with_details(json!({ "field": "amount" }))
+}
+
+/// 400 `operation_not_supported`.
+fn not_supported(message: String, details: Value) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        code::OPERATION_NOT_SUPPORTED,
+        message,
+    )
+    .with_details(details)
 }
 
 impl From<OpError> for ApiError {
@@ -150,15 +161,13 @@ impl From<OpError> for ApiError {
             OpError::Unsupported {
                 operation,
                 account_id,
-            } => Self::new(
-                S::BAD_REQUEST,
-                "operation_not_supported",
-                format!(
+            } => {
+                let message = format!(
                     "The POS account {account_id} does not support {}.",
                     operation.as_str()
-                ),
-            )
-            .with_details(json!({ "operation": operation, "accountId": account_id })),
+                );
+                not_supported(message, json!({ "operation": operation, "accountId": account_id }))
+            }
             OpError::Declined {
                 payment,
                 transaction,
@@ -176,7 +185,7 @@ impl From<OpError> for ApiError {
                         transaction.bank_code
                     )
                 };
-                Self::new(S::UNPROCESSABLE_ENTITY, "provider_declined", message)
+                Self::new(S::UNPROCESSABLE_ENTITY, code::PROVIDER_DECLINED, message)
                     .with_details(details)
             }
             OpError::Provider {
@@ -188,39 +197,38 @@ impl From<OpError> for ApiError {
                 } else {
                     "The bank or provider reported a technical error; nothing was changed."
                 };
-                Self::new(S::UNPROCESSABLE_ENTITY, "provider_error", message)
+                Self::new(S::UNPROCESSABLE_ENTITY, code::PROVIDER_ERROR, message)
                     .with_details(provider_details(&payment, &transaction))
             }
             OpError::NotSettleable {
                 operation,
                 account_id,
-            } => Self::new(
-                S::BAD_REQUEST,
-                "operation_not_supported",
-                format!(
+            } => {
+                let message = format!(
                     "The POS account {account_id} does not support status queries, which the gateway needs to settle an operation the bank leaves unanswered; {} is refused on it.",
                     operation.as_str()
-                ),
-            )
-            .with_details(json!({
-                "operation": operation,
-                "accountId": account_id,
-                "reason": "query_not_supported",
-            })),
+                );
+                let details = json!({
+                    "operation": operation,
+                    "accountId": account_id,
+                    "reason": "query_not_supported",
+                });
+                not_supported(message, details)
+            }
             OpError::NotRecorded { transaction_id } => Self::new(
                 S::SERVICE_UNAVAILABLE,
-                "operation_not_recorded",
+                code::OPERATION_NOT_RECORDED,
                 "The bank answered, but the answer could not be recorded yet. Do not repeat the operation: it will be settled from the bank's records automatically; read the payment (GET /v1/payments/{id}) to see the result.",
             )
             .with_details(json!({ "transactionId": transaction_id })),
             OpError::Contended => Self::new(
                 S::CONFLICT,
-                "concurrent_modification",
+                code::CONCURRENT_MODIFICATION,
                 "The payment was changed by another request. Retry.",
             ),
             OpError::NoAccountForCard => Self::new(
                 S::BAD_REQUEST,
-                "no_account_for_card",
+                code::NO_ACCOUNT_FOR_CARD,
                 "No POS account of yours is at the card's issuing bank. Pass accountId.",
             ),
             OpError::Invalid { field, reason } => Self::invalid(field, &reason),

@@ -3,10 +3,10 @@
 
 use lambda_http::{http::StatusCode, Body, Request, RequestExt, Response};
 use paygate_domain::{
-    money::valid_amount, payment::PaymentView, AccountId, BankStatus, CardDetails, PaymentId,
+    money::Amount, payment::PaymentView, AccountId, BankStatus, CardDetails, PaymentId,
     Transaction, TransactionType,
 };
-use paygate_ops::{
+use paygate_payments::{
     operate::get_payment, points_inquiry, query_payment, run_operation, OperationDeps, PointsDeps,
     PointsRequest, Principal,
 };
@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::{
     body::{parse_object, Fields},
     context::principal,
-    error::{invalid_amount, ApiError},
+    error::ApiError,
     respond::respond,
 };
 
@@ -78,12 +78,10 @@ pub fn path_payment_id(req: &Request) -> Result<PaymentId, ApiError> {
         .ok_or_else(|| ApiError::not_found("payment"))
 }
 
-/// An optional `amount` field: a positive integer of minor units.
+/// An optional `amount` field: minor units, valid by the domain's rule ([`Amount`]).
 fn amount_field(f: &Fields<'_>) -> Result<Option<i64>, ApiError> {
-    match f.opt_i64("amount")? {
-        Some(a) if !valid_amount(a) => Err(invalid_amount()),
-        other => Ok(other),
-    }
+    let amount = f.opt_i64("amount")?.map(Amount::new).transpose()?;
+    Ok(amount.map(Amount::minor))
 }
 
 async fn money_operation_inner(
@@ -147,7 +145,7 @@ async fn get_inner(
     let transactions = payments
         .list_transactions(&payment.id)
         .await
-        .map_err(paygate_ops::OpError::from)?;
+        .map_err(paygate_payments::OpError::from)?;
     Ok(PaymentBody {
         payment: payment.view(),
         transactions,
@@ -194,7 +192,7 @@ fn parse_points(req: &Request) -> Result<PointsRequest, ApiError> {
 async fn points_inner(
     deps: &PointsDeps,
     req: &Request,
-) -> Result<paygate_ops::PointsResponse, ApiError> {
+) -> Result<paygate_payments::PointsResponse, ApiError> {
     let who = caller(req)?;
     let request = parse_points(req)?;
     Ok(points_inquiry(deps, &who, request).await?)
@@ -203,4 +201,32 @@ async fn points_inner(
 /// `POST /v1/payments/points/inquiry`.
 pub async fn points(deps: &PointsDeps, req: &Request) -> Response<Body> {
     respond(StatusCode::OK, points_inner(deps, req).await)
+}
+
+/// The four money-path operations on one payment, each a Lambda of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaymentOperation {
+    Capture,
+    Cancel,
+    Refund,
+    Query,
+}
+
+/// The one handler of `POST /v1/payments/{id}/capture|cancel|refund|query`: the operation
+/// under the request's `Idempotency-Key` (`crate::idempotency`).
+pub async fn payment_operation(
+    ops: &OperationDeps,
+    idempotency: &crate::Idempotency,
+    op: PaymentOperation,
+    req: &Request,
+) -> Response<Body> {
+    let kind = match op {
+        PaymentOperation::Capture => TransactionType::Capture,
+        PaymentOperation::Cancel => TransactionType::Cancel,
+        PaymentOperation::Refund => TransactionType::Refund,
+        PaymentOperation::Query => {
+            return crate::idempotent(idempotency, req, query(ops, req)).await
+        }
+    };
+    crate::idempotent(idempotency, req, money_operation(ops, req, kind)).await
 }

@@ -19,6 +19,7 @@
 //! over, after which a retry runs again (the payment's own reservation and state keep money
 //! from moving twice).
 
+use paygate_domain::error::code;
 use std::{future::Future, sync::Arc};
 
 use lambda_http::{
@@ -177,7 +178,7 @@ fn replay(stored: StoredResponse) -> Response<Body> {
 pub fn invalid_key() -> ApiError {
     ApiError::new(
         StatusCode::BAD_REQUEST,
-        "invalid_idempotency_key",
+        code::INVALID_IDEMPOTENCY_KEY,
         "The Idempotency-Key header must be one value of 1 to 255 printable ASCII characters.",
     )
     .with_details(json!({ "header": "Idempotency-Key" }))
@@ -187,7 +188,7 @@ pub fn invalid_key() -> ApiError {
 pub fn key_reused() -> ApiError {
     ApiError::new(
         StatusCode::UNPROCESSABLE_ENTITY,
-        "idempotency_key_reused",
+        code::IDEMPOTENCY_KEY_REUSED,
         "This Idempotency-Key was already used for another request (another path or body). A key can only be reused with the exact same request; send a new request with a new key.",
     )
     .with_details(json!({ "header": "Idempotency-Key" }))
@@ -197,7 +198,7 @@ pub fn key_reused() -> ApiError {
 pub fn key_in_use() -> ApiError {
     ApiError::new(
         StatusCode::CONFLICT,
-        "idempotency_key_in_use",
+        code::IDEMPOTENCY_KEY_IN_USE,
         "A request with this Idempotency-Key is still being processed. This request was not run; retry it shortly to get the first request's answer.",
     )
     .with_details(json!({ "header": "Idempotency-Key" }))

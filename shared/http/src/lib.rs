@@ -1,7 +1,9 @@
 //! HTTP glue shared by the API functions: the authorizer context, request parsing with
 //! field-naming errors, the one mapping from errors to the JSON error envelope, and the
-//! `Idempotency-Key` wrapper every merchant POST handler runs in.
+//! `Idempotency-Key` wrapper every merchant POST handler runs in, and the dashboard's
+//! admin API ([`admin`]: its handlers and routes).
 
+pub mod admin;
 pub mod body;
 pub mod context;
 pub mod error;

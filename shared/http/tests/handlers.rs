@@ -16,13 +16,15 @@ use lambda_http::{
     request::RequestContext,
     Body, Request, RequestExt,
 };
+use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
+use paygate_domain::testkit::{
+    ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds, T0,
+};
 use paygate_domain::{
     ids::ApiKeyId, AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId,
     PaymentStatus, PosAccount, TransactionType,
 };
-use paygate_ops::{OperationDeps, Principal, Providers};
-use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds, T0};
+use paygate_payments::{OperationDeps, Principal, Providers};
 use serde_json::Value;
 
 struct World {
@@ -84,7 +86,7 @@ async fn world() -> World {
             providers: Providers::new().register(bank),
             clock,
             ids: Arc::new(SeqIds::default()),
-            events: paygate_ops::EventSink {
+            events: paygate_payments::EventSink {
                 publisher: Arc::new(MemoryPublisher::default()),
             },
         },
@@ -94,8 +96,11 @@ async fn world() -> World {
 
 fn request(principal: Option<&Principal>, id: &str, body: &str) -> Request {
     let mut auth = ApiGatewayRequestAuthorizer::default();
-    auth.fields =
-        paygate_http::principal_fields(&principal.cloned().ok_or(paygate_ops::AuthError::Missing));
+    auth.fields = paygate_http::principal_fields(
+        &principal
+            .cloned()
+            .ok_or(paygate_payments::AuthError::Missing),
+    );
     let mut ctx = ApiGatewayV2httpRequestContext::default();
     ctx.authorizer = Some(auth);
     let mut req = lambda_http::http::Request::builder()

@@ -1,85 +1,186 @@
-//! The request a webhook attempt sends: headers per the spec's Events part.
+//! Deliver: one attempt of one delivery, then the next one scheduled.
+//!
+//! A message that arrives before its due time re-enqueues itself for the rest of the wait
+//! (hops of at most 900 s: SQS's limit). An attempt is claimed with a lease before it is
+//! sent, and recorded on condition that no attempt of its number exists, so an SQS
+//! redelivery of the same message never produces two attempts of the same number.
 
-use crate::client::USER_AGENT;
+use std::sync::Arc;
 
-pub const HEADER_EVENT: &str = "X-Svc-Event";
-pub const HEADER_DELIVERY: &str = "X-Svc-Delivery";
-pub const HEADER_SIGNATURE: &str = "X-Svc-Signature";
+use paygate_domain::{
+    ports::{
+        Clock, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointReader, Outbox,
+        SigningSecrets, WebhookSender,
+    },
+    webhook::{hop_delay_secs, Attempt, AttemptError, DeliveryStatus, Envelope, RetrySchedule},
+};
 
-/// The headers of one attempt: `Content-Type: application/json`, `User-Agent`,
-/// `X-Svc-Event` (the event type), `X-Svc-Delivery` (the delivery id, the same on every
-/// retry) and `X-Svc-Signature` (see `paygate_signature::header`).
-pub fn webhook_headers(
-    event_type: &str,
-    delivery_id: &str,
-    signature_header: &str,
-) -> Vec<(String, String)> {
-    [
-        ("Content-Type", "application/json"),
-        ("User-Agent", USER_AGENT),
-        (HEADER_EVENT, event_type),
-        (HEADER_DELIVERY, delivery_id),
-        (HEADER_SIGNATURE, signature_header),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-    .collect()
+use crate::PipelineError;
+
+pub use paygate_domain::webhook::USER_AGENT;
+
+/// How long a claimed attempt is reserved; longer than one attempt can take (10 s plus the
+/// store writes), shorter than the queue's visibility timeout.
+pub const LEASE_MS: i64 = 30_000;
+
+/// What one delivery attempt works with.
+pub struct DeliverDeps {
+    /// The delivery: claimed (leased) for the attempt, then its attempt recorded.
+    pub deliveries: Arc<dyn DeliveryStore>,
+    /// The event the delivery carries (its body is signed and sent).
+    pub outbox: Arc<dyn Outbox>,
+    /// The endpoint's URL, state and secret id.
+    pub endpoints: Arc<dyn EndpointReader>,
+    /// The endpoint's signing secrets (the current one first).
+    pub secrets: Arc<dyn SigningSecrets>,
+    /// The SSRF-guarded HTTPS client.
+    pub sender: Arc<dyn WebhookSender>,
+    /// The next attempt, when this one failed.
+    pub queue: Arc<dyn DeliveryQueue>,
+    pub clock: Arc<dyn Clock>,
+    /// When the next attempts are due (the spec's 30s, 2m, … 24h).
+    pub schedule: RetrySchedule,
 }
 
-/// [`webhook_headers`] with the signature computed here: `body` signed at `timestamp`
-/// (unix seconds of *this attempt*, so every retry is signed afresh) with each of
-/// `secrets`, the current secret first.
-pub fn signed_headers<S: AsRef<str>>(
-    event_type: &str,
-    delivery_id: &str,
-    secrets: &[S],
-    timestamp: i64,
-    body: &[u8],
-) -> Vec<(String, String)> {
-    let signature = paygate_signature::header(timestamp, secrets, body);
-    webhook_headers(event_type, delivery_id, &signature)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeliverOutcome {
+    /// Not due yet: re-enqueued with this delay.
+    Rescheduled { delay_secs: i64 },
+    /// Nothing to do (unknown delivery, already final, attempt done or claimed elsewhere).
+    Skipped,
+    /// The attempt was made and recorded.
+    Attempted {
+        number: u32,
+        succeeded: bool,
+        next: Option<u32>,
+    },
+}
+
+pub async fn deliver(
+    deps: &DeliverDeps,
+    msg: &DeliveryMessage,
+) -> Result<DeliverOutcome, PipelineError> {
+    let now = deps.clock.now();
+    if msg.due_at > now {
+        let delay_secs = hop_delay_secs(now, msg.due_at);
+        deps.queue.enqueue(msg, delay_secs).await?;
+        return Ok(DeliverOutcome::Rescheduled { delay_secs });
+    }
+    let Some(delivery) = deps.deliveries.get_delivery(&msg.delivery_id).await? else {
+        tracing::warn!(delivery_id = %msg.delivery_id, "message for an unknown delivery");
+        return Ok(DeliverOutcome::Skipped);
+    };
+    if delivery.status != DeliveryStatus::Pending || delivery.attempts_made + 1 != msg.attempt {
+        return Ok(DeliverOutcome::Skipped);
+    }
+    let lease = now.plus_millis(LEASE_MS);
+    if !deps
+        .deliveries
+        .claim_attempt(&delivery.id, msg.attempt, lease, now)
+        .await?
+    {
+        return Ok(DeliverOutcome::Skipped);
+    }
+
+    let at = deps.clock.now();
+    let sent = send(deps, &delivery).await?;
+    let attempt = Attempt {
+        delivery_id: delivery.id.clone(),
+        number: msg.attempt,
+        at,
+        duration_ms: sent.duration_ms,
+        succeeded: sent.error.is_none() && Attempt::is_success(sent.status_code),
+        status_code: sent.status_code,
+        error: sent.error,
+        response_body: sent.response_body,
+    };
+    // The schedule's waits run from the failure, i.e. the end of the attempt.
+    let finished = deps.clock.now();
+    let after = delivery.after_attempt_at(&attempt, finished, &deps.schedule);
+    if !deps
+        .deliveries
+        .record_attempt(&attempt, &after.delivery)
+        .await?
+    {
+        // Someone recorded this attempt number first (our lease expired): theirs stands.
+        return Ok(DeliverOutcome::Skipped);
+    }
+    tracing::info!(
+        delivery_id = %delivery.id,
+        attempt = attempt.number,
+        status_code = attempt.status_code,
+        error = ?attempt.error,
+        succeeded = attempt.succeeded,
+        "webhook attempt"
+    );
+    let next = match after.next {
+        Some((number, due_at)) => {
+            let next_msg = DeliveryMessage {
+                delivery_id: delivery.id.clone(),
+                attempt: number,
+                due_at,
+            };
+            // If this enqueue fails, the sweeper finds the overdue delivery and requeues it.
+            if let Err(e) = deps
+                .queue
+                .enqueue(&next_msg, hop_delay_secs(at, due_at))
+                .await
+            {
+                tracing::warn!(delivery_id = %delivery.id, error = %e, "next attempt not queued; the sweeper will");
+            }
+            Some(number)
+        }
+        None => None,
+    };
+    Ok(DeliverOutcome::Attempted {
+        number: attempt.number,
+        succeeded: attempt.succeeded,
+        next,
+    })
+}
+
+/// Builds the signed request and sends it.
+async fn send(
+    deps: &DeliverDeps,
+    delivery: &paygate_domain::webhook::Delivery,
+) -> Result<paygate_domain::ports::SendOutcome, PipelineError> {
+    let failed = |error| paygate_domain::ports::SendOutcome {
+        status_code: None,
+        error: Some(error),
+        response_body: String::new(),
+        duration_ms: 0,
+    };
+    let Some(event) = deps.outbox.get_event(&delivery.event_id).await? else {
+        return Err(PipelineError::Store(paygate_domain::StoreError::Corrupt(
+            format!(
+                "event {} of delivery {} is missing",
+                delivery.event_id, delivery.id
+            ),
+        )));
+    };
+    let Some(endpoint) = deps
+        .endpoints
+        .get_endpoint(&delivery.merchant_id, &delivery.endpoint_id)
+        .await?
+        .filter(|e| e.enabled)
+    else {
+        return Ok(failed(AttemptError::EndpointUnavailable));
+    };
+    let now = deps.clock.now();
+    let secrets = match deps.secrets.signing_secrets(&endpoint.secret_id, now).await {
+        Ok(s) if !s.is_empty() => s,
+        _ => return Ok(failed(AttemptError::Secret)),
+    };
+    let body = Envelope::of(&event).to_bytes();
+    let headers = crate::sender::signed_headers(
+        event.event_type.as_str(),
+        delivery.id.as_str(),
+        &secrets,
+        now.unix_seconds(),
+        &body,
+    );
+    Ok(deps.sender.send(&endpoint.url, &headers, body).await)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn headers_in_order() {
-        let h = webhook_headers("payment.captured", "dlv_1", "t=1,v1=ab");
-        let names: Vec<&str> = h.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "Content-Type",
-                "User-Agent",
-                "X-Svc-Event",
-                "X-Svc-Delivery",
-                "X-Svc-Signature"
-            ]
-        );
-        assert_eq!(h[0].1, "application/json");
-        assert!(h[1].1.starts_with("paygate-webhooks/"));
-        assert_eq!(h[2].1, "payment.captured");
-        assert_eq!(h[3].1, "dlv_1");
-        assert_eq!(h[4].1, "t=1,v1=ab");
-    }
-
-    #[test]
-    fn signed_headers_verify() {
-        let body = br#"{"id":"evt_1"}"#;
-        let h = signed_headers(
-            "webhook.test",
-            "dlv_1",
-            &["whsec_a", "whsec_b"],
-            1_795_251_600,
-            body,
-        );
-        let sig = &h[4].1;
-        assert_eq!(sig.matches("v1=").count(), 2);
-        assert_eq!(
-            paygate_signature::verify(sig, body, &["whsec_b"], 1_795_251_600, 300),
-            Ok(())
-        );
-    }
-}
+mod tests;

@@ -1,30 +1,33 @@
-//! The gateway's webhook sending side.
+//! Webhooks, one feature in one crate.
 //!
-//! - [`ssrf`]: the egress guard — [`check_url`], [`ip_forbidden`], [`SafeResolver`].
-//! - [`client`]: [`HttpSender`], the `WebhookSender` the deliver function uses.
-//! - [`deliver`]: the request headers of an attempt.
-//!
-//! ```no_run
-//! # async fn demo() -> Result<(), paygate_webhooks::ConfigError> {
-//! use paygate_domain::ports::WebhookSender;
-//! use paygate_webhooks::{signed_headers, HttpSender, SenderConfig};
-//!
-//! // Once per process (Lambda init): strict policy, system roots, 10 s per attempt.
-//! let sender = HttpSender::new(SenderConfig::from_env()?)?;
-//! let body = br#"{"id":"evt_1"}"#.to_vec();
-//! let headers = signed_headers("payment.captured", "dlv_1", &["whsec_…"], 1_795_251_600, &body);
-//! let outcome = sender.send("https://merchant.example/hooks", &headers, body).await;
-//! # let _ = outcome;
-//! # Ok(()) }
-//! ```
+//! - The pipeline over the domain ports: [`sweep`] the outbox, [`fanout`] events to
+//!   endpoints, [`deliver`] attempts. Each step is safe to run twice on the same input: SQS
+//!   delivers at least once, and so does everything built on it.
+//! - [`signature`]: `X-Svc-Signature`, signing and verifying (also the merchant-side
+//!   verification library).
+//! - [`sender`]: the SSRF-guarded HTTPS client (`HttpSender`) and the request headers.
 
-pub mod client;
 pub mod deliver;
-pub mod ssrf;
+pub mod fanout;
+pub mod sender;
+pub mod signature;
+pub mod sweep;
 
-pub use client::{
-    ConfigError, HttpSender, SenderConfig, DELIVERY_TIMEOUT, ENV_ALLOW_ADDRS, ENV_EXTRA_CA,
-    RESPONSE_BODY_CAP, USER_AGENT,
+pub use deliver::{deliver, DeliverDeps, DeliverOutcome, USER_AGENT};
+pub use fanout::{fanout, FanoutDeps};
+pub use sweep::{sweep, SweepDeps, SweepReport};
+
+pub use sender::{
+    check_url, ip_forbidden, signed_headers, webhook_headers, Blocked, ConfigError, EgressPolicy,
+    HttpSender, Resolver, SafeResolver, SenderConfig, DELIVERY_TIMEOUT, ENV_ALLOW_ADDRS,
+    ENV_EXTRA_CA, RESPONSE_BODY_CAP,
 };
-pub use deliver::{signed_headers, webhook_headers};
-pub use ssrf::{check_url, ip_forbidden, Blocked, EgressPolicy, Resolver, SafeResolver};
+
+use paygate_domain::StoreError;
+
+/// A step could not finish; the message goes back to its queue and is tried again.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+}

@@ -27,7 +27,8 @@ use paygate_domain::{
     webhook::{Attempt, AttemptError},
 };
 use paygate_webhooks::{
-    signed_headers, ssrf::Resolver, EgressPolicy, HttpSender, SenderConfig, RESPONSE_BODY_CAP,
+    sender::ssrf::Resolver, signed_headers, EgressPolicy, HttpSender, SenderConfig,
+    RESPONSE_BODY_CAP,
 };
 
 const SECRET: &str = "whsec_test_secret";
@@ -65,7 +66,7 @@ fn header_str<'a>(h: &'a HeaderMap, name: &str) -> &'a str {
 /// Accepts only a correctly signed webhook with the spec's headers.
 async fn ok_handler(headers: HeaderMap, body: Bytes) -> Response {
     let sig = header_str(&headers, "x-svc-signature");
-    let valid = paygate_signature::verify(sig, &body, &[SECRET], T, 300).is_ok()
+    let valid = paygate_webhooks::signature::verify(sig, &body, &[SECRET], T, 300).is_ok()
         && header_str(&headers, "x-svc-event") == "payment.captured"
         && header_str(&headers, "x-svc-delivery") == "dlv_test1"
         && header_str(&headers, "content-type") == "application/json"

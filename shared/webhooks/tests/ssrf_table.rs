@@ -16,7 +16,7 @@ use std::{
 use async_trait::async_trait;
 use paygate_webhooks::{
     check_url, ip_forbidden,
-    ssrf::{ResolveError, Resolver},
+    sender::ssrf::{ResolveError, Resolver},
     Blocked, EgressPolicy, SafeResolver,
 };
 

@@ -124,5 +124,5 @@ pub fn v1_count(hook: &Hook) -> usize {
 /// Whether `secret` verifies `hook`'s signature.
 pub fn verifies(hook: &Hook, secret: &str) -> bool {
     let sig = hook.header("x-svc-signature").unwrap_or_default();
-    paygate_signature::verify(sig, &hook.body, &[secret], hook.unix_secs, 300).is_ok()
+    paygate_webhooks::signature::verify(sig, &hook.body, &[secret], hook.unix_secs, 300).is_ok()
 }

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use paygate_bankkit::{CredentialStore, SecretsManagerCredentials};
+use paygate_aws::secrets::SecretsManagerCredentials;
+use paygate_bankkit::CredentialStore;
 use paygate_domain::AccountId;
 use paygate_tests::seed;
 

@@ -15,8 +15,8 @@ use paygate_bench::{
     runtime_stub::{Outcome, RuntimeStub},
 };
 use paygate_devserver::{Options, WebhookOptions};
-use paygate_dynamo::moto::{unique_prefix, MotoServer};
-use paygate_ops::system::{RandomIds, SystemClock};
+use paygate_aws::moto::{unique_prefix, MotoServer};
+use paygate_compose::system::{RandomIds, SystemClock};
 
 /// Start-up and one event, debug build, on a shared 2-core machine.
 const PATIENCE: Duration = Duration::from_secs(60);

@@ -2,9 +2,9 @@
 //! status and body, `Idempotent-Replayed: true`) and refunds once at the bank; the key with
 //! another body is refused.
 
+use paygate_aws::dynamo::DynamoSimLedger;
+use paygate_bank_simulator::SimLedger;
 use paygate_domain::AccountId;
-use paygate_dynamo::DynamoSimLedger;
-use paygate_simbank::SimLedger;
 use paygate_tests::{expect_error, keys, Stack, StatusCode};
 use serde_json::{json, Value};
 

@@ -6,21 +6,22 @@
 
 use std::sync::Arc;
 
+use paygate_aws::dynamo::{
+    create_tables,
+    faults::{client, DynamoFault, FaultPlan},
+    table_names, DynamoPayments,
+};
+use paygate_aws::moto::{unique_prefix, MotoServer, REGION};
+use paygate_aws::retry_config;
+use paygate_bank_simulator::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
+use paygate_domain::testkit::{ManualClock, MemoryAccounts, MemoryPublisher, SeqIds};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Outbox, PaymentReader, PaymentWriter, PosProvider},
     AccountId, Currency, MerchantId, Mode, Operation, OperationSet, Payment, PaymentId,
     PaymentStatus, PosAccount, Timestamp, TransactionStatus, TransactionType,
 };
-use paygate_dynamo::{
-    create_tables,
-    faults::{client, DynamoFault, FaultPlan},
-    moto::{unique_prefix, MotoServer, REGION},
-    retry_config, table_names, DynamoPayments,
-};
-use paygate_ops::{run_operation, EventSink, OpError, OperationDeps, Principal, Providers};
-use paygate_simbank::{InitialBankState, MemoryLedger, SimBank, PROVIDER_CODE};
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPublisher, SeqIds};
+use paygate_payments::{run_operation, EventSink, OpError, OperationDeps, Principal, Providers};
 
 mod two_step_cancel;
 
@@ -28,7 +29,7 @@ const T0: Timestamp = Timestamp::from_unix_millis(1_795_255_200_000);
 
 struct World {
     deps: OperationDeps,
-    events: paygate_dynamo::DynamoEvents,
+    events: paygate_aws::dynamo::DynamoEvents,
     plan: FaultPlan,
     payments: Arc<DynamoPayments>,
     bank: Arc<SimBank>,
@@ -75,7 +76,7 @@ async fn world(label: &str) -> World {
             publisher: Arc::new(MemoryPublisher::default()),
         },
     };
-    let events = paygate_dynamo::DynamoEvents::new(faulty, &names.events);
+    let events = paygate_aws::dynamo::DynamoEvents::new(faulty, &names.events);
     World {
         deps,
         events,
@@ -146,7 +147,7 @@ impl World {
         &self,
         id: &PaymentId,
         amount: i64,
-    ) -> Result<paygate_ops::OperationResult, OpError> {
+    ) -> Result<paygate_payments::OperationResult, OpError> {
         run_operation(
             &self.deps,
             &self.principal,

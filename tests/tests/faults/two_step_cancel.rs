@@ -13,17 +13,19 @@ use paygate_bankkit::{
     sim::{Fault, OrderState},
     AccountCredentials, BankTransport, MemoryCredentials, StepRetry,
 };
+use paygate_domain::testkit::{
+    ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds,
+};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{PosProvider, TestOrder, TestOrderState},
     AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId, PaymentStatus,
     PosAccount, TransactionStatus, TransactionType,
 };
-use paygate_ops::{
+use paygate_payments::{
     run_operation, run_reconciler, EventSink, OpError, OperationDeps, Principal, Providers,
     ReconcilerDeps, ReconcilerLimits,
 };
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPayments, MemoryPublisher, SeqIds};
 
 const MID: &str = "6706598320";
 const TID: &str = "67005551";

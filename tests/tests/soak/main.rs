@@ -27,6 +27,13 @@ use lambda_http::{
     request::RequestContext,
     Body, Request, RequestExt, Response,
 };
+use paygate_aws::dynamo::{
+    create_tables,
+    faults::{client, FaultPlan},
+    table_names, DynamoEvents, DynamoPayments,
+};
+use paygate_aws::moto::{unique_prefix, MotoServer, REGION};
+use paygate_aws::retry_config;
 use paygate_bank_nestpay::{
     sim::{self, SimCredentials},
     NestpayProvider, API_PATH,
@@ -35,23 +42,17 @@ use paygate_bankkit::{
     sim::{FaultOdds, OrderState},
     AccountCredentials, BankTransport, MemoryCredentials,
 };
+use paygate_domain::testkit::{ManualClock, MemoryAccounts, MemoryPublisher};
 use paygate_domain::{
     ids::ApiKeyId,
     ports::{Expectation, PaymentChange, PaymentReader, PaymentWriter, TestOrder, TestOrderState},
     AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId, PaymentStatus,
     PosAccount, Timestamp, TransactionStatus, TransactionType,
 };
-use paygate_dynamo::{
-    create_tables,
-    faults::{client, FaultPlan},
-    moto::{unique_prefix, MotoServer, REGION},
-    retry_config, table_names, DynamoEvents, DynamoPayments,
-};
-use paygate_ops::{
+use paygate_payments::{
     run_reconciler, EventSink, OperationDeps, Principal, Providers, ReconcilerDeps,
     ReconcilerLimits,
 };
-use paygate_testkit::{ManualClock, MemoryAccounts, MemoryPublisher};
 use serde_json::{json, Value};
 
 const T0: Timestamp = Timestamp::from_unix_millis(1_795_255_200_000);
@@ -220,7 +221,14 @@ async fn setup(seed: u64) -> Soak {
     };
     let _ = seed;
     Soak {
-        idem: paygate_compose::idempotency(&faulty, &names.idempotency, clock.clone(), ids.clone()),
+        idem: paygate_http::Idempotency {
+            store: Arc::new(paygate_aws::dynamo::DynamoIdempotency::new(
+                faulty.clone(),
+                &names.idempotency,
+            )),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        },
         reconciler: ReconcilerDeps {
             ops: ops(),
             unsettled: payments.clone(),

@@ -41,9 +41,9 @@ async fn a_capture_sends_exactly_one_signed_webhook() {
     // AND its signature verifies against the raw body with the endpoint's secret, timed now
     let sig = hook.header("x-svc-signature").unwrap();
     assert!(sig.starts_with("t=") && sig.contains(",v1="), "{sig}");
-    paygate_signature::verify(sig, &hook.body, &[&secret], hook.unix_secs, 300)
+    paygate_webhooks::signature::verify(sig, &hook.body, &[&secret], hook.unix_secs, 300)
         .unwrap_or_else(|e| panic!("signature {sig} does not verify: {e:?}"));
-    assert!(paygate_signature::verify(
+    assert!(paygate_webhooks::signature::verify(
         sig,
         &hook.body,
         &["whsec_someone_else"],

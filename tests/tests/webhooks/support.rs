@@ -120,8 +120,10 @@ pub async fn queues_drained(stack: &Stack) {
         "the events and deliveries queues are empty",
         SOON,
         || async {
-            let events = paygate_sqs::depth(&s.sqs, &s.queues.events).await.unwrap();
-            let deliveries = paygate_sqs::depth(&s.sqs, &s.queues.deliveries)
+            let events = paygate_aws::sqs::depth(&s.sqs, &s.queues.events)
+                .await
+                .unwrap();
+            let deliveries = paygate_aws::sqs::depth(&s.sqs, &s.queues.deliveries)
                 .await
                 .unwrap();
             (events == 0 && deliveries == 0).then_some(())

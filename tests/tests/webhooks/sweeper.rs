@@ -3,12 +3,12 @@
 
 use std::time::{Duration, Instant};
 
+use paygate_compose::system::{RandomIds, SystemClock};
 use paygate_domain::{
     ports::{Clock, Expectation, PaymentChange, PaymentReader, PaymentWriter},
     webhook::DeliveryStatus,
     EventId, EventRecord, EventType, Mode, PaymentId, PaymentStatus,
 };
-use paygate_ops::system::{RandomIds, SystemClock};
 use paygate_tests::{keys, receiver::Receiver, ANATOLIA};
 
 use crate::support::{

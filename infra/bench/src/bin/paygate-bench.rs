@@ -22,8 +22,8 @@ use paygate_bench::{
     runtime_stub::RuntimeStub,
 };
 use paygate_devserver::{Options, WebhookOptions};
-use paygate_dynamo::moto::{unique_prefix, MotoServer};
-use paygate_ops::system::{RandomIds, SystemClock};
+use paygate_aws::moto::{unique_prefix, MotoServer};
+use paygate_compose::system::{RandomIds, SystemClock};
 use serde_json::json;
 
 const FLOOR: &str = "floor (C)";

@@ -31,10 +31,17 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The API's spelling (the domain's).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Test => "test",
-            Self::Live => "live",
+        paygate_domain::Mode::from(self).as_str()
+    }
+}
+
+impl From<Mode> for paygate_domain::Mode {
+    fn from(m: Mode) -> Self {
+        match m {
+            Mode::Test => Self::Test,
+            Mode::Live => Self::Live,
         }
     }
 }

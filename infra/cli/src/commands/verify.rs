@@ -7,7 +7,7 @@ use std::{
 };
 
 use clap::Args;
-use paygate_signature::{VerifyError, DEFAULT_TOLERANCE_SECS};
+use paygate_webhooks::signature::{VerifyError, DEFAULT_TOLERANCE_SECS};
 
 use crate::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 
@@ -39,7 +39,7 @@ pub struct VerifyArgs {
 /// The `verify` check itself: `body` against `args.header` with `args.secrets` at `now`
 /// (`args.now` wins over it when given).
 pub fn run_verify(args: &VerifyArgs, body: &[u8], now: i64) -> Result<(), VerifyError> {
-    paygate_signature::verify(
+    paygate_webhooks::signature::verify(
         &args.header,
         body,
         &args.secrets,

@@ -9,6 +9,7 @@ use std::{
 };
 
 use clap::Parser;
+use paygate_aws::moto::{unique_prefix, MotoServer};
 use paygate_cli::{
     commands::deliveries,
     config::Ctx,
@@ -16,10 +17,9 @@ use paygate_cli::{
     model::DeliveryDetail,
     run_async, Cli, CliError,
 };
+use paygate_compose::system::{RandomIds, SystemClock};
 use paygate_devserver::{DevServer, Options, Seed, WebhookOptions};
 use paygate_domain::webhook::RetrySchedule;
-use paygate_dynamo::moto::{unique_prefix, MotoServer};
-use paygate_ops::system::{RandomIds, SystemClock};
 use paygate_webhooks::{EgressPolicy, SenderConfig};
 
 /// How long to wait for what the pipeline does at once (the shared moto is slow).

@@ -1,11 +1,11 @@
-//! Vectors signed by `aws-sigv4` itself (through `paygate_sigv4::sign_request`), verified
+//! Vectors signed by `aws-sigv4` itself (through `paygate_cli::sigv4::sign_request`), verified
 //! as the dev server receives them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
-use paygate_sigv4::{sign_request, sign_request_with_headers, AccessKey};
+use paygate_cli::sigv4::{sign_request, sign_request_with_headers, AccessKey};
 
 use super::*;
 

@@ -5,12 +5,11 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use paygate_bankkit::{
-    AccountCredentials, BankTransport, CredentialStore, StepRetry, TransportError,
+    AccountCredentials, BankTransport, CallError, CredentialStore, StepRetry, TransportError,
 };
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
-    BankOutcome, BankStatus, CardDetails, Currency, Operation, OperationSet, PointsResult,
-    PosAccount, StoreError,
+    BankOutcome, BankStatus, CardDetails, Currency, PointsResult, PosAccount, StoreError,
 };
 
 use crate::{
@@ -141,43 +140,6 @@ pub fn admin_url(endpoint: &str, path: &str) -> String {
     format!("{base}{path}")
 }
 
-/// Why a call produced no GVPS answer.
-#[derive(Debug)]
-enum CallError {
-    Config(String),
-    Transport(TransportError),
-    Malformed(String),
-}
-
-impl CallError {
-    /// For a money-moving request.
-    fn outcome(&self) -> BankOutcome {
-        match self {
-            Self::Config(m) => BankOutcome::Error {
-                code: "config".to_owned(),
-                message: m.clone(),
-            },
-            Self::Transport(e) => e.outcome(),
-            // The bank had the request and answered something unreadable.
-            Self::Malformed(m) => BankOutcome::Unknown {
-                reason: format!("unreadable answer from the bank: {m}"),
-            },
-        }
-    }
-
-    /// For a read: nothing moved, whatever happened.
-    fn code_and_message(&self) -> (String, String) {
-        match self {
-            Self::Config(m) => ("config".to_owned(), m.clone()),
-            Self::Transport(TransportError::Timeout) => {
-                ("timeout".to_owned(), TransportError::Timeout.to_string())
-            }
-            Self::Transport(e) => ("transport".to_owned(), e.to_string()),
-            Self::Malformed(m) => ("malformed".to_owned(), m.clone()),
-        }
-    }
-}
-
 /// The Garanti GVPS provider.
 pub struct GarantiProvider {
     pub(crate) transport: BankTransport,
@@ -201,12 +163,8 @@ impl GarantiProvider {
     }
 
     async fn config(&self, account: &PosAccount) -> Result<GarantiConfig, CallError> {
-        let creds = self
-            .creds
-            .credentials(&account.id)
-            .await
-            .map_err(|e| CallError::Config(e.to_string()))?;
-        GarantiConfig::from_credentials(&creds).map_err(|e| CallError::Config(e.to_string()))
+        let parse = GarantiConfig::from_credentials;
+        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, parse).await
     }
 
     /// Sends one request. The body may hold a card number and always a hash: never logged.
@@ -281,16 +239,6 @@ impl PosProvider for GarantiProvider {
         PROVIDER_CODE
     }
 
-    fn supported(&self) -> OperationSet {
-        OperationSet::of(&[
-            Operation::Capture,
-            Operation::Cancel,
-            Operation::Refund,
-            Operation::Query,
-            Operation::PointsInquiry,
-        ])
-    }
-
     /// `postauth` (PROVAUT) for the amount to capture, in kuruş.
     async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
         let cfg = match self.config(account).await {
@@ -334,7 +282,7 @@ impl PosProvider for GarantiProvider {
     async fn query(&self, account: &PosAccount, order_id: &str) -> BankStatus {
         let cfg = match self.config(account).await {
             Ok(c) => c,
-            Err(e) => return BankStatus::unavailable(&e.code_and_message().0),
+            Err(e) => return e.status(),
         };
         let inq = match self.read(&cfg, TxnType::OrderInq, order_id).await {
             Ok(r) if is_not_found(&r) => return BankStatus::not_found(&r.bank_code()),

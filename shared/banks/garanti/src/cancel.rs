@@ -15,6 +15,7 @@
 //!   so a void that went through unseen is not sent again); still not confirmed →
 //!   `Unknown`, never `Error`: the capture's void moved money.
 
+use paygate_bankkit::Recheck;
 use std::time::Instant;
 
 use paygate_domain::{ports::BankOperation, BankOutcome, PosAccount};
@@ -122,42 +123,38 @@ impl GarantiProvider {
         account: &PosAccount,
         cfg: &GarantiConfig,
         op: &BankOperation,
-        mut hold: OrderTxn,
+        hold: OrderTxn,
         started: Instant,
     ) -> BankOutcome {
-        let mut retry = 0;
-        loop {
-            let outcome = self.void(account, cfg, op, Some(&hold)).await;
-            if matches!(outcome, BankOutcome::Approved { .. }) {
-                return outcome;
+        let step = |hold: OrderTxn| async move { self.void(account, cfg, op, Some(&hold)).await };
+        let recheck = || async {
+            let History::Read(h) = self.history(cfg, &op.order_id).await else {
+                return Recheck::Unread;
+            };
+            match cancel_steps(&h) {
+                CancelSteps::AlreadyCancelled => Recheck::Done(already_cancelled()),
+                CancelSteps::Voids(steps) if steps.len() == 1 && steps[0].kind == "preauth" => {
+                    Recheck::Again(steps[0].clone())
+                }
+                _ => Recheck::Changed(
+                    "the order changed while its pre-authorization was being released",
+                ),
             }
-            retry += 1;
-            if !self
-                .retry
-                .pause(retry, started, self.transport.timeout())
-                .await
-            {
+        };
+        let timeout = self.transport.timeout();
+        match self
+            .retry
+            .finish_step(timeout, started, hold, step, recheck)
+            .await
+        {
+            Some(outcome) => outcome,
+            None => {
                 tracing::warn!(provider = crate::PROVIDER_CODE, account_id = %account.id,
                     order_id = %op.order_id, "capture voided; the pre-authorization's void is not confirmed");
-                return unknown(
+                unknown(
                     "the capture was voided but the pre-authorization's void is not confirmed"
                         .to_owned(),
-                );
-            }
-            // The last attempt may have gone through unseen: look before sending again.
-            if let History::Read(h) = self.history(cfg, &op.order_id).await {
-                match cancel_steps(&h) {
-                    CancelSteps::AlreadyCancelled => return already_cancelled(),
-                    CancelSteps::Voids(steps) if steps.len() == 1 && steps[0].kind == "preauth" => {
-                        hold = steps[0].clone();
-                    }
-                    _ => {
-                        return unknown(
-                            "the order changed while its pre-authorization was being released"
-                                .to_owned(),
-                        )
-                    }
-                }
+                )
             }
         }
     }

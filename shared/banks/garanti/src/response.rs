@@ -7,19 +7,7 @@ use paygate_bankkit::{
 };
 use paygate_domain::BankOutcome;
 
-/// How an answer counts for the gateway.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// `Code` `00`.
-    Approved,
-    /// The bank refused the operation on its merits (host decline, GVPS business rule).
-    Declined,
-    /// The request was refused before any processing: credentials, terminal set-up, a
-    /// malformed request, or a system error that the bank reports as such.
-    Error,
-    /// The bank itself does not know whether the host acted (`9998` time-out at GVPS).
-    Unknown,
-}
+pub use paygate_bankkit::Verdict;
 
 /// GVPS reason codes (with `Code` `92`) that are technical or set-up errors, not declines.
 /// Sources: MEWS fixtures (`0002`), a GVPS reason-code table (README), ActiveMerchant's
@@ -83,17 +71,7 @@ pub fn decode_body(bytes: &[u8]) -> String {
 pub fn declared_encoding(bytes: &[u8]) -> Option<String> {
     let head = bytes.get(..bytes.len().min(200))?;
     let head = String::from_utf8_lossy(head);
-    let decl = head.strip_prefix("<?xml")?;
-    let decl = &decl[..decl.find("?>")?];
-    let at = decl.find("encoding")?;
-    let rest = decl[at + "encoding".len()..]
-        .trim_start()
-        .strip_prefix('=')?;
-    let rest = rest.trim_start();
-    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-    let rest = &rest[1..];
-    let end = rest.find(quote)?;
-    Some(rest[..end].to_ascii_lowercase())
+    encoding::xml_declared_encoding(&head)
 }
 
 fn declared_latin5(bytes: &[u8]) -> bool {

@@ -20,6 +20,21 @@ pub fn decode(bytes: &[u8]) -> String {
         .into_owned()
 }
 
+/// The encoding an XML declaration names, lower-cased: `head` is the start of the
+/// document, the declaration (`<?xml … encoding="…" ?>`) first. `None` without one.
+pub fn xml_declared_encoding(head: &str) -> Option<String> {
+    let decl = head.strip_prefix("<?xml")?;
+    let decl = &decl[..decl.find("?>")?];
+    let at = decl.find("encoding")?;
+    let rest = decl[at + "encoding".len()..]
+        .trim_start()
+        .strip_prefix('=')?;
+    let rest = rest.trim_start();
+    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let value = &rest[1..];
+    Some(value[..value.find(quote)?].to_ascii_lowercase())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@
 //! is registered with one line in `paygate_compose::providers`.
 
 pub mod amount;
+pub mod call;
 pub mod credentials;
 pub mod encoding;
 pub mod retry;
@@ -20,8 +21,7 @@ pub mod xml;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use credentials::{
-    AccountCredentials, CredentialStore, MemoryCredentials, SecretsManagerCredentials,
-};
-pub use retry::StepRetry;
+pub use call::{CallError, Verdict};
+pub use credentials::{account_config, AccountCredentials, CredentialStore, MemoryCredentials};
+pub use retry::{Recheck, StepRetry};
 pub use transport::{BankTransport, TransportError};

@@ -6,7 +6,12 @@
 //! started when a status read plus the step itself (two calls) still fit before
 //! [`StepRetry::budget`] has passed since the operation began.
 
-use std::time::{Duration, Instant};
+use std::{
+    future::Future,
+    time::{Duration, Instant},
+};
+
+use paygate_domain::BankOutcome;
 
 /// How often, how patiently and for how long a step is retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +72,61 @@ impl StepRetry {
                 true
             }
             None => false,
+        }
+    }
+}
+
+/// What a fresh read of the order says about a second step being retried.
+pub enum Recheck<T> {
+    /// The step has taken effect meanwhile: this is the operation's outcome.
+    Done(BankOutcome),
+    /// Send the step again, against this target.
+    Again(T),
+    /// Nothing could be read: send it again against the same target.
+    Unread,
+    /// The order changed under the step: the outcome is unknown, for this reason.
+    Changed(&'static str),
+}
+
+impl StepRetry {
+    /// Sends `step` until the bank approves it, within the retry budget. Between tries,
+    /// `recheck` reads the order, since the last try may have gone through unseen. `None`
+    /// when the budget ran out without an approval (the caller says what is unconfirmed).
+    pub async fn finish_step<T, S, SF, R, RF>(
+        &self,
+        call_timeout: Duration,
+        started: Instant,
+        mut target: T,
+        mut step: S,
+        mut recheck: R,
+    ) -> Option<BankOutcome>
+    where
+        T: Clone,
+        S: FnMut(T) -> SF,
+        SF: Future<Output = BankOutcome>,
+        R: FnMut() -> RF,
+        RF: Future<Output = Recheck<T>>,
+    {
+        let mut retry = 0;
+        loop {
+            let outcome = step(target.clone()).await;
+            if matches!(outcome, BankOutcome::Approved { .. }) {
+                return Some(outcome);
+            }
+            retry += 1;
+            if !self.pause(retry, started, call_timeout).await {
+                return None;
+            }
+            match recheck().await {
+                Recheck::Done(outcome) => return Some(outcome),
+                Recheck::Again(t) => target = t,
+                Recheck::Unread => {}
+                Recheck::Changed(reason) => {
+                    return Some(BankOutcome::Unknown {
+                        reason: reason.to_owned(),
+                    })
+                }
+            }
         }
     }
 }

@@ -72,6 +72,21 @@ impl SimOrder {
     pub fn last_approved(&self) -> Option<&SimTxn> {
         self.history.last()
     }
+
+    /// Records an approved operation on the order and returns it.
+    fn book(&mut self, kind: &'static str, amount: i64, ids: (String, String), day: u32) -> SimTxn {
+        let (rrn, auth_code) = ids;
+        let t = SimTxn {
+            kind,
+            amount,
+            rrn,
+            auth_code,
+            day,
+            voided: false,
+        };
+        self.history.push(t.clone());
+        t
+    }
 }
 
 /// Why the book refused an operation; each protocol maps these to its bank's codes.
@@ -168,15 +183,7 @@ impl OrderBook {
         o.state = OrderState::Preauth;
         o.amount = pre.amount;
         o.day = pre.day;
-        let t = SimTxn {
-            kind: "void",
-            amount,
-            rrn,
-            auth_code,
-            day: today,
-            voided: false,
-        };
-        o.history.push(t.clone());
+        let t = o.book("void", amount, (rrn, auth_code), today);
         touch(client, order);
         Ok(t)
     }
@@ -285,15 +292,7 @@ impl OrderBook {
         o.state = OrderState::Sale;
         o.amount = amount;
         o.day = day;
-        let t = SimTxn {
-            kind: "postauth",
-            amount,
-            rrn,
-            auth_code,
-            day,
-            voided: false,
-        };
-        o.history.push(t.clone());
+        let t = o.book("postauth", amount, (rrn, auth_code), day);
         touch(client, order);
         Ok(t)
     }
@@ -318,15 +317,7 @@ impl OrderBook {
         {
             last.voided = true;
         }
-        let t = SimTxn {
-            kind: "void",
-            amount: o.amount,
-            rrn,
-            auth_code,
-            day: today,
-            voided: false,
-        };
-        o.history.push(t.clone());
+        let t = o.book("void", o.amount, (rrn, auth_code), today);
         touch(client, order);
         Ok(t)
     }
@@ -350,15 +341,7 @@ impl OrderBook {
             return Err(Refusal::RefundAboveRemaining);
         }
         o.refunded += amount;
-        let t = SimTxn {
-            kind: "refund",
-            amount,
-            rrn,
-            auth_code,
-            day: today,
-            voided: false,
-        };
-        o.history.push(t.clone());
+        let t = o.book("refund", amount, (rrn, auth_code), today);
         touch(client, order);
         Ok(t)
     }

@@ -8,11 +8,11 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use paygate_bankkit::{BankTransport, CredentialStore, TransportError};
+use paygate_bankkit::{BankTransport, CallError, CredentialStore, TransportError};
 use paygate_domain::{
     bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult},
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
-    Currency, Operation, OperationSet, PosAccount, StoreError,
+    Currency, PosAccount, StoreError,
 };
 
 use crate::{
@@ -33,36 +33,14 @@ pub struct NestpayProvider {
     creds: Arc<dyn CredentialStore>,
 }
 
-/// Why a call produced no usable `CC5Response`.
-enum CallError {
-    /// The account's credentials could not be read: nothing was sent.
-    Config(String),
-    Transport(TransportError),
-    /// An answer arrived but is not a readable `CC5Response`.
-    Malformed(String),
-}
-
-impl CallError {
-    fn describe(self) -> String {
-        match self {
-            Self::Config(m) | Self::Malformed(m) => m,
-            Self::Transport(t) => t.to_string(),
-        }
-    }
-}
-
 impl NestpayProvider {
     pub fn new(transport: BankTransport, creds: Arc<dyn CredentialStore>) -> Self {
         Self { transport, creds }
     }
 
     async fn credentials(&self, account: &PosAccount) -> Result<ApiCredentials, CallError> {
-        let creds = self
-            .creds
-            .credentials(&account.id)
-            .await
-            .map_err(|e| CallError::Config(e.to_string()))?;
-        ApiCredentials::from_account(&creds).map_err(|e| CallError::Config(e.to_string()))
+        let parse = ApiCredentials::from_account;
+        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, parse).await
     }
 
     /// Sends one request and reads the answer.
@@ -168,26 +146,11 @@ fn outcome_of(reply: &Reply) -> BankOutcome {
 }
 
 fn call_error_outcome(e: CallError) -> BankOutcome {
-    match e {
-        CallError::Config(message) => BankOutcome::Error {
-            code: "config".to_owned(),
-            message,
-        },
-        CallError::Transport(t) => t.outcome(),
-        // Something answered, so the request reached the bank: it may have acted.
-        CallError::Malformed(m) => BankOutcome::Unknown {
-            reason: format!("unreadable answer from the bank: {m}"),
-        },
-    }
+    e.outcome()
 }
 
 fn call_error_status(e: CallError) -> BankStatus {
-    match e {
-        CallError::Config(_) => BankStatus::unavailable("config"),
-        CallError::Transport(TransportError::Timeout) => BankStatus::unavailable("timeout"),
-        CallError::Transport(_) => BankStatus::unavailable("transport"),
-        CallError::Malformed(_) => BankStatus::unavailable("malformed"),
-    }
+    e.status()
 }
 
 fn outcome_kind(o: &BankOutcome) -> &'static str {
@@ -205,20 +168,11 @@ fn non_empty(s: &str) -> Option<String> {
 }
 
 #[async_trait]
+/// Supports every operation (the default); points inquiry additionally needs the account's
+/// `pointsInquiry` flag.
 impl PosProvider for NestpayProvider {
     fn code(&self) -> &'static str {
         PROVIDER_CODE
-    }
-
-    /// Everything; points inquiry additionally needs the account's `pointsInquiry` flag.
-    fn supported(&self) -> OperationSet {
-        OperationSet::of(&[
-            Operation::Capture,
-            Operation::Cancel,
-            Operation::Refund,
-            Operation::Query,
-            Operation::PointsInquiry,
-        ])
     }
 
     async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {

@@ -105,16 +105,7 @@ pub fn declared_encoding(body: &[u8]) -> Option<String> {
     let head = &body[..body.len().min(200)];
     let head = String::from_utf8_lossy(head);
     let decl = head.trim_start_matches('\u{feff}').trim_start();
-    let decl = decl.strip_prefix("<?xml")?;
-    let decl = &decl[..decl.find("?>")?];
-    let at = decl.find("encoding")?;
-    let rest = decl[at + "encoding".len()..]
-        .trim_start()
-        .strip_prefix('=')?;
-    let rest = rest.trim_start();
-    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-    let value = &rest[1..];
-    Some(value[..value.find(quote)?].to_ascii_lowercase())
+    paygate_bankkit::encoding::xml_declared_encoding(decl)
 }
 
 fn decode(body: &[u8]) -> Result<String, String> {
@@ -128,19 +119,7 @@ fn decode(body: &[u8]) -> Result<String, String> {
     }
 }
 
-/// What an answer to a money-moving request (or a points inquiry) means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// `ProcReturnCode=00` and `Response=Approved`.
-    Approved,
-    /// The bank refused it (issuer decline or business rule); nothing moved.
-    Declined,
-    /// A technical, configuration or authentication error; nothing moved.
-    Error,
-    /// The bank may have applied it: contradictory approval signals, or a failure at or after
-    /// the acquirer exchange/commit phase. Settled by a status query.
-    Unknown,
-}
+pub use paygate_bankkit::Verdict;
 
 /// Classifies an answer; see the module doc and the README's mapping table.
 pub fn classify(reply: &Reply) -> Verdict {

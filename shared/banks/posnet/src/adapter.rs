@@ -24,8 +24,8 @@ use paygate_bankkit::{
 };
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrders},
-    AccountId, BankOutcome, BankStatus, CardDetails, Currency, Operation, OperationSet,
-    PointsResult, PosAccount, StoreError,
+    AccountId, BankOutcome, BankStatus, CardDetails, Currency, PointsResult, PosAccount,
+    StoreError,
 };
 
 use crate::{
@@ -176,12 +176,10 @@ impl PosnetProvider {
     }
 
     async fn posnet(&self, account: &PosAccount) -> Result<Posnet, String> {
-        let c = self
-            .creds
-            .credentials(&account.id)
+        let parse = Posnet::from_credentials;
+        paygate_bankkit::account_config(self.creds.as_ref(), &account.id, parse)
             .await
-            .map_err(|e| e.to_string())?;
-        Posnet::from_credentials(&c)
+            .map_err(|e| e.describe())
     }
 
     /// One request/answer. `what` names the operation for logs; `correlation` is the
@@ -342,16 +340,6 @@ fn settle(r: Result<BankOutcome, BankOutcome>) -> BankOutcome {
 impl PosProvider for PosnetProvider {
     fn code(&self) -> &'static str {
         PROVIDER_CODE
-    }
-
-    fn supported(&self) -> OperationSet {
-        OperationSet::of(&[
-            Operation::Capture,
-            Operation::Cancel,
-            Operation::Refund,
-            Operation::Query,
-            Operation::PointsInquiry,
-        ])
     }
 
     async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {

@@ -16,6 +16,7 @@
 //!   reversal that went through unseen is not sent again; still not confirmed →
 //!   `Unknown`, never `Error`: the capture's reversal moved money.
 
+use paygate_bankkit::Recheck;
 use std::time::Instant;
 
 use paygate_domain::{ports::BankOperation, BankOutcome, PosAccount};
@@ -107,44 +108,41 @@ impl PosnetProvider {
         p: &Posnet,
         order_id: &str,
         correlation: &str,
-        mut auth: Entry,
+        auth: Entry,
         started: Instant,
     ) -> BankOutcome {
-        let mut retry = 0;
-        loop {
-            let outcome = self
-                .operate(p, "reverse", correlation, &Self::reverse_xml(p, &auth))
-                .await;
-            if matches!(outcome, BankOutcome::Approved { .. }) {
-                return outcome;
-            }
-            retry += 1;
-            if !self
-                .retry
-                .pause(retry, started, self.transport.timeout())
+        let step = |auth: Entry| async move {
+            self.operate(p, "reverse", correlation, &Self::reverse_xml(p, &auth))
                 .await
-            {
+        };
+        let recheck = || async {
+            let Read::Order(order) = self.read_order(p, order_id).await else {
+                return Recheck::Unread;
+            };
+            if is_cancelled(&order) {
+                return Recheck::Done(already_cancelled());
+            }
+            match order.to_reverse().as_slice() {
+                [only] if only.kind == Kind::Auth => Recheck::Again((*only).clone()),
+                _ => {
+                    Recheck::Changed("the order changed while its authorization was being released")
+                }
+            }
+        };
+        let timeout = self.transport.timeout();
+        match self
+            .retry
+            .finish_step(timeout, started, auth, step, recheck)
+            .await
+        {
+            Some(outcome) => outcome,
+            None => {
                 tracing::warn!(provider = crate::PROVIDER_CODE, account_id = %account.id,
                     order_id = %order_id, "capture reversed; the authorization's reversal is not confirmed");
-                return unknown(
+                unknown(
                     "the capture was reversed but the authorization's reversal is not confirmed"
                         .to_owned(),
-                );
-            }
-            // The last attempt may have gone through unseen: look before sending again.
-            if let Read::Order(order) = self.read_order(p, order_id).await {
-                if is_cancelled(&order) {
-                    return already_cancelled();
-                }
-                match order.to_reverse().as_slice() {
-                    [only] if only.kind == Kind::Auth => auth = (*only).clone(),
-                    _ => {
-                        return unknown(
-                            "the order changed while its authorization was being released"
-                                .to_owned(),
-                        )
-                    }
-                }
+                )
             }
         }
     }

@@ -8,13 +8,13 @@ use lambda_http::{
     request::RequestContext,
     RequestExt,
 };
+use paygate_domain::testkit::{IdemFault, IdemOp, ManualClock, MemoryIdempotency, SeqIds, T0};
 use paygate_domain::{
     idempotency::{RecordState, LEASE_MS, RETENTION_MS},
     ids::ApiKeyId,
     MerchantId, Mode,
 };
-use paygate_ops::Principal;
-use paygate_testkit::{IdemFault, IdemOp, ManualClock, MemoryIdempotency, SeqIds, T0};
+use paygate_payments::Principal;
 
 use super::*;
 use crate::context::principal_fields;

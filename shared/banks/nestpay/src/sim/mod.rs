@@ -214,14 +214,7 @@ async fn api(State(sim): State<Arc<Nestpay>>, headers: HeaderMap, body: Bytes) -
     }
     let day = sim.state.book().today();
     let answer = if fault == Some(FaultKind::TechnicalError) {
-        Answer::refused(
-            "Error",
-            "",
-            "CORE-1001",
-            "General initialization error",
-            &sim.next_trans_id(day),
-            &rules::trxdate(day),
-        )
+        technical_error(&sim, day)
     } else {
         let content_type = headers
             .get(header::CONTENT_TYPE)
@@ -233,16 +226,7 @@ async fn api(State(sim): State<Arc<Nestpay>>, headers: HeaderMap, body: Bytes) -
                     Some("PostAuth" | "Void" | "Credit")
                 ) {
                     // A money request: the fault plan decides what happens to it.
-                    let technical = || {
-                        xml_response(&Answer::refused(
-                            "Error",
-                            "",
-                            "CORE-1001",
-                            "General initialization error",
-                            &sim.next_trans_id(day),
-                            &rules::trxdate(day),
-                        ))
-                    };
+                    let technical = || xml_response(&technical_error(&sim, day));
                     let response = serve_money(&sim.state, technical, || {
                         xml_response(&rules::handle(&sim, &req))
                     })
@@ -264,13 +248,11 @@ async fn api(State(sim): State<Arc<Nestpay>>, headers: HeaderMap, body: Bytes) -
             }
             Err(WireError(why)) => {
                 tracing::debug!(error = %why, "nestpay sim refused an unreadable request");
-                Answer::refused(
-                    "Error",
-                    "",
+                system_error(
+                    &sim,
+                    day,
                     "CORE-2014",
                     "Invalid request detected. Please, control the request xml.",
-                    &sim.next_trans_id(day),
-                    &rules::trxdate(day),
                 )
             }
         }
@@ -337,4 +319,21 @@ async fn admin_faults(State(sim): State<Arc<Nestpay>>, Json(body): Json<FaultsBo
         drop_before_processing: body.drop_before_processing,
     };
     StatusCode::OK
+}
+
+/// Nestpay's answer to a request it could not process (a technical error, fault plan).
+fn technical_error(sim: &Nestpay, day: u32) -> Answer {
+    system_error(sim, day, "CORE-1001", "General initialization error")
+}
+
+/// An `Error` answer with no order: Nestpay's code and message for it.
+fn system_error(sim: &Nestpay, day: u32, code: &str, message: &str) -> Answer {
+    Answer::refused(
+        "Error",
+        "",
+        code,
+        message,
+        &sim.next_trans_id(day),
+        &rules::trxdate(day),
+    )
 }

@@ -193,13 +193,15 @@ impl Ctx<'_> {
         }
     }
 
-    fn order_status(&self) -> Answer {
+    /// The order a status or history query names, or the answer when there is none to
+    /// show (no order id, a late booking not yet visible, an unknown order).
+    fn queried_order(&self) -> Result<SimOrder, Box<Answer>> {
         if self.order_id.is_empty() {
-            return self.refuse(
+            return Err(Box::new(self.refuse(
                 "",
                 "CORE-2014",
                 "Invalid query request detected. Please, control the request xml.",
-            );
+            )));
         }
         if self
             .sim
@@ -208,35 +210,24 @@ impl Ctx<'_> {
             .take_hidden(&self.client.client_id, self.order_id)
         {
             // A late booking (fault plan): the first status query after it sees no record.
-            return super::history::not_found(self.order_id);
+            return Err(Box::new(super::history::not_found(self.order_id)));
         }
         let book = self.sim.state.book();
-        let Some(order) = self.order(&book) else {
-            return super::history::not_found(self.order_id);
-        };
-        super::history::order_status(&order)
+        self.order(&book)
+            .ok_or_else(|| Box::new(super::history::not_found(self.order_id)))
+    }
+
+    fn order_status(&self) -> Answer {
+        match self.queried_order() {
+            Ok(order) => super::history::order_status(&order),
+            Err(answer) => *answer,
+        }
     }
 
     fn order_history(&self) -> Answer {
-        if self.order_id.is_empty() {
-            return self.refuse(
-                "",
-                "CORE-2014",
-                "Invalid query request detected. Please, control the request xml.",
-            );
-        }
-        if self
-            .sim
-            .state
-            .fault_plan()
-            .take_hidden(&self.client.client_id, self.order_id)
-        {
-            // A late booking (fault plan): the first status query after it sees no record.
-            return super::history::not_found(self.order_id);
-        }
-        let book = self.sim.state.book();
-        let Some(order) = self.order(&book) else {
-            return super::history::not_found(self.order_id);
+        let order = match self.queried_order() {
+            Ok(order) => order,
+            Err(answer) => return *answer,
         };
         let failed = self
             .sim
@@ -347,25 +338,7 @@ fn valid_pan(n: &str) -> bool {
     if !(13..=19).contains(&n.len()) || !n.bytes().all(|b| b.is_ascii_digit()) {
         return false;
     }
-    let sum: u32 = n
-        .bytes()
-        .rev()
-        .enumerate()
-        .map(|(i, b)| {
-            let d = u32::from(b - b'0');
-            if i % 2 == 1 {
-                let x = d * 2;
-                if x > 9 {
-                    x - 9
-                } else {
-                    x
-                }
-            } else {
-                d
-            }
-        })
-        .sum();
-    sum.is_multiple_of(10)
+    paygate_domain::bank::luhn_valid(n)
 }
 
 fn valid_expiry(s: &str) -> bool {

@@ -1,0 +1,196 @@
+//! The dashboard's side of the deliveries table: an endpoint's delivery history (paged by
+//! cursor), an event's deliveries, and the resend.
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::types::ReturnValue;
+use paygate_domain::{
+    ports::{DeliveryAdmin, DeliveryStore, Page},
+    webhook::{Delivery, DeliveryId, DeliveryStatus, WebhookEndpointId},
+    EventId, StoreError, Timestamp,
+};
+
+use super::{
+    cursor::{decode_cursor, encode_cursor, encode_key_cursor},
+    delivery_key, DynamoDeliveries,
+};
+use crate::dynamo::{
+    item::{attrs, s, t},
+    read::{query_all, query_page},
+    schema::{BY_ENDPOINT_INDEX, BY_EVENT_INDEX, DUE_SHARD},
+    webhook_item::{attr, decode_delivery},
+    write::conditional,
+};
+
+/// How many DynamoDB pages one `list_by_endpoint` call reads at most when a status filter
+/// skips items; past that it returns what it found with a cursor to go on from.
+const MAX_FILTERED_PAGES: usize = 10;
+
+impl DynamoDeliveries {
+    /// One page of an endpoint's deliveries, newest first (by `createdAt`), optionally only
+    /// those with `status`. `cursor` is the `next` of the previous page (opaque; `None` for
+    /// the first page). Returns the page (at most `limit` deliveries) and the cursor of the
+    /// next one, `None` when there is nothing after it. A page may be shorter than `limit`
+    /// and still have a next cursor when a status filter skipped many deliveries.
+    ///
+    /// Reads the `byEndpoint` index (eventually consistent). The caller checks that the
+    /// endpoint belongs to the merchant asking. A cursor that is not one this method handed
+    /// out for this endpoint is `StoreError::Corrupt` ("invalid cursor").
+    pub async fn list_by_endpoint(
+        &self,
+        endpoint: &WebhookEndpointId,
+        status: Option<DeliveryStatus>,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<(Vec<Delivery>, Option<String>), StoreError> {
+        let mut start = match &cursor {
+            Some(c) => Some(decode_cursor(c, endpoint)?),
+            None => None,
+        };
+        if limit == 0 {
+            return Ok((Vec::new(), cursor));
+        }
+        let mut names = attrs(&[("#e", attr::ENDPOINT_ID.to_owned())]);
+        let mut values = attrs(&[(":e", s(endpoint.as_str()))]);
+        if let Some(st) = status {
+            names.insert("#status".to_owned(), attr::STATUS.to_owned());
+            values.insert(":status".to_owned(), s(st.as_str()));
+        }
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(BY_ENDPOINT_INDEX.name)
+            .key_condition_expression("#e = :e")
+            .set_filter_expression(status.map(|_| "#status = :status".to_owned()))
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values))
+            .scan_index_forward(false);
+        let mut out: Vec<Delivery> = Vec::new();
+        let mut pages = 0;
+        loop {
+            let page = query_page(&query, start.take(), Some(limit - out.len())).await?;
+            pages += 1;
+            let mut cut = false;
+            for item in &page.items {
+                if out.len() == limit {
+                    cut = true;
+                    break;
+                }
+                out.push(decode_delivery(item)?);
+            }
+            let more = page.next;
+            if out.len() == limit {
+                // The next page starts after the last delivery returned.
+                let next = if cut || more.is_some() {
+                    out.last().map(encode_cursor)
+                } else {
+                    None
+                };
+                return Ok((out, next));
+            }
+            match more {
+                Some(k) if pages < MAX_FILTERED_PAGES => start = Some(k),
+                Some(k) => return Ok((out, Some(encode_key_cursor(&k)?))),
+                None => return Ok((out, None)),
+            }
+        }
+    }
+
+    /// Every delivery of an event (one per endpoint it was fanned out to), oldest first.
+    /// Reads the `byEvent` index (eventually consistent).
+    pub async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(BY_EVENT_INDEX.name)
+            .key_condition_expression("#e = :e")
+            .expression_attribute_names("#e", attr::EVENT_ID)
+            .expression_attribute_values(":e", s(event.as_str()));
+        let mut out = query_all(query, decode_delivery).await?;
+        out.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(out)
+    }
+
+    /// Puts a final (succeeded or failed) delivery back to pending so that it is sent again
+    /// (the dashboard's "resend"): status `pending`, next attempt due `now`, `attemptsMade`
+    /// kept so the attempt numbers go on, `retryBase = attemptsMade` so the retry schedule
+    /// starts over (see `Delivery::resent`), any lease dropped. Returns the delivery as it is
+    /// now; `Ok(None)` when there is no such delivery; `StoreError::Conflict { current: None }`
+    /// when it is pending already. The caller enqueues attempt `attempts_made + 1`.
+    pub async fn reset_for_resend(
+        &self,
+        id: &DeliveryId,
+        now: Timestamp,
+    ) -> Result<Option<Delivery>, StoreError> {
+        let res = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(delivery_key(id)))
+            .update_expression(
+                "SET #status = :pending, #next = :now, #shard = :shard, #updated = :now, \
+                 #base = #made REMOVE #lease",
+            )
+            .condition_expression("attribute_exists(#pk) AND #status <> :pending")
+            .set_expression_attribute_names(Some(attrs(&[
+                ("#pk", attr::PK.to_owned()),
+                ("#status", attr::STATUS.to_owned()),
+                ("#next", attr::NEXT_ATTEMPT_AT.to_owned()),
+                ("#shard", attr::DUE_SHARD.to_owned()),
+                ("#updated", attr::UPDATED_AT.to_owned()),
+                ("#lease", attr::LEASE_UNTIL.to_owned()),
+                ("#base", attr::RETRY_BASE.to_owned()),
+                ("#made", attr::ATTEMPTS_MADE.to_owned()),
+            ])))
+            .set_expression_attribute_values(Some(attrs(&[
+                (":pending", s(DeliveryStatus::Pending.as_str())),
+                (":now", t(now)),
+                (":shard", s(DUE_SHARD)),
+            ])))
+            .return_values(ReturnValue::AllNew)
+            .send()
+            .await;
+        match conditional("UpdateItem", res)? {
+            Some(out) => match out.attributes() {
+                Some(item) => decode_delivery(item).map(Some),
+                None => Err(StoreError::Corrupt(
+                    "delivery update returned no attributes".to_owned(),
+                )),
+            },
+            // Absent, or pending: which one decides the answer.
+            None => match self.get_delivery(id).await? {
+                Some(_) => Err(StoreError::Conflict { current: None }),
+                None => Ok(None),
+            },
+        }
+    }
+}
+
+/// The dashboard's port: the inherent queries and the resend.
+#[async_trait]
+impl DeliveryAdmin for DynamoDeliveries {
+    async fn list_by_endpoint(
+        &self,
+        endpoint: &WebhookEndpointId,
+        status: Option<DeliveryStatus>,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<Page<Delivery>, StoreError> {
+        let (items, next_cursor) =
+            DynamoDeliveries::list_by_endpoint(self, endpoint, status, limit, cursor).await?;
+        Ok(Page { items, next_cursor })
+    }
+
+    async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
+        DynamoDeliveries::list_by_event(self, event).await
+    }
+
+    async fn reset_for_resend(
+        &self,
+        id: &DeliveryId,
+        now: Timestamp,
+    ) -> Result<Option<Delivery>, StoreError> {
+        DynamoDeliveries::reset_for_resend(self, id, now).await
+    }
+}

@@ -1,0 +1,290 @@
+//! Idempotency records ([`IdempotencyStore`]), one item per scoped key, written under the
+//! conditions the domain decides with: `begin` puts the lock only when
+//! [`paygate_domain::idempotency::takeable`] holds, `complete` and `release` only while the
+//! lock is the caller's. Items carry `expiresAt` (epoch seconds), the table's TTL attribute;
+//! TTL deletes lazily, so reads and the `begin` condition treat an expired item as absent.
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::{
+    operation::{delete_item::DeleteItemError, put_item::PutItemError},
+    types::{AttributeValue, ReturnValuesOnConditionCheckFailure},
+    Client,
+};
+use paygate_domain::{
+    idempotency::{
+        BeginOutcome, Fingerprint, IdempotencyKey, IdempotencyRecord, IdempotencyStore,
+        RecordState, ScopedKey, StoredResponse,
+    },
+    MerchantId, Mode, StoreError, Timestamp,
+};
+
+use crate::dynamo::{
+    error::unavailable,
+    item::{attrs, n, s, t, Fields, Item, PK},
+    read::get_item,
+    write::{conditional, ConditionalWriteError},
+};
+
+const MERCHANT_ID: &str = "merchantId";
+const MODE: &str = "mode";
+const KEY: &str = "idempotencyKey";
+const FINGERPRINT: &str = "fingerprint";
+const CREATED_AT: &str = "createdAt";
+/// The TTL attribute (epoch seconds), [`crate::dynamo::schema::IDEMPOTENCY`]'s `ttl_attribute`.
+const EXPIRES_AT: &str = "expiresAt";
+const STATE: &str = "state";
+const OWNER: &str = "owner";
+/// Epoch milliseconds; in-flight records only.
+const LEASE_UNTIL: &str = "leaseUntil";
+const STATUS: &str = "status";
+const BODY: &str = "body";
+
+const IN_FLIGHT: &str = "in_flight";
+const COMPLETED: &str = "completed";
+
+/// `takeable`, as a condition: no item, an expired one, or the same request's lock whose
+/// lease is over.
+const TAKEABLE: &str = "attribute_not_exists(#pk) OR #expiresAt <= :nowSec \
+     OR (#state = :inFlight AND #fingerprint = :fingerprint AND #leaseUntil <= :nowMs)";
+
+/// How often `begin` retries when its condition failed on an item that was gone when read.
+const BEGIN_ATTEMPTS: usize = 3;
+
+impl ConditionalWriteError for DeleteItemError {
+    fn is_condition_failed(&self) -> bool {
+        self.is_conditional_check_failed_exception()
+    }
+}
+
+fn encode(r: &IdempotencyRecord) -> Item {
+    let mut item = Item::from([
+        (PK.to_owned(), s(r.key.storage_key())),
+        (MERCHANT_ID.to_owned(), s(r.key.merchant_id.as_str())),
+        (MODE.to_owned(), s(r.key.mode.as_str())),
+        (KEY.to_owned(), s(r.key.key.as_str())),
+        (FINGERPRINT.to_owned(), s(r.fingerprint.as_str())),
+        (CREATED_AT.to_owned(), t(r.created_at)),
+        (EXPIRES_AT.to_owned(), n(r.expires_at.unix_seconds())),
+        (OWNER.to_owned(), s(r.owner())),
+    ]);
+    match &r.state {
+        RecordState::InFlight { lease_until, .. } => {
+            item.insert(STATE.to_owned(), s(IN_FLIGHT));
+            item.insert(LEASE_UNTIL.to_owned(), n(lease_until.unix_millis()));
+        }
+        RecordState::Completed { response, .. } => {
+            item.insert(STATE.to_owned(), s(COMPLETED));
+            item.insert(STATUS.to_owned(), n(response.status));
+            item.insert(BODY.to_owned(), s(response.body.clone()));
+        }
+    }
+    item
+}
+
+fn decode(item: &Item) -> Result<IdempotencyRecord, StoreError> {
+    let f = Fields::new(item, "idempotency");
+    let key = IdempotencyKey::parse(f.str(KEY)?.as_bytes())
+        .map_err(|_| f.corrupt(KEY, "is not a valid key"))?;
+    let owner = f.str(OWNER)?.to_owned();
+    let state = match f.str(STATE)? {
+        IN_FLIGHT => RecordState::InFlight {
+            owner,
+            lease_until: Timestamp::from_unix_millis(f.i64(LEASE_UNTIL)?),
+        },
+        COMPLETED => RecordState::Completed {
+            owner,
+            response: StoredResponse {
+                status: u16::try_from(f.u64(STATUS)?)
+                    .map_err(|_| f.corrupt(STATUS, "is not an HTTP status"))?,
+                body: f.text(BODY)?,
+            },
+        },
+        _ => return Err(f.corrupt(STATE, "has an unknown value")),
+    };
+    Ok(IdempotencyRecord {
+        key: ScopedKey {
+            merchant_id: f.id(MERCHANT_ID, MerchantId::parse)?,
+            mode: f.parsed(MODE, Mode::parse)?,
+            key,
+        },
+        fingerprint: Fingerprint::new(f.str(FINGERPRINT)?),
+        created_at: f.time(CREATED_AT)?,
+        expires_at: Timestamp::from_unix_millis(f.i64(EXPIRES_AT)?.saturating_mul(1000)),
+        state,
+    })
+}
+
+/// The idempotency table.
+#[derive(Debug, Clone)]
+pub struct DynamoIdempotency {
+    client: Client,
+    table: String,
+}
+
+impl DynamoIdempotency {
+    /// The adapter over the idempotency table.
+    pub fn new(client: Client, idempotency_table: impl Into<String>) -> Self {
+        Self {
+            client,
+            table: idempotency_table.into(),
+        }
+    }
+
+    /// One `begin` write: `Ok(None)` when the lock was put, else the item that held the
+    /// key (`Some(None)` if it was gone by the time it was read).
+    async fn try_begin(
+        &self,
+        lock: &IdempotencyRecord,
+        now: Timestamp,
+    ) -> Result<Option<Option<IdempotencyRecord>>, StoreError> {
+        let res = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(encode(lock)))
+            .condition_expression(TAKEABLE)
+            .set_expression_attribute_names(Some(attrs(&[
+                ("#pk", PK.to_owned()),
+                ("#expiresAt", EXPIRES_AT.to_owned()),
+                ("#state", STATE.to_owned()),
+                ("#fingerprint", FINGERPRINT.to_owned()),
+                ("#leaseUntil", LEASE_UNTIL.to_owned()),
+            ])))
+            .set_expression_attribute_values(Some(attrs(&[
+                (":nowSec", n(now.unix_seconds())),
+                (":nowMs", n(now.unix_millis())),
+                (":inFlight", s(IN_FLIGHT)),
+                (":fingerprint", s(lock.fingerprint.as_str())),
+            ])))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        let err = match res {
+            Ok(_) => return Ok(None),
+            Err(e) => e,
+        };
+        let Some(PutItemError::ConditionalCheckFailedException(failed)) = err.as_service_error()
+        else {
+            return Err(unavailable("PutItem", &err));
+        };
+        match failed.item() {
+            Some(item) => decode(item).map(|r| Some(Some(r))),
+            None => self.get(&lock.key).await.map(Some),
+        }
+    }
+}
+
+#[async_trait]
+impl IdempotencyStore for DynamoIdempotency {
+    async fn begin(
+        &self,
+        lock: &IdempotencyRecord,
+        now: Timestamp,
+    ) -> Result<BeginOutcome, StoreError> {
+        for _ in 0..BEGIN_ATTEMPTS {
+            match self.try_begin(lock, now).await? {
+                None => return Ok(BeginOutcome::Acquired),
+                Some(Some(existing)) => return Ok(BeginOutcome::Existing(existing)),
+                Some(None) => {}
+            }
+        }
+        Err(StoreError::Unavailable(
+            "PutItem: the idempotency item kept changing".into(),
+        ))
+    }
+
+    async fn get(&self, key: &ScopedKey) -> Result<Option<IdempotencyRecord>, StoreError> {
+        let req = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(PK, s(key.storage_key()))
+            .consistent_read(true);
+        get_item(req, decode).await
+    }
+
+    async fn complete(
+        &self,
+        key: &ScopedKey,
+        owner: &str,
+        response: &StoredResponse,
+    ) -> Result<bool, StoreError> {
+        let res = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key(PK, s(key.storage_key()))
+            .update_expression(
+                "SET #state = :completed, #status = :status, #body = :body REMOVE #leaseUntil",
+            )
+            .condition_expression("#owner = :owner")
+            .set_expression_attribute_names(Some(attrs(&[
+                ("#state", STATE.to_owned()),
+                ("#status", STATUS.to_owned()),
+                ("#body", BODY.to_owned()),
+                ("#leaseUntil", LEASE_UNTIL.to_owned()),
+                ("#owner", OWNER.to_owned()),
+            ])))
+            .set_expression_attribute_values(Some(attrs::<AttributeValue>(&[
+                (":completed", s(COMPLETED)),
+                (":status", n(response.status)),
+                (":body", s(response.body.clone())),
+                (":owner", s(owner)),
+            ])))
+            .send()
+            .await;
+        Ok(conditional("UpdateItem", res)?.is_some())
+    }
+
+    async fn release(&self, key: &ScopedKey, owner: &str) -> Result<bool, StoreError> {
+        let res = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .key(PK, s(key.storage_key()))
+            .condition_expression("#owner = :owner AND #state = :inFlight")
+            .set_expression_attribute_names(Some(attrs(&[
+                ("#owner", OWNER.to_owned()),
+                ("#state", STATE.to_owned()),
+            ])))
+            .set_expression_attribute_values(Some(attrs(&[
+                (":owner", s(owner)),
+                (":inFlight", s(IN_FLIGHT)),
+            ])))
+            .send()
+            .await;
+        Ok(conditional("DeleteItem", res)?.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn records_round_trip_through_items() {
+        let key = ScopedKey {
+            merchant_id: MerchantId::parse("mch_a").unwrap(),
+            mode: Mode::Live,
+            key: IdempotencyKey::parse(b"k#1 x").unwrap(),
+        };
+        let now = Timestamp::from_unix_millis(1_795_251_600_123);
+        let lock = IdempotencyRecord::lock(key, Fingerprint::new("ab"), "o1".into(), now);
+        assert_eq!(decode(&encode(&lock)).unwrap(), lock);
+        let done = IdempotencyRecord {
+            state: RecordState::Completed {
+                owner: "o1".into(),
+                response: StoredResponse {
+                    status: 422,
+                    body: r#"{"error":{}}"#.into(),
+                },
+            },
+            ..lock
+        };
+        let item = encode(&done);
+        assert!(!item.contains_key(LEASE_UNTIL));
+        assert_eq!(decode(&item).unwrap(), done);
+    }
+}

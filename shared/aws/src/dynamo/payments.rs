@@ -1,0 +1,271 @@
+//! The payments adapter: conditional, all-or-nothing writes of a payment with its
+//! transaction and outbox event.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::{
+    types::{AttributeValue, Put, ReturnValuesOnConditionCheckFailure},
+    Client,
+};
+use paygate_domain::{
+    ports::{Expectation, PaymentChange, PaymentReader, PaymentWriter},
+    Payment, PaymentId, StoreError, Transaction, TransactionId,
+};
+
+use crate::dynamo::{
+    error::{build_error, unavailable},
+    events::{encode_event, EVENT_ABSENT},
+    item::{attrs, n, s, Item},
+    payment_item::{
+        attr, decode_payment, decode_transaction, encode_payment, encode_transaction, txn_sk,
+        PAYMENT_SK, TXN_SK_PREFIX,
+    },
+    read::{get_item, query_all, sort_key_prefix_query},
+    write::{
+        put_alone, request_token, transact_puts, CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT,
+    },
+};
+
+/// A condition expression with its placeholders.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Condition {
+    pub(crate) expr: String,
+    pub(crate) names: HashMap<String, String>,
+    pub(crate) values: HashMap<String, AttributeValue>,
+}
+
+impl Condition {
+    fn values(&self) -> Option<HashMap<String, AttributeValue>> {
+        (!self.values.is_empty()).then(|| self.values.clone())
+    }
+}
+
+/// The condition under which the payment item may be written.
+pub(crate) fn condition(expect: &Expectation) -> Condition {
+    match expect {
+        Expectation::Absent => Condition {
+            expr: "attribute_not_exists(#pk)".to_owned(),
+            names: attrs(&[("#pk", attr::PK.to_owned())]),
+            values: HashMap::new(),
+        },
+        Expectation::Version {
+            version,
+            status,
+            no_pending,
+            min_refundable,
+        } => {
+            let mut expr = "#version = :version AND #status = :status".to_owned();
+            let mut names = attrs(&[
+                ("#version", attr::VERSION.to_owned()),
+                ("#status", attr::STATUS.to_owned()),
+            ]);
+            let mut values = attrs(&[(":version", n(version)), (":status", s(status.as_str()))]);
+            if *no_pending {
+                expr.push_str(" AND attribute_not_exists(#pending)");
+                names.insert("#pending".to_owned(), attr::PENDING.to_owned());
+            }
+            if let Some(min) = min_refundable {
+                expr.push_str(" AND #refundable >= :minRefundable");
+                names.insert("#refundable".to_owned(), attr::REFUNDABLE.to_owned());
+                values.insert(":minRefundable".to_owned(), n(min));
+            }
+            Condition {
+                expr,
+                names,
+                values,
+            }
+        }
+    }
+}
+
+/// The error for a payment whose condition failed, from the item as it is now.
+fn condition_failed(expect: &Expectation, old: Option<&Item>) -> StoreError {
+    if *expect == Expectation::Absent {
+        return StoreError::AlreadyExists;
+    }
+    let current = old.and_then(|item| match decode_payment(item) {
+        Ok(p) => Some(Box::new(p)),
+        Err(e) => {
+            tracing::warn!(error = %e, "conflicting payment item is not decodable");
+            None
+        }
+    });
+    StoreError::Conflict { current }
+}
+
+/// Payments, transactions and outbox events in DynamoDB.
+#[derive(Debug, Clone)]
+pub struct DynamoPayments {
+    client: Client,
+    payments_table: String,
+    events_table: String,
+}
+
+impl DynamoPayments {
+    /// The adapter over the payments table and the events table (the outbox).
+    pub fn new(
+        client: Client,
+        payments_table: impl Into<String>,
+        events_table: impl Into<String>,
+    ) -> Self {
+        Self {
+            client,
+            payments_table: payments_table.into(),
+            events_table: events_table.into(),
+        }
+    }
+
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+
+    pub(crate) fn payments_table(&self) -> &str {
+        &self.payments_table
+    }
+
+    /// The payment item under its condition, written alone or as the first item of a
+    /// transaction. On a failed condition the item as it was comes back.
+    fn payment_put(&self, item: Item, cond: &Condition) -> Result<Put, StoreError> {
+        Put::builder()
+            .table_name(&self.payments_table)
+            .set_item(Some(item))
+            .condition_expression(&cond.expr)
+            .set_expression_attribute_names(Some(cond.names.clone()))
+            .set_expression_attribute_values(cond.values())
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()
+            .map_err(|e| build_error("payment put", e))
+    }
+
+    async fn put_payment(&self, payment: Put, expect: &Expectation) -> Result<(), StoreError> {
+        match put_alone(&self.client, payment).await {
+            Ok(_) => Ok(()),
+            Err(e) => match e.as_service_error() {
+                Some(se) if se.is_conditional_check_failed_exception() => {
+                    let old = match se {
+                        aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(c) => c.item(),
+                        _ => None,
+                    };
+                    Err(condition_failed(expect, old))
+                }
+                _ => Err(unavailable("PutItem", &e)),
+            },
+        }
+    }
+
+    async fn transact(&self, payment: Put, change: &PaymentChange) -> Result<(), StoreError> {
+        let mut puts = vec![payment];
+        if let Some(x) = &change.transaction {
+            puts.push(
+                Put::builder()
+                    .table_name(&self.payments_table)
+                    .set_item(Some(encode_transaction(x)))
+                    .build()
+                    .map_err(|e| build_error("transaction put", e))?,
+            );
+        }
+        if let Some(ev) = &change.event {
+            puts.push(
+                Put::builder()
+                    .table_name(&self.events_table)
+                    .set_item(Some(encode_event(ev)?))
+                    .condition_expression(EVENT_ABSENT)
+                    .expression_attribute_names("#id", "id")
+                    .build()
+                    .map_err(|e| build_error("event put", e))?,
+            );
+        }
+        // One logical write per payment version: the version we write, and what we write
+        // with it, name it.
+        let version = change.payment.version.to_string();
+        let txn = change.transaction.as_ref().map(|t| t.id.to_string());
+        let txn_status = change.transaction.as_ref().map(|t| t.status.as_str());
+        let event = change.event.as_ref().map(|e| e.id.to_string());
+        let token = request_token(&[
+            "payment",
+            change.payment.id.as_str(),
+            &version,
+            txn.as_deref().unwrap_or(""),
+            txn_status.unwrap_or(""),
+            event.as_deref().unwrap_or(""),
+        ]);
+        let Err(cancelled) = transact_puts(&self.client, token, puts).await? else {
+            return Ok(());
+        };
+        if cancelled.code(0) == Some(CONDITIONAL_CHECK_FAILED) {
+            return Err(condition_failed(&change.expect, cancelled.item(0)));
+        }
+        if cancelled.any(&[CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT]) {
+            // The event id was taken, or another transaction touched one of the items at the
+            // same time: nothing was written; the caller re-reads and tries again.
+            return Err(StoreError::Conflict { current: None });
+        }
+        Err(cancelled.unavailable())
+    }
+}
+
+#[async_trait]
+impl PaymentReader for DynamoPayments {
+    async fn get_payment(&self, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
+        let req = self
+            .client
+            .get_item()
+            .table_name(&self.payments_table)
+            .key(attr::PK, s(id.as_str()))
+            .key(attr::SK, s(PAYMENT_SK))
+            .consistent_read(true);
+        get_item(req, decode_payment).await
+    }
+
+    async fn list_transactions(&self, id: &PaymentId) -> Result<Vec<Transaction>, StoreError> {
+        let query = sort_key_prefix_query(
+            &self.client,
+            &self.payments_table,
+            id.as_str(),
+            TXN_SK_PREFIX,
+        );
+        let mut out = query_all(query, decode_transaction).await?;
+        out.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(out)
+    }
+
+    async fn get_transaction(
+        &self,
+        payment: &PaymentId,
+        id: &TransactionId,
+    ) -> Result<Option<Transaction>, StoreError> {
+        let req = self
+            .client
+            .get_item()
+            .table_name(&self.payments_table)
+            .key(attr::PK, s(payment.as_str()))
+            .key(attr::SK, s(txn_sk(id)))
+            .consistent_read(true);
+        get_item(req, decode_transaction).await
+    }
+}
+
+#[async_trait]
+impl PaymentWriter for DynamoPayments {
+    async fn save(&self, change: PaymentChange) -> Result<(), StoreError> {
+        if let Some(x) = &change.transaction {
+            if x.payment_id != change.payment.id {
+                return Err(StoreError::Corrupt(format!(
+                    "transaction {} belongs to {}, not to {}",
+                    x.id, x.payment_id, change.payment.id
+                )));
+            }
+        }
+        let payment =
+            self.payment_put(encode_payment(&change.payment), &condition(&change.expect))?;
+        if change.transaction.is_none() && change.event.is_none() {
+            self.put_payment(payment, &change.expect).await
+        } else {
+            self.transact(payment, &change).await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

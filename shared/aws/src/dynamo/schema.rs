@@ -1,0 +1,460 @@
+//! The tables, as data. `template.yaml` declares the same tables from these definitions;
+//! [`create_tables`] creates them in a local stack (moto).
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::{
+    client::Waiters,
+    types::{
+        AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+        Projection, ProjectionType, ScalarAttributeType, TimeToLiveSpecification,
+    },
+    Client,
+};
+use paygate_domain::StoreError;
+
+use crate::dynamo::error::{build_error, unavailable};
+
+/// A global secondary index. Its key attributes are strings (type `S`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GsiDef {
+    /// Index name.
+    pub name: &'static str,
+    /// Partition-key attribute.
+    pub hash_key: &'static str,
+    /// Sort-key attribute, if any.
+    pub range_key: Option<&'static str>,
+}
+
+/// One table: its CloudFormation logical id, the environment variable that carries its name
+/// to the functions, its key schema (all key attributes are strings, type `S`), its GSIs
+/// (projection ALL) and its TTL attribute, if any. Billing is PAY_PER_REQUEST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableDef {
+    /// CloudFormation logical id; also the name suffix after the stack prefix.
+    pub logical_id: &'static str,
+    /// Environment variable carrying the table name to the functions.
+    pub env_var: &'static str,
+    /// Partition-key attribute.
+    pub hash_key: &'static str,
+    /// Sort-key attribute, if any.
+    pub range_key: Option<&'static str>,
+    /// Global secondary indexes (projection ALL).
+    pub gsis: &'static [GsiDef],
+    /// Attribute DynamoDB expires items by, if TTL is enabled.
+    pub ttl_attribute: Option<&'static str>,
+}
+
+impl TableDef {
+    /// The table's name in a stack whose tables are named `{prefix}{logical_id}`.
+    pub fn name(&self, prefix: &str) -> String {
+        format!("{prefix}{}", self.logical_id)
+    }
+
+    /// Every key attribute of the table and its GSIs, each once.
+    pub fn key_attributes(&self) -> Vec<&'static str> {
+        let mut out = vec![self.hash_key];
+        out.extend(self.range_key);
+        for g in self.gsis {
+            out.push(g.hash_key);
+            out.extend(g.range_key);
+        }
+        let mut seen = Vec::new();
+        out.retain(|a| {
+            let fresh = !seen.contains(a);
+            seen.push(*a);
+            fresh
+        });
+        out
+    }
+}
+
+/// The sparse index of payments that need settling from the bank's records (the
+/// reconciler's work list), by shard and due time.
+pub const UNSETTLED_INDEX: GsiDef = GsiDef {
+    name: "unsettled",
+    hash_key: "unsettledShard",
+    range_key: Some("reconcileAt"),
+};
+
+/// Payments (`sk = "PAYMENT"`) and their transactions (`sk = "TXN#<txn id>"`), under
+/// `pk = <payment id>`.
+pub const PAYMENTS: TableDef = TableDef {
+    logical_id: "PaymentsTable",
+    env_var: "PAYMENTS_TABLE",
+    hash_key: "pk",
+    range_key: Some("sk"),
+    gsis: &[UNSETTLED_INDEX],
+    ttl_attribute: None,
+};
+
+/// The sparse index of events not yet sent to the queue.
+pub const UNSENT_INDEX: GsiDef = GsiDef {
+    name: "unsent",
+    hash_key: "unsentShard",
+    range_key: Some("createdAt"),
+};
+
+/// The outbox: one item per event, by event id.
+pub const EVENTS: TableDef = TableDef {
+    logical_id: "EventsTable",
+    env_var: "EVENTS_TABLE",
+    hash_key: "id",
+    range_key: None,
+    gsis: &[UNSENT_INDEX],
+    ttl_attribute: None,
+};
+
+/// API keys by the lowercase hex SHA-256 of the whole key.
+pub const API_KEYS: TableDef = TableDef {
+    logical_id: "ApiKeysTable",
+    env_var: "API_KEYS_TABLE",
+    hash_key: "keyHash",
+    range_key: None,
+    gsis: &[],
+    ttl_attribute: None,
+};
+
+/// POS accounts, by merchant and account id.
+pub const POS_ACCOUNTS: TableDef = TableDef {
+    logical_id: "PosAccountsTable",
+    env_var: "POS_ACCOUNTS_TABLE",
+    hash_key: "merchantId",
+    range_key: Some("accountId"),
+    gsis: &[],
+    ttl_attribute: None,
+};
+
+/// The BIN → issuing bank table.
+pub const BINS: TableDef = TableDef {
+    logical_id: "BinsTable",
+    env_var: "BINS_TABLE",
+    hash_key: "bin",
+    range_key: None,
+    gsis: &[],
+    ttl_attribute: None,
+};
+
+/// The bank simulator's orders, by `"<accountId>#<orderId>"`.
+pub const SIMBANK: TableDef = TableDef {
+    logical_id: "SimBankTable",
+    env_var: "SIMBANK_TABLE",
+    hash_key: "pk",
+    range_key: None,
+    gsis: &[],
+    ttl_attribute: None,
+};
+
+/// Merchants' webhook endpoints, by merchant and endpoint id. Signing secrets are not
+/// here: each endpoint names its Secrets Manager secret (`secretId`).
+pub const WEBHOOK_ENDPOINTS: TableDef = TableDef {
+    logical_id: "WebhookEndpointsTable",
+    env_var: "WEBHOOK_ENDPOINTS_TABLE",
+    hash_key: "merchantId",
+    range_key: Some("endpointId"),
+    gsis: &[],
+    ttl_attribute: None,
+};
+
+/// A webhook endpoint's deliveries, newest first by `createdAt` (delivery items only:
+/// attempt items carry no `endpointId`).
+pub const BY_ENDPOINT_INDEX: GsiDef = GsiDef {
+    name: "byEndpoint",
+    hash_key: "endpointId",
+    range_key: Some("createdAt"),
+};
+
+/// An event's deliveries (one per endpoint it went to; delivery items only).
+pub const BY_EVENT_INDEX: GsiDef = GsiDef {
+    name: "byEvent",
+    hash_key: "eventId",
+    range_key: Some("createdAt"),
+};
+
+/// The sparse index of pending deliveries by when their next attempt is due: only a pending
+/// delivery carries `dueShard` (always `"0"`, see [`DUE_SHARD`]). The sweeper reads it to
+/// re-enqueue deliveries whose queue message was lost.
+pub const DUE_INDEX: GsiDef = GsiDef {
+    name: "due",
+    hash_key: "dueShard",
+    range_key: Some("nextAttemptAt"),
+};
+
+/// The one `dueShard` value. Only pending deliveries are in the `due` index, so one
+/// partition is enough; shard it like the outbox's `unsent` index if that ever changes.
+pub const DUE_SHARD: &str = "0";
+
+/// How long deliveries and their attempts are kept: 90 days after the delivery was created.
+pub const DELIVERY_RETENTION_DAYS: i64 = 90;
+
+/// Deliveries and their attempts, under `pk = <delivery id>`: the delivery item
+/// (`sk = "DELIVERY"`) and one item per attempt (`sk = "ATTEMPT#0001"`, `"ATTEMPT#0002"`, …).
+///
+/// Retention: every item carries `expiresAt` (number, epoch seconds) = the delivery's
+/// `createdAt` + [`DELIVERY_RETENTION_DAYS`]; DynamoDB's TTL deletes it some time after that
+/// (usually within days, not at the exact second), so history older than 90 days may still
+/// be read for a while and then disappears, attempts together with their delivery.
+pub const DELIVERIES: TableDef = TableDef {
+    logical_id: "DeliveriesTable",
+    env_var: "DELIVERIES_TABLE",
+    hash_key: "pk",
+    range_key: Some("sk"),
+    gsis: &[BY_ENDPOINT_INDEX, BY_EVENT_INDEX, DUE_INDEX],
+    ttl_attribute: Some("expiresAt"),
+};
+
+/// `Idempotency-Key` records, one per key scoped to merchant and mode
+/// (`pk = "<merchantId>#<mode>#<key>"`): a lock while the first request runs, then its
+/// answer. Every item carries `expiresAt` (number, epoch seconds) = when its request took
+/// the key + 24 h; DynamoDB's TTL deletes it some time after that, and until then reads
+/// treat it as absent (`paygate_domain::idempotency`).
+pub const IDEMPOTENCY: TableDef = TableDef {
+    logical_id: "IdempotencyTable",
+    env_var: "IDEMPOTENCY_TABLE",
+    hash_key: "pk",
+    range_key: None,
+    gsis: &[],
+    ttl_attribute: Some("expiresAt"),
+};
+
+/// Every table of the stack.
+pub const TABLES: &[TableDef] = &[
+    PAYMENTS,
+    EVENTS,
+    API_KEYS,
+    POS_ACCOUNTS,
+    BINS,
+    SIMBANK,
+    WEBHOOK_ENDPOINTS,
+    DELIVERIES,
+    IDEMPOTENCY,
+];
+
+/// The actual table names of one stack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableNames {
+    /// [`PAYMENTS`] (`PAYMENTS_TABLE`).
+    pub payments: String,
+    /// [`EVENTS`] (`EVENTS_TABLE`).
+    pub events: String,
+    /// [`API_KEYS`] (`API_KEYS_TABLE`).
+    pub api_keys: String,
+    /// [`POS_ACCOUNTS`] (`POS_ACCOUNTS_TABLE`).
+    pub pos_accounts: String,
+    /// [`BINS`] (`BINS_TABLE`).
+    pub bins: String,
+    /// [`SIMBANK`] (`SIMBANK_TABLE`).
+    pub simbank: String,
+    /// [`WEBHOOK_ENDPOINTS`] (`WEBHOOK_ENDPOINTS_TABLE`).
+    pub webhook_endpoints: String,
+    /// [`DELIVERIES`] (`DELIVERIES_TABLE`).
+    pub deliveries: String,
+    /// [`IDEMPOTENCY`] (`IDEMPOTENCY_TABLE`).
+    pub idempotency: String,
+}
+
+/// A table-name environment variable is not set (or is empty).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("environment variable {0} is not set")]
+pub struct MissingEnvVar(pub &'static str);
+
+impl TableNames {
+    /// Reads every table name from its environment variable ([`TableDef::env_var`]).
+    pub fn from_env() -> Result<Self, MissingEnvVar> {
+        Self::from_lookup(|var| std::env::var(var).ok())
+    }
+
+    /// Like [`TableNames::from_env`], from any variable lookup.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, MissingEnvVar> {
+        let get = |def: &TableDef| {
+            lookup(def.env_var)
+                .filter(|v| !v.is_empty())
+                .ok_or(MissingEnvVar(def.env_var))
+        };
+        Ok(Self {
+            payments: get(&PAYMENTS)?,
+            events: get(&EVENTS)?,
+            api_keys: get(&API_KEYS)?,
+            pos_accounts: get(&POS_ACCOUNTS)?,
+            bins: get(&BINS)?,
+            simbank: get(&SIMBANK)?,
+            webhook_endpoints: get(&WEBHOOK_ENDPOINTS)?,
+            deliveries: get(&DELIVERIES)?,
+            idempotency: get(&IDEMPOTENCY)?,
+        })
+    }
+
+    /// `(env var, table name)` pairs, e.g. to set a local function's environment.
+    pub fn env_pairs(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (PAYMENTS.env_var, self.payments.clone()),
+            (EVENTS.env_var, self.events.clone()),
+            (API_KEYS.env_var, self.api_keys.clone()),
+            (POS_ACCOUNTS.env_var, self.pos_accounts.clone()),
+            (BINS.env_var, self.bins.clone()),
+            (SIMBANK.env_var, self.simbank.clone()),
+            (WEBHOOK_ENDPOINTS.env_var, self.webhook_endpoints.clone()),
+            (DELIVERIES.env_var, self.deliveries.clone()),
+            (IDEMPOTENCY.env_var, self.idempotency.clone()),
+        ]
+    }
+}
+
+/// The names of a stack whose tables are named `{prefix}{logical_id}`.
+pub fn table_names(prefix: &str) -> TableNames {
+    TableNames {
+        payments: PAYMENTS.name(prefix),
+        events: EVENTS.name(prefix),
+        api_keys: API_KEYS.name(prefix),
+        pos_accounts: POS_ACCOUNTS.name(prefix),
+        bins: BINS.name(prefix),
+        simbank: SIMBANK.name(prefix),
+        webhook_endpoints: WEBHOOK_ENDPOINTS.name(prefix),
+        deliveries: DELIVERIES.name(prefix),
+        idempotency: IDEMPOTENCY.name(prefix),
+    }
+}
+
+fn key(attr: &str, kind: KeyType) -> Result<KeySchemaElement, StoreError> {
+    KeySchemaElement::builder()
+        .attribute_name(attr)
+        .key_type(kind)
+        .build()
+        .map_err(|e| build_error("key schema", e))
+}
+
+fn key_schema(hash: &str, range: Option<&str>) -> Result<Vec<KeySchemaElement>, StoreError> {
+    let mut out = vec![key(hash, KeyType::Hash)?];
+    if let Some(r) = range {
+        out.push(key(r, KeyType::Range)?);
+    }
+    Ok(out)
+}
+
+/// Creates one table (and its TTL setting); an existing table is left as it is.
+pub async fn create_table(client: &Client, def: &TableDef, prefix: &str) -> Result<(), StoreError> {
+    let name = def.name(prefix);
+    let mut req = client
+        .create_table()
+        .table_name(&name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .set_key_schema(Some(key_schema(def.hash_key, def.range_key)?));
+    for attr in def.key_attributes() {
+        req = req.attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name(attr)
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .map_err(|e| build_error("attribute definition", e))?,
+        );
+    }
+    for g in def.gsis {
+        req = req.global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name(g.name)
+                .set_key_schema(Some(key_schema(g.hash_key, g.range_key)?))
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::All)
+                        .build(),
+                )
+                .build()
+                .map_err(|e| build_error("GSI", e))?,
+        );
+    }
+    match req.send().await {
+        Ok(_) => {}
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|se| se.is_resource_in_use_exception()) =>
+        {
+            tracing::debug!(table = %name, "table exists already");
+            return Ok(());
+        }
+        Err(e) => return Err(unavailable("CreateTable", &e)),
+    }
+    client
+        .wait_until_table_exists()
+        .table_name(&name)
+        .wait(Duration::from_secs(300))
+        .await
+        .map_err(|e| StoreError::Unavailable(format!("waiting for table {name}: {e}")))?;
+    if let Some(attr) = def.ttl_attribute {
+        client
+            .update_time_to_live()
+            .table_name(&name)
+            .time_to_live_specification(
+                TimeToLiveSpecification::builder()
+                    .attribute_name(attr)
+                    .enabled(true)
+                    .build()
+                    .map_err(|e| build_error("TTL specification", e))?,
+            )
+            .send()
+            .await
+            .map_err(|e| unavailable("UpdateTimeToLive", &e))?;
+    }
+    Ok(())
+}
+
+/// Creates every table of [`TABLES`] as `{prefix}{logical_id}` (PAY_PER_REQUEST, GSIs with
+/// projection ALL) and waits until they are active. Tables that exist already are kept, so
+/// running it twice is harmless.
+pub async fn create_tables(client: &Client, prefix: &str) -> Result<(), StoreError> {
+    for def in TABLES {
+        create_table(client, def, prefix).await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_from_the_prefix_and_the_env() {
+        let names = table_names("dev-");
+        assert_eq!(names.payments, "dev-PaymentsTable");
+        assert_eq!(names.simbank, "dev-SimBankTable");
+        let env: std::collections::HashMap<String, String> = names
+            .env_pairs()
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
+        assert_eq!(TableNames::from_lookup(|k| env.get(k).cloned()), Ok(names));
+        let err = TableNames::from_lookup(|k| (k != "BINS_TABLE").then(|| "x".to_owned()));
+        assert_eq!(err, Err(MissingEnvVar("BINS_TABLE")));
+        assert_eq!(
+            err.unwrap_err().to_string(),
+            "environment variable BINS_TABLE is not set"
+        );
+    }
+
+    #[test]
+    fn key_attributes_cover_the_gsis_once() {
+        assert_eq!(
+            EVENTS.key_attributes(),
+            vec!["id", "unsentShard", "createdAt"]
+        );
+        assert_eq!(
+            PAYMENTS.key_attributes(),
+            vec!["pk", "sk", "unsettledShard", "reconcileAt"]
+        );
+        assert_eq!(
+            DELIVERIES.key_attributes(),
+            vec![
+                "pk",
+                "sk",
+                "endpointId",
+                "createdAt",
+                "eventId",
+                "dueShard",
+                "nextAttemptAt"
+            ]
+        );
+        let ids: Vec<_> = TABLES.iter().map(|t| t.logical_id).collect();
+        assert_eq!(ids.len(), 9);
+        let vars: std::collections::HashSet<_> = TABLES.iter().map(|t| t.env_var).collect();
+        assert_eq!(vars.len(), TABLES.len(), "env vars are distinct");
+    }
+}

@@ -1,0 +1,24 @@
+//! Secrets Manager: webhook signing secrets ([`SecretsManagerSigning`]) and per-account
+//! bank credentials ([`SecretsManagerCredentials`]), each cached in-process by the one
+//! [`crate::cache::TtlCache`]. Secret values never reach a log: errors carry the secret's id
+//! only.
+
+mod bank;
+mod signing;
+
+use std::time::Duration;
+
+pub use aws_sdk_secretsmanager::Client;
+pub use bank::SecretsManagerCredentials;
+pub use signing::SecretsManagerSigning;
+
+use paygate_domain::StoreError;
+
+/// How long a read secret is reused before Secrets Manager is asked again. A rotation is
+/// picked up by every sender within this time; the old secret keeps signing meanwhile.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
+
+fn unavailable(op: &str, id: &str, e: &impl std::fmt::Display) -> StoreError {
+    tracing::warn!(op, secret_id = id, error = %e, "secrets manager call failed");
+    StoreError::Unavailable(format!("secrets manager {op} failed"))
+}

@@ -1,0 +1,246 @@
+//! API keys, POS accounts, BINs and the simulator ledger against moto.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test crate: helpers may panic
+
+mod common;
+
+use common::*;
+use paygate_domain::sim_ledger::{SimLedger, SimOrder, SimOrderState, SimTxn};
+use paygate_domain::{
+    ids::ApiKeyId,
+    ports::{AccountLookup, ApiKeyLookup, BinLookup},
+    AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation, OperationSet,
+    PosAccount, StoreError,
+};
+
+const HASH: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
+#[tokio::test]
+async fn api_keys_round_trip_by_hash() {
+    // GIVEN a seeded key record
+    let env = Env::new("keys").await;
+    let rec = ApiKeyRecord {
+        key_id: ApiKeyId::parse("key_abc").unwrap(),
+        merchant_id: merchant(),
+        mode: Mode::Live,
+        active: false,
+    };
+    env.keys.put_key(HASH, &rec).await.unwrap();
+
+    // WHEN it is looked up by its hash (in either case) THEN it comes back whole
+    assert_eq!(env.keys.find_key(HASH).await.unwrap(), Some(rec.clone()));
+    assert_eq!(
+        env.keys.find_key(&HASH.to_uppercase()).await.unwrap(),
+        Some(rec)
+    );
+    // AND another hash finds nothing
+    assert_eq!(env.keys.find_key(&"0".repeat(64)).await.unwrap(), None);
+}
+
+fn pos(merchant: &MerchantId, id: &str, ops: &[Operation]) -> PosAccount {
+    PosAccount {
+        id: AccountId::parse(id).unwrap(),
+        merchant_id: merchant.clone(),
+        provider_code: "simulator".into(),
+        bank_code: "0064".into(),
+        bank_name: "Türkiye İş Bankası".into(),
+        supported: OperationSet::of(ops),
+        label: format!("label of {id}"),
+        mode: Mode::Test,
+    }
+}
+
+#[tokio::test]
+async fn accounts_round_trip_and_list_per_merchant_by_id() {
+    // GIVEN two accounts of one merchant (seeded out of order) and one of another
+    let env = Env::new("accounts").await;
+    let m = merchant();
+    let other = MerchantId::parse("mch_other").unwrap();
+    let b = pos(&m, "acc_b", &[Operation::Capture, Operation::PointsInquiry]);
+    let a = pos(&m, "acc_a", &[]);
+    let x = pos(&other, "acc_a", &Operation::ALL);
+    for acc in [&b, &a, &x] {
+        env.accounts.put_account(acc).await.unwrap();
+    }
+
+    // WHEN one is read THEN it comes back whole, operations included
+    assert_eq!(
+        env.accounts.get_account(&m, &b.id).await.unwrap(),
+        Some(b.clone())
+    );
+    assert_eq!(env.accounts.get_account(&other, &b.id).await.unwrap(), None);
+
+    // WHEN the merchant's accounts are listed THEN only theirs, ordered by id
+    assert_eq!(
+        env.accounts.list_accounts(&m).await.unwrap(),
+        vec![a, b.clone()]
+    );
+    assert_eq!(env.accounts.list_accounts(&other).await.unwrap(), vec![x]);
+
+    // AND `supported` is stored as a list of operation names
+    let raw = env
+        .client
+        .get_item()
+        .table_name(&env.names.pos_accounts)
+        .key(
+            "merchantId",
+            aws_sdk_dynamodb::types::AttributeValue::S(m.to_string()),
+        )
+        .key(
+            "accountId",
+            aws_sdk_dynamodb::types::AttributeValue::S("acc_b".into()),
+        )
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(
+        raw.get("supported"),
+        Some(&aws_sdk_dynamodb::types::AttributeValue::L(vec![
+            aws_sdk_dynamodb::types::AttributeValue::S("capture".into()),
+            aws_sdk_dynamodb::types::AttributeValue::S("points_inquiry".into()),
+        ]))
+    );
+}
+
+#[tokio::test]
+async fn an_accounts_mode_is_stored_required_and_a_live_simulator_account_refused() {
+    let env = Env::new("account-modes").await;
+    let m = merchant();
+    // GIVEN a live account of a real protocol THEN it round-trips with its mode
+    let mut live = pos(&m, "acc_live", &Operation::ALL);
+    live.provider_code = "nestpay".into();
+    live.mode = Mode::Live;
+    env.accounts.put_account(&live).await.unwrap();
+    assert_eq!(
+        env.accounts.get_account(&m, &live.id).await.unwrap(),
+        Some(live.clone())
+    );
+
+    // WHEN a live account on the simulator is stored THEN it is refused, nothing written
+    let mut sim_live = pos(&m, "acc_simlive", &Operation::ALL);
+    sim_live.mode = Mode::Live;
+    assert!(matches!(
+        env.accounts.put_account(&sim_live).await,
+        Err(StoreError::Corrupt(_))
+    ));
+    assert_eq!(
+        env.accounts.get_account(&m, &sim_live.id).await.unwrap(),
+        None
+    );
+
+    // WHEN a stored account has no mode THEN reading it fails: never guessed test or live
+    env.client
+        .update_item()
+        .table_name(&env.names.pos_accounts)
+        .key(
+            "merchantId",
+            aws_sdk_dynamodb::types::AttributeValue::S(m.to_string()),
+        )
+        .key(
+            "accountId",
+            aws_sdk_dynamodb::types::AttributeValue::S("acc_live".into()),
+        )
+        .update_expression("REMOVE #mode")
+        .expression_attribute_names("#mode", "mode")
+        .send()
+        .await
+        .unwrap();
+    assert!(matches!(
+        env.accounts.get_account(&m, &live.id).await,
+        Err(StoreError::Corrupt(_))
+    ));
+}
+
+#[tokio::test]
+async fn bins_round_trip() {
+    // GIVEN a seeded BIN row
+    let env = Env::new("bins").await;
+    let bin = BinInfo {
+        bin: "454360".into(),
+        bank_code: "0064".into(),
+        bank_name: "Türkiye İş Bankası".into(),
+        program: "Maximum".into(),
+    };
+    env.bins.put_bin(&bin).await.unwrap();
+
+    // WHEN it is looked up THEN it comes back whole; unknown (or empty) BINs find nothing
+    assert_eq!(env.bins.find_bin("454360").await.unwrap(), Some(bin));
+    assert_eq!(env.bins.find_bin("999999").await.unwrap(), None);
+    assert_eq!(env.bins.find_bin("").await.unwrap(), None);
+}
+
+fn order(version: u64) -> SimOrder {
+    SimOrder {
+        account_id: account(),
+        order_id: "ORD-1".into(),
+        currency: Currency::Try,
+        amount: 10_000,
+        state: SimOrderState::Sale,
+        refunded: 300,
+        auth_code: "AUTH01".into(),
+        rrn: "612300000001".into(),
+        business_day: "2026-11-21".into(),
+        settled: false,
+        query_fails: None,
+        history: vec![SimTxn {
+            kind: "refund".into(),
+            amount: 300,
+            reference: "txn_1".into(),
+            rrn: "612300000002".into(),
+            at: T0,
+        }],
+        version,
+    }
+}
+
+#[tokio::test]
+async fn sim_ledger_round_trips_and_checks_versions() {
+    // GIVEN an empty ledger
+    let env = Env::new("ledger").await;
+    let v1 = order(1);
+    assert_eq!(
+        env.ledger.load(&v1.account_id, &v1.order_id).await.unwrap(),
+        None
+    );
+
+    // WHEN version 1 is stored THEN it loads back whole, and storing version 1 again conflicts
+    env.ledger.store(&v1).await.unwrap();
+    assert_eq!(
+        env.ledger.load(&v1.account_id, &v1.order_id).await.unwrap(),
+        Some(v1.clone())
+    );
+    let again = env.ledger.store(&v1).await;
+    assert!(
+        matches!(again, Err(StoreError::Conflict { current: None })),
+        "{again:?}"
+    );
+
+    // WHEN version 3 is stored over version 1 THEN it conflicts; version 2 goes through
+    let skip = env.ledger.store(&order(3)).await;
+    assert!(
+        matches!(skip, Err(StoreError::Conflict { current: None })),
+        "{skip:?}"
+    );
+    let mut v2 = order(2);
+    v2.state = SimOrderState::Cancelled;
+    env.ledger.store(&v2).await.unwrap();
+    assert_eq!(
+        env.ledger.load(&v1.account_id, &v1.order_id).await.unwrap(),
+        Some(v2.clone())
+    );
+    // AND a stale writer of version 2 loses
+    let stale = env.ledger.store(&v2).await;
+    assert!(
+        matches!(stale, Err(StoreError::Conflict { current: None })),
+        "{stale:?}"
+    );
+
+    // AND orders of another account or order id are separate
+    let other = AccountId::parse("acc_other").unwrap();
+    assert_eq!(env.ledger.load(&other, &v1.order_id).await.unwrap(), None);
+    assert_eq!(
+        env.ledger.load(&v1.account_id, "ORD-2").await.unwrap(),
+        None
+    );
+}

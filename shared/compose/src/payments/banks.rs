@@ -1,0 +1,226 @@
+//! The functions that reach a bank, and the bank protocols, registered once.
+
+use std::sync::Arc;
+
+use paygate_aws::dynamo::{
+    schema::{BINS, EVENTS, IDEMPOTENCY, PAYMENTS, POS_ACCOUNTS, SIMBANK},
+    DynamoAccounts, DynamoBins, DynamoIdempotency, DynamoPayments, DynamoSimLedger,
+};
+use paygate_aws::sqs::EVENTS_QUEUE;
+use paygate_bank_simulator::SimBank;
+use paygate_domain::ports::{AccountLookup, Clock, IdGenerator, PaymentWriter};
+use paygate_http::Idempotency;
+use paygate_payments::{
+    EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
+};
+
+use crate::{
+    adapters::{accounts, event_publisher},
+    Build, ConfigError, Wiring,
+};
+
+/// Environment variable: prefix of the per-account bank credential secrets
+/// (`<prefix><accountId>`, e.g. `paygate/dev/banks/acc_…`).
+pub const BANK_SECRET_PREFIX_ENV: &str = "BANK_SECRET_PREFIX";
+
+/// Environment variable: minutes a payment may stay unsettled before the reconciler reports
+/// it over the limit (the alarm's figure); default 30.
+pub const RECONCILE_ALARM_AFTER_ENV: &str = "RECONCILE_ALARM_AFTER_MINUTES";
+
+/// Environment variable: the stage (`dev`, `prod`, `local`), the reconciler's metric
+/// dimension.
+pub const STAGE_ENV: &str = "STAGE";
+
+/// What the real bank protocols need: a bounded HTTP transport and the account credentials.
+#[derive(Clone)]
+pub struct Banks {
+    pub transport: paygate_bankkit::BankTransport,
+    pub credentials: Arc<dyn paygate_bankkit::CredentialStore>,
+}
+
+impl Banks {
+    /// Credentials from Secrets Manager under `BANK_SECRET_PREFIX`, cached for five minutes.
+    pub fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        let prefix = w.names.required(BANK_SECRET_PREFIX_ENV)?;
+        let timeout = w
+            .overrides
+            .bank_timeout
+            .unwrap_or(paygate_bankkit::transport::DEFAULT_TIMEOUT);
+        Ok(Self {
+            transport: paygate_bankkit::BankTransport::new(timeout)
+                .map_err(|_| ConfigError::Client("bank HTTP client".into()))?,
+            credentials: Arc::new(paygate_aws::secrets::SecretsManagerCredentials::new(
+                w.aws.secrets.clone(),
+                prefix,
+                std::time::Duration::from_secs(300),
+            )),
+        })
+    }
+}
+
+/// Every bank protocol the gateway speaks, registered once: one line per protocol.
+pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
+    let banks = Banks::build(w)?;
+    let sim = Arc::new(SimBank::new(
+        Arc::new(DynamoSimLedger::new(
+            w.aws.dynamo.clone(),
+            w.names.table(&SIMBANK)?,
+        )),
+        w.clock.clone(),
+    ));
+    let (t, c) = (banks.transport, banks.credentials);
+    Ok(Providers::new()
+        .register(sim)
+        .register(Arc::new(paygate_bank_nestpay::NestpayProvider::new(
+            t.clone(),
+            c.clone(),
+        )))
+        .register(Arc::new(paygate_bank_garanti::GarantiProvider::new(
+            t.clone(),
+            c.clone(),
+        )))
+        .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(t, c))))
+}
+
+fn payments(w: &Wiring) -> Result<Arc<DynamoPayments>, ConfigError> {
+    Ok(Arc::new(DynamoPayments::new(
+        w.aws.dynamo.clone(),
+        w.names.table(&PAYMENTS)?,
+        w.names.table(&EVENTS)?,
+    )))
+}
+
+fn operation_deps(w: &Wiring) -> Result<OperationDeps, ConfigError> {
+    Ok(OperationDeps {
+        payments: payments(w)?,
+        accounts: accounts(&w.aws.dynamo, &w.names.table(&POS_ACCOUNTS)?),
+        providers: providers(w)?,
+        clock: w.clock.clone(),
+        ids: w.ids.clone(),
+        events: EventSink {
+            publisher: event_publisher(&w.aws.sqs, &w.names.queue(&EVENTS_QUEUE)?),
+        },
+    })
+}
+
+/// Capture, cancel, refund and query: one operation over the payment and its bank.
+pub struct MoneyOperation {
+    pub ops: OperationDeps,
+    /// `Idempotency-Key` records.
+    pub idempotency: Idempotency,
+}
+
+impl Build for MoneyOperation {
+    fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        Ok(Self {
+            idempotency: idempotency(w)?,
+            ops: operation_deps(w)?,
+        })
+    }
+}
+
+/// `POST /v1/points/inquiry`.
+pub struct PointsInquiry {
+    pub points: PointsDeps,
+    /// `Idempotency-Key` records.
+    pub idempotency: Idempotency,
+}
+
+impl Build for PointsInquiry {
+    fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        Ok(Self {
+            idempotency: idempotency(w)?,
+            points: PointsDeps {
+                accounts: accounts(&w.aws.dynamo, &w.names.table(&POS_ACCOUNTS)?),
+                bins: Arc::new(DynamoBins::new(w.aws.dynamo.clone(), w.names.table(&BINS)?)),
+                providers: providers(w)?,
+            },
+        })
+    }
+}
+
+/// `POST /v1/test_helpers/payments`.
+pub struct TestCreatePayment {
+    /// Where the payment is created (never an event: nothing happened to it).
+    pub payments: Arc<dyn PaymentWriter>,
+    /// The caller's test accounts.
+    pub accounts: Arc<dyn AccountLookup>,
+    /// The account's bank, which registers the order.
+    pub providers: Providers,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+    /// `Idempotency-Key` records.
+    pub idempotency: Idempotency,
+}
+
+impl Build for TestCreatePayment {
+    fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        Ok(Self {
+            idempotency: idempotency(w)?,
+            // It writes payments only, never an event.
+            payments: Arc::new(DynamoPayments::new(
+                w.aws.dynamo.clone(),
+                w.names.table(&PAYMENTS)?,
+                "",
+            )),
+            accounts: Arc::new(DynamoAccounts::new(
+                w.aws.dynamo.clone(),
+                w.names.table(&POS_ACCOUNTS)?,
+            )),
+            providers: providers(w)?,
+            clock: w.clock.clone(),
+            ids: w.ids.clone(),
+        })
+    }
+}
+
+/// The scheduled reconciler.
+pub struct Reconciler {
+    pub reconciler: ReconcilerDeps,
+    /// The `Stage` metric dimension (`STAGE`, e.g. `dev`).
+    pub stage: String,
+}
+
+impl Build for Reconciler {
+    fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        Ok(Self {
+            reconciler: ReconcilerDeps {
+                ops: operation_deps(w)?,
+                unsettled: payments(w)?,
+                limits: reconciler_limits(w)?,
+            },
+            stage: w
+                .names
+                .optional(STAGE_ENV)
+                .unwrap_or_else(|| "dev".to_owned()),
+        })
+    }
+}
+
+/// The reconciler's limits: the defaults, with the alarm limit from
+/// `RECONCILE_ALARM_AFTER_MINUTES`. A malformed value is an error at start-up.
+fn reconciler_limits(w: &Wiring) -> Result<ReconcilerLimits, ConfigError> {
+    let mut limits = ReconcilerLimits::default();
+    if let Some(v) = w.names.optional(RECONCILE_ALARM_AFTER_ENV) {
+        let minutes: i64 = v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|m| *m > 0)
+            .ok_or_else(|| ConfigError::Malformed(RECONCILE_ALARM_AFTER_ENV.into()))?;
+        limits.alarm_after_ms = minutes.saturating_mul(60_000);
+    }
+    Ok(limits)
+}
+
+/// What every merchant POST handler runs in: `Idempotency-Key` records.
+fn idempotency(w: &Wiring) -> Result<Idempotency, ConfigError> {
+    Ok(Idempotency {
+        store: Arc::new(DynamoIdempotency::new(
+            w.aws.dynamo.clone(),
+            w.names.table(&IDEMPOTENCY)?,
+        )),
+        clock: w.clock.clone(),
+        ids: w.ids.clone(),
+    })
+}

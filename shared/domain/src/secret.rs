@@ -1,0 +1,115 @@
+//! Webhook signing secrets: the stored document and the rotation rule, and the port of the
+//! vault that keeps them.
+//!
+//! One secret per endpoint, its value a JSON document:
+//! `{"current": "whsec_…", "previous": [{"secret": "whsec_…", "expiresAt": "<ISO 8601>"}]}`.
+//! During a rotation's grace period the previous secret still signs (a second `v1=`).
+//! Secret values never reach a log: errors carry the secret's id only.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::{StoreError, Timestamp};
+
+/// The stored document.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretDoc {
+    pub current: String,
+    #[serde(default)]
+    pub previous: Vec<PreviousSecret>,
+}
+
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviousSecret {
+    pub secret: String,
+    pub expires_at: Timestamp,
+}
+
+impl std::fmt::Debug for SecretDoc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SecretDoc")
+            .field("current", &"[redacted]")
+            .field("previous", &self.previous.len())
+            .finish()
+    }
+}
+
+impl SecretDoc {
+    /// The secrets that sign at `now`: the current one, then unexpired previous ones.
+    pub fn valid_at(&self, now: Timestamp) -> Vec<String> {
+        let mut v = vec![self.current.clone()];
+        v.extend(
+            self.previous
+                .iter()
+                .filter(|p| p.expires_at > now)
+                .map(|p| p.secret.clone()),
+        );
+        v
+    }
+
+    /// The document after rotating to `new`: the old current secret keeps signing until
+    /// `now + grace` (not at all with a zero grace); expired ones are dropped.
+    pub fn rotated(&self, new: String, now: Timestamp, grace_ms: i64) -> Self {
+        let mut previous: Vec<PreviousSecret> = self
+            .previous
+            .iter()
+            .filter(|p| p.expires_at > now)
+            .cloned()
+            .collect();
+        if grace_ms > 0 {
+            previous.insert(
+                0,
+                PreviousSecret {
+                    secret: self.current.clone(),
+                    expires_at: now.plus_millis(grace_ms),
+                },
+            );
+        }
+        Self {
+            current: new,
+            previous,
+        }
+    }
+}
+
+/// Where signing secrets are kept (the admin API's writes; the deliver function reads
+/// through [`crate::ports::SigningSecrets`]). Values never reach a log or an error.
+#[async_trait]
+pub trait SecretVault: Send + Sync {
+    /// Creates the secret; returns the id to store on the endpoint.
+    async fn create_secret(&self, name: &str, doc: &SecretDoc) -> Result<String, StoreError>;
+    async fn read_secret(&self, id: &str) -> Result<SecretDoc, StoreError>;
+    async fn put_secret(&self, id: &str, doc: &SecretDoc) -> Result<(), StoreError>;
+    async fn delete_secret(&self, id: &str) -> Result<(), StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: Timestamp = Timestamp::from_unix_millis(1_795_251_600_000);
+
+    #[test]
+    fn rotation_keeps_the_old_secret_for_the_grace_period_only() {
+        let doc = SecretDoc {
+            current: "whsec_a".into(),
+            previous: vec![],
+        };
+        let r = doc.rotated("whsec_b".into(), T0, 86_400_000);
+        assert_eq!(r.valid_at(T0), ["whsec_b", "whsec_a"]);
+        assert_eq!(r.valid_at(T0.plus_millis(86_400_001)), ["whsec_b"]);
+        let now = doc.rotated("whsec_c".into(), T0, 0);
+        assert_eq!(now.valid_at(T0), ["whsec_c"]);
+    }
+
+    #[test]
+    fn debug_never_shows_secrets() {
+        let doc = SecretDoc {
+            current: "whsec_topsecret".into(),
+            previous: vec![],
+        };
+        assert!(!format!("{doc:?}").contains("topsecret"));
+    }
+}

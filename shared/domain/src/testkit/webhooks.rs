@@ -1,0 +1,409 @@
+//! Webhook doubles: the event publisher, endpoints, deliveries (with their admin queries),
+//! the delivery queue, signing secrets and the HTTP sender.
+
+use std::{
+    collections::{BTreeMap, HashMap, VecDeque},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Mutex,
+    },
+};
+
+use crate::{
+    ports::{
+        DeliveryAdmin, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointAdmin,
+        EndpointReader, EventPublisher, Page, SendOutcome, SigningSecrets, WebhookSender,
+    },
+    webhook::{Attempt, Delivery, DeliveryStatus, WebhookEndpoint},
+    DeliveryId, EventId, EventRecord, MerchantId, StoreError, Timestamp, WebhookEndpointId,
+};
+use async_trait::async_trait;
+
+/// Records published events; can be told to fail.
+#[derive(Default)]
+pub struct MemoryPublisher {
+    pub published: Mutex<Vec<EventRecord>>,
+    failing: AtomicBool,
+}
+
+impl MemoryPublisher {
+    pub fn set_failing(&self, failing: bool) {
+        self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    pub fn ids(&self) -> Vec<EventId> {
+        self.published
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|e| e.id.clone())
+            .collect()
+    }
+}
+
+#[async_trait]
+impl EventPublisher for MemoryPublisher {
+    async fn publish(&self, event: &EventRecord) -> Result<(), StoreError> {
+        if self.failing.load(Ordering::SeqCst) {
+            return Err(StoreError::Unavailable("injected publish failure".into()));
+        }
+        self.published.lock().unwrap().push(event.clone());
+        Ok(())
+    }
+}
+
+/// Webhook endpoints.
+#[derive(Default)]
+pub struct MemoryEndpoints(pub Mutex<Vec<WebhookEndpoint>>);
+
+impl MemoryEndpoints {
+    pub fn insert(&self, e: WebhookEndpoint) {
+        self.0.lock().unwrap().push(e);
+    }
+}
+
+#[async_trait]
+impl EndpointReader for MemoryEndpoints {
+    async fn list_endpoints(
+        &self,
+        merchant: &MerchantId,
+    ) -> Result<Vec<WebhookEndpoint>, StoreError> {
+        Ok(self
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| &e.merchant_id == merchant)
+            .cloned()
+            .collect())
+    }
+
+    async fn get_endpoint(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+    ) -> Result<Option<WebhookEndpoint>, StoreError> {
+        Ok(self
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|e| &e.merchant_id == merchant && &e.id == id)
+            .cloned())
+    }
+}
+
+#[async_trait]
+impl EndpointAdmin for MemoryEndpoints {
+    async fn create_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
+        let mut v = self.0.lock().unwrap();
+        if v.iter()
+            .any(|e| e.merchant_id == endpoint.merchant_id && e.id == endpoint.id)
+        {
+            return Err(StoreError::AlreadyExists);
+        }
+        v.push(endpoint.clone());
+        Ok(())
+    }
+
+    async fn update_endpoint(
+        &self,
+        endpoint: &WebhookEndpoint,
+        expected_updated_at: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut v = self.0.lock().unwrap();
+        match v.iter_mut().find(|e| {
+            e.merchant_id == endpoint.merchant_id
+                && e.id == endpoint.id
+                && e.updated_at == expected_updated_at
+        }) {
+            Some(e) => {
+                *e = endpoint.clone();
+                Ok(())
+            }
+            None => Err(StoreError::Conflict { current: None }),
+        }
+    }
+
+    async fn delete_endpoint(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+    ) -> Result<bool, StoreError> {
+        let mut v = self.0.lock().unwrap();
+        let before = v.len();
+        v.retain(|e| !(&e.merchant_id == merchant && &e.id == id));
+        Ok(v.len() != before)
+    }
+}
+
+/// Deliveries, attempts and leases with the adapter's conditions.
+#[derive(Default)]
+pub struct MemoryDeliveries {
+    inner: Mutex<DeliveryState>,
+}
+
+#[derive(Default)]
+struct DeliveryState {
+    deliveries: HashMap<DeliveryId, (Delivery, Option<Timestamp>)>,
+    attempts: BTreeMap<(DeliveryId, u32), Attempt>,
+}
+
+impl MemoryDeliveries {
+    pub fn all(&self) -> Vec<Delivery> {
+        self.inner
+            .lock()
+            .unwrap()
+            .deliveries
+            .values()
+            .map(|(d, _)| d.clone())
+            .collect()
+    }
+
+    pub fn attempts(&self) -> Vec<Attempt> {
+        self.inner
+            .lock()
+            .unwrap()
+            .attempts
+            .values()
+            .cloned()
+            .collect()
+    }
+}
+
+#[async_trait]
+impl DeliveryStore for MemoryDeliveries {
+    async fn create_delivery(&self, delivery: &Delivery) -> Result<bool, StoreError> {
+        let mut s = self.inner.lock().unwrap();
+        if s.deliveries.contains_key(&delivery.id) {
+            return Ok(false);
+        }
+        s.deliveries
+            .insert(delivery.id.clone(), (delivery.clone(), None));
+        Ok(true)
+    }
+
+    async fn get_delivery(&self, id: &DeliveryId) -> Result<Option<Delivery>, StoreError> {
+        Ok(self
+            .inner
+            .lock()
+            .unwrap()
+            .deliveries
+            .get(id)
+            .map(|(d, _)| d.clone()))
+    }
+
+    async fn claim_attempt(
+        &self,
+        id: &DeliveryId,
+        number: u32,
+        lease_until: Timestamp,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut s = self.inner.lock().unwrap();
+        let Some((d, lease)) = s.deliveries.get_mut(id) else {
+            return Ok(false);
+        };
+        let free = lease.is_none_or(|l| l < now);
+        if d.status != DeliveryStatus::Pending || d.attempts_made + 1 != number || !free {
+            return Ok(false);
+        }
+        *lease = Some(lease_until);
+        Ok(true)
+    }
+
+    async fn record_attempt(
+        &self,
+        attempt: &Attempt,
+        after: &Delivery,
+    ) -> Result<bool, StoreError> {
+        let mut s = self.inner.lock().unwrap();
+        let key = (attempt.delivery_id.clone(), attempt.number);
+        let ok = s
+            .deliveries
+            .get(&attempt.delivery_id)
+            .is_some_and(|(d, _)| d.attempts_made + 1 == attempt.number)
+            && !s.attempts.contains_key(&key);
+        if !ok {
+            return Ok(false);
+        }
+        s.attempts.insert(key, attempt.clone());
+        s.deliveries.insert(after.id.clone(), (after.clone(), None));
+        Ok(true)
+    }
+
+    async fn list_attempts(&self, id: &DeliveryId) -> Result<Vec<Attempt>, StoreError> {
+        Ok(self
+            .inner
+            .lock()
+            .unwrap()
+            .attempts
+            .iter()
+            .filter(|((d, _), _)| d == id)
+            .map(|(_, a)| a.clone())
+            .collect())
+    }
+
+    async fn list_overdue(
+        &self,
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        Ok(self
+            .inner
+            .lock()
+            .unwrap()
+            .deliveries
+            .values()
+            .map(|(d, _)| d)
+            .filter(|d| {
+                d.status == DeliveryStatus::Pending
+                    && d.next_attempt_at.is_some_and(|t| t <= before)
+            })
+            .take(limit)
+            .cloned()
+            .collect())
+    }
+}
+
+/// Cursors are `<endpoint id>:<offset>`; anything else is refused like the adapter does.
+#[async_trait]
+impl DeliveryAdmin for MemoryDeliveries {
+    async fn list_by_endpoint(
+        &self,
+        endpoint: &WebhookEndpointId,
+        status: Option<DeliveryStatus>,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<Page<Delivery>, StoreError> {
+        let offset = match cursor {
+            None => 0,
+            Some(c) => c
+                .strip_prefix(&format!("{endpoint}:"))
+                .and_then(|n| n.parse::<usize>().ok())
+                .ok_or_else(|| StoreError::Corrupt("invalid cursor".into()))?,
+        };
+        let mut all: Vec<Delivery> = self
+            .all()
+            .into_iter()
+            .filter(|d| &d.endpoint_id == endpoint && status.is_none_or(|s| d.status == s))
+            .collect();
+        all.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        let items: Vec<Delivery> = all.iter().skip(offset).take(limit).cloned().collect();
+        let end = offset + items.len();
+        let next_cursor = (end < all.len()).then(|| format!("{endpoint}:{end}"));
+        Ok(Page { items, next_cursor })
+    }
+
+    async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
+        let mut v: Vec<Delivery> = self
+            .all()
+            .into_iter()
+            .filter(|d| &d.event_id == event)
+            .collect();
+        v.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(v)
+    }
+
+    async fn reset_for_resend(
+        &self,
+        id: &DeliveryId,
+        now: Timestamp,
+    ) -> Result<Option<Delivery>, StoreError> {
+        let mut s = self.inner.lock().unwrap();
+        let Some((d, lease)) = s.deliveries.get_mut(id) else {
+            return Ok(None);
+        };
+        let Some(r) = d.resent(now) else {
+            return Err(StoreError::Conflict { current: None });
+        };
+        *d = r.clone();
+        *lease = None;
+        Ok(Some(r))
+    }
+}
+
+/// A queue that records what was enqueued, with its delay.
+#[derive(Default)]
+pub struct MemoryQueue(pub Mutex<Vec<(DeliveryMessage, i64)>>);
+
+impl MemoryQueue {
+    /// Takes everything enqueued so far.
+    pub fn drain(&self) -> Vec<(DeliveryMessage, i64)> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+#[async_trait]
+impl DeliveryQueue for MemoryQueue {
+    async fn enqueue(&self, msg: &DeliveryMessage, delay_secs: i64) -> Result<(), StoreError> {
+        self.0.lock().unwrap().push((msg.clone(), delay_secs));
+        Ok(())
+    }
+}
+
+/// Fixed signing secrets per secret id.
+#[derive(Default)]
+pub struct StaticSecrets(pub Mutex<HashMap<String, Vec<String>>>);
+
+impl StaticSecrets {
+    pub fn set(&self, id: &str, secrets: &[&str]) {
+        self.0.lock().unwrap().insert(
+            id.to_owned(),
+            secrets.iter().map(|s| (*s).to_owned()).collect(),
+        );
+    }
+}
+
+#[async_trait]
+impl SigningSecrets for StaticSecrets {
+    async fn signing_secrets(&self, id: &str, _now: Timestamp) -> Result<Vec<String>, StoreError> {
+        self.0
+            .lock()
+            .unwrap()
+            .get(id)
+            .cloned()
+            .ok_or_else(|| StoreError::Unavailable("no such secret".into()))
+    }
+}
+
+/// One request a [`ScriptedSender`] saw: URL, headers, body.
+pub type SentRequest = (String, Vec<(String, String)>, Vec<u8>);
+
+/// A sender that answers from a script (default 200) and records every request.
+#[derive(Default)]
+pub struct ScriptedSender {
+    pub script: Mutex<VecDeque<SendOutcome>>,
+    pub requests: Mutex<Vec<SentRequest>>,
+}
+
+impl ScriptedSender {
+    pub fn push_status(&self, code: u16) {
+        self.script.lock().unwrap().push_back(SendOutcome {
+            status_code: Some(code),
+            error: None,
+            response_body: format!("status {code}"),
+            duration_ms: 3,
+        });
+    }
+}
+
+#[async_trait]
+impl WebhookSender for ScriptedSender {
+    async fn send(&self, url: &str, headers: &[(String, String)], body: Vec<u8>) -> SendOutcome {
+        self.requests
+            .lock()
+            .unwrap()
+            .push((url.to_owned(), headers.to_vec(), body));
+        self.script
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(SendOutcome {
+                status_code: Some(200),
+                error: None,
+                response_body: "ok".into(),
+                duration_ms: 1,
+            })
+    }
+}

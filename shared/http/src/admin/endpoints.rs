@@ -1,0 +1,454 @@
+//! Webhook endpoints: create (the secret is returned this once), list, read, update,
+//! delete, rotate the signing secret, send a test event.
+
+use paygate_domain::error::code;
+use std::sync::Arc;
+
+use crate::{ApiError, Fields};
+use paygate_domain::secret::SecretDoc;
+use paygate_domain::{
+    payment::PaymentView,
+    ports::{
+        Clock, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointAdmin, IdGenerator,
+        MerchantDirectory, OutboxWriter,
+    },
+    webhook::{Delivery, EventFilter, WebhookEndpoint, WebhookEndpointId},
+    AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, PaymentId,
+    PaymentStatus, StoreError, Timestamp,
+};
+use paygate_webhooks::{check_url, Blocked, EgressPolicy};
+use serde_json::{Map, Value};
+
+use crate::admin::{
+    merchant,
+    secrets::{new_signing_secret, secret_name, SecretVault},
+    store_error,
+    views::{Deleted, DeliveryView, EndpointList, EndpointView, EndpointWithSecret, RotatedSecret},
+};
+
+/// Longest accepted endpoint URL.
+pub const MAX_URL_LEN: usize = 2048;
+/// Longest accepted description.
+pub const MAX_DESCRIPTION_CHARS: usize = 500;
+/// The rotation grace period when the request names none: 24 hours.
+pub const DEFAULT_GRACE_SECONDS: i64 = 86_400;
+/// The longest rotation grace period: 7 days.
+pub const MAX_GRACE_SECONDS: i64 = 7 * 86_400;
+/// Most endpoints one merchant may have.
+pub const MAX_ENDPOINTS_PER_MERCHANT: usize = 20;
+
+/// What the `admin-endpoints` function works with.
+pub struct EndpointsDeps {
+    pub merchants: Arc<dyn MerchantDirectory>,
+    pub endpoints: Arc<dyn EndpointAdmin>,
+    /// Creates the test event's delivery.
+    pub deliveries: Arc<dyn DeliveryStore>,
+    /// Writes the test event (marked sent: it is not fanned out).
+    pub outbox: Arc<dyn OutboxWriter>,
+    /// Attempt 1 of the test event's delivery.
+    pub queue: Arc<dyn DeliveryQueue>,
+    pub secrets: Arc<dyn SecretVault>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+    /// Which IP literals an endpoint URL may name (strict in AWS).
+    pub egress: EgressPolicy,
+    /// `paygate/<stage>/webhooks/`: signing secrets are `<prefix><endpointId>`.
+    pub secret_prefix: String,
+}
+
+/// A JSON boolean field.
+fn opt_bool(body: &Map<String, Value>, field: &str) -> Result<Option<bool>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(ApiError::invalid(field, "must be true or false")),
+    }
+}
+
+/// `url`: parseable, HTTPS, no credentials, not an IP literal of a private network (unless
+/// the egress policy lists it). A hostname is checked again at every delivery, where it is
+/// resolved.
+fn valid_url(url: &str, egress: &EgressPolicy) -> Result<String, ApiError> {
+    if url.len() > MAX_URL_LEN {
+        return Err(ApiError::invalid(
+            "url",
+            &format!("must be at most {MAX_URL_LEN} characters"),
+        ));
+    }
+    match check_url(url.trim(), egress) {
+        Ok(parsed) => Ok(parsed.to_string()),
+        Err(e) => {
+            let reason = match e {
+                Blocked::InvalidUrl => "is not a valid URL".to_owned(),
+                Blocked::NotHttps => "must be an https:// URL".to_owned(),
+                Blocked::Credentials => "must not carry a user name or password".to_owned(),
+                Blocked::NoHost => "has no host".to_owned(),
+                Blocked::Address(ip) | Blocked::Resolved { addr: ip, .. } => format!(
+                    "names {ip}, which is a private, loopback, link-local or otherwise non-public address"
+                ),
+            };
+            Err(ApiError::invalid("url", &reason))
+        }
+    }
+}
+
+/// `events`: a non-empty list of the spec's event types or `*`, each once.
+fn valid_events(v: &Value) -> Result<Vec<EventFilter>, ApiError> {
+    let list = v
+        .as_array()
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| ApiError::invalid("events", "must be a non-empty list of event types"))?;
+    let mut out: Vec<EventFilter> = Vec::new();
+    for item in list {
+        let f = item.as_str().and_then(EventFilter::parse).ok_or_else(|| {
+            ApiError::invalid(
+                "events",
+                "must list event types (payment.requires_action, payment.authorized, payment.captured, payment.failed, payment.cancelled, payment.refunded, webhook.test) or \"*\"",
+            )
+        })?;
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    Ok(out)
+}
+
+fn valid_description(f: &Fields<'_>) -> Result<Option<String>, ApiError> {
+    match f.opt_str("description")? {
+        Some(d) if d.chars().count() > MAX_DESCRIPTION_CHARS => Err(ApiError::invalid(
+            "description",
+            &format!("must be at most {MAX_DESCRIPTION_CHARS} characters"),
+        )),
+        other => Ok(other.map(str::to_owned)),
+    }
+}
+
+/// The endpoint of the path, which must be the merchant's; otherwise 404.
+async fn endpoint_of(
+    deps: &EndpointsDeps,
+    merchant: &MerchantId,
+    raw: &str,
+) -> Result<WebhookEndpoint, ApiError> {
+    let id = WebhookEndpointId::parse(raw).map_err(|_| ApiError::not_found("webhook endpoint"))?;
+    deps.endpoints
+        .get_endpoint(merchant, &id)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| ApiError::not_found("webhook endpoint"))
+}
+
+/// `POST …/webhook-endpoints`: `url`, `events`, `mode`, optional `description` and
+/// `enabled` (default true). The signing secret is generated, stored, and returned here
+/// only.
+pub async fn create(
+    deps: &EndpointsDeps,
+    merchant_raw: &str,
+    body: &Map<String, Value>,
+) -> Result<EndpointWithSecret, ApiError> {
+    let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
+    let f = Fields::new(body);
+    f.only(&["url", "events", "mode", "description", "enabled"])?;
+    let url = valid_url(f.req_str("url")?, &deps.egress)?;
+    let events = valid_events(
+        body.get("events")
+            .filter(|v| !v.is_null())
+            .ok_or_else(|| ApiError::invalid("events", "is required"))?,
+    )?;
+    let mode = Mode::parse(f.req_str("mode")?)
+        .ok_or_else(|| ApiError::invalid("mode", "must be test or live"))?;
+    let description = valid_description(&f)?.unwrap_or_default();
+    let enabled = opt_bool(body, "enabled")?.unwrap_or(true);
+
+    let existing = deps
+        .endpoints
+        .list_endpoints(&merchant_id)
+        .await
+        .map_err(store_error)?;
+    if existing.len() >= MAX_ENDPOINTS_PER_MERCHANT {
+        return Err(ApiError::new(
+            lambda_http::http::StatusCode::CONFLICT,
+            code::ENDPOINT_LIMIT_REACHED,
+            format!(
+                "A merchant can have at most {MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints. Delete one first."
+            ),
+        ));
+    }
+
+    let now = deps.clock.now();
+    let id = WebhookEndpointId::generate(deps.ids.as_ref());
+    let secret = new_signing_secret().map_err(store_error)?;
+    let doc = SecretDoc {
+        current: secret.clone(),
+        previous: Vec::new(),
+    };
+    let secret_id = deps
+        .secrets
+        .create_secret(&secret_name(&deps.secret_prefix, &id), &doc)
+        .await
+        .map_err(store_error)?;
+    let endpoint = WebhookEndpoint {
+        id,
+        merchant_id,
+        url,
+        events,
+        mode,
+        enabled,
+        description,
+        secret_id,
+        created_at: now,
+        updated_at: now,
+    };
+    if let Err(e) = deps.endpoints.create_endpoint(&endpoint).await {
+        // No endpoint points at the secret: remove it rather than leave an orphan.
+        if let Err(cleanup) = deps.secrets.delete_secret(&endpoint.secret_id).await {
+            tracing::warn!(endpoint_id = %endpoint.id, error = %cleanup, "orphan signing secret left");
+        }
+        return Err(store_error(e));
+    }
+    tracing::info!(endpoint_id = %endpoint.id, merchant_id = %endpoint.merchant_id, "webhook endpoint created");
+    Ok(EndpointWithSecret {
+        endpoint: EndpointView::from(&endpoint),
+        secret,
+    })
+}
+
+/// `GET …/webhook-endpoints`: the merchant's endpoints (never their secrets).
+pub async fn list(deps: &EndpointsDeps, merchant_raw: &str) -> Result<EndpointList, ApiError> {
+    let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
+    let endpoints = deps
+        .endpoints
+        .list_endpoints(&merchant_id)
+        .await
+        .map_err(store_error)?;
+    Ok(EndpointList {
+        data: endpoints.iter().map(EndpointView::from).collect(),
+    })
+}
+
+/// `GET …/webhook-endpoints/{endpointId}`.
+pub async fn get(
+    deps: &EndpointsDeps,
+    merchant_raw: &str,
+    endpoint_raw: &str,
+) -> Result<EndpointView, ApiError> {
+    let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
+    let endpoint = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
+    Ok(EndpointView::from(&endpoint))
+}
+
+/// `PATCH …/webhook-endpoints/{endpointId}`: any of `url`, `events`, `enabled`,
+/// `description`. The mode of an endpoint never changes (create another one).
+pub async fn update(
+    deps: &EndpointsDeps,
+    merchant_raw: &str,
+    endpoint_raw: &str,
+    body: &Map<String, Value>,
+) -> Result<EndpointView, ApiError> {
+    let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
+    let f = Fields::new(body);
+    f.only(&["url", "events", "enabled", "description"])?;
+    let url = f
+        .opt_str("url")?
+        .map(|u| valid_url(u, &deps.egress))
+        .transpose()?;
+    let events = body
+        .get("events")
+        .filter(|v| !v.is_null())
+        .map(valid_events)
+        .transpose()?;
+    let enabled = opt_bool(body, "enabled")?;
+    let description = valid_description(&f)?;
+
+    let current = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
+    let mut next = current.clone();
+    if let Some(u) = url {
+        next.url = u;
+    }
+    if let Some(e) = events {
+        next.events = e;
+    }
+    if let Some(e) = enabled {
+        next.enabled = e;
+    }
+    if let Some(d) = description {
+        next.description = d;
+    }
+    if next == current {
+        return Ok(EndpointView::from(&current));
+    }
+    // updatedAt is the optimistic lock: it must move forward even within one millisecond.
+    let now = deps.clock.now();
+    next.updated_at = if now > current.updated_at {
+        now
+    } else {
+        current.updated_at.plus_millis(1)
+    };
+    deps.endpoints
+        .update_endpoint(&next, current.updated_at)
+        .await
+        .map_err(store_error)?;
+    Ok(EndpointView::from(&next))
+}
+
+/// `DELETE …/webhook-endpoints/{endpointId}`: the endpoint and its signing secret. Its
+/// delivery history stays readable by delivery and event id; pending attempts to it end as
+/// `endpoint_unavailable`.
+pub async fn delete(
+    deps: &EndpointsDeps,
+    merchant_raw: &str,
+    endpoint_raw: &str,
+) -> Result<Deleted, ApiError> {
+    let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
+    let endpoint = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
+    if !deps
+        .endpoints
+        .delete_endpoint(&merchant_id, &endpoint.id)
+        .await
+        .map_err(store_error)?
+    {
+        return Err(ApiError::not_found("webhook endpoint"));
+    }
+    if let Err(e) = deps.secrets.delete_secret(&endpoint.secret_id).await {
+        // The endpoint is gone, so nothing signs with it any more; the secret is an orphan.
+        tracing::warn!(endpoint_id = %endpoint.id, error = %e, "signing secret of a deleted endpoint not deleted");
+    }
+    tracing::info!(endpoint_id = %endpoint.id, merchant_id = %merchant_id, "webhook endpoint deleted");
+    Ok(Deleted {
+        id: endpoint.id.to_string(),
+        deleted: true,
+    })
+}
+
+/// `POST …/webhook-endpoints/{endpointId}/rotate-secret` with optional `graceSeconds`
+/// (default 24 h, 0 = the old secret stops at once, at most 7 days). The new secret is
+/// returned this once; during the grace period webhooks carry a second `v1=` made with the
+/// old secret.
+pub async fn rotate(
+    deps: &EndpointsDeps,
+    merchant_raw: &str,
+    endpoint_raw: &str,
+    body: &Map<String, Value>,
+) -> Result<RotatedSecret, ApiError> {
+    let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
+    let f = Fields::new(body);
+    f.only(&["graceSeconds"])?;
+    let grace = match f.opt_i64("graceSeconds")? {
+        None => DEFAULT_GRACE_SECONDS,
+        Some(g) if (0..=MAX_GRACE_SECONDS).contains(&g) => g,
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "graceSeconds",
+                &format!("must be an integer from 0 to {MAX_GRACE_SECONDS}"),
+            ))
+        }
+    };
+    let endpoint = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
+    let doc = deps
+        .secrets
+        .read_secret(&endpoint.secret_id)
+        .await
+        .map_err(store_error)?;
+    let now = deps.clock.now();
+    let secret = new_signing_secret().map_err(store_error)?;
+    let rotated = doc.rotated(secret.clone(), now, grace * 1_000);
+    deps.secrets
+        .put_secret(&endpoint.secret_id, &rotated)
+        .await
+        .map_err(store_error)?;
+    tracing::info!(endpoint_id = %endpoint.id, grace_seconds = grace, "signing secret rotated");
+    Ok(RotatedSecret {
+        id: endpoint.id.to_string(),
+        secret,
+        previous_secret_expires_at: (grace > 0).then(|| now.plus_millis(grace * 1_000)),
+    })
+}
+
+/// The `data` of a test event: a sample captured payment (its id starts `pay_sample`; it
+/// exists nowhere else).
+pub fn sample_payment(ids: &dyn IdGenerator, mode: Mode, now: Timestamp) -> PaymentView {
+    let id = PaymentId::parse(&format!("pay_sample{}", ids.opaque()))
+        .unwrap_or_else(|_| PaymentId::generate(ids));
+    let account_id = AccountId::parse("acc_sample").unwrap_or_else(|_| AccountId::generate(ids));
+    PaymentView {
+        id,
+        object: "payment".to_owned(),
+        status: PaymentStatus::Captured,
+        mode,
+        amount: 10_000,
+        currency: Currency::Try,
+        captured_amount: 10_000,
+        refunded_amount: 0,
+        refundable_amount: 10_000,
+        account_id,
+        order_id: "sample-order".to_owned(),
+        pending_operation: None,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// `POST …/webhook-endpoints/{endpointId}/test`: a `webhook.test` event for this endpoint
+/// only, through the normal delivery path (signed, recorded, retried). The event is written
+/// to the outbox already marked sent, so it is never fanned out to other endpoints; its
+/// delivery is created and attempt 1 enqueued. Answers 202 with the delivery.
+pub async fn send_test(
+    deps: &EndpointsDeps,
+    merchant_raw: &str,
+    endpoint_raw: &str,
+    body: &Map<String, Value>,
+) -> Result<DeliveryView, ApiError> {
+    let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
+    Fields::new(body).only(&[])?;
+    let endpoint = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
+    if !endpoint.enabled {
+        return Err(endpoint_disabled());
+    }
+    let now = deps.clock.now();
+    let data = sample_payment(deps.ids.as_ref(), endpoint.mode, now);
+    let event = EventRecord {
+        id: EventId::generate(deps.ids.as_ref()),
+        event_type: EventType::WebhookTest,
+        mode: endpoint.mode,
+        created_at: now,
+        merchant_id,
+        payment_id: data.id.clone(),
+        data,
+    };
+    deps.outbox
+        .put_event(&event, true)
+        .await
+        .map_err(store_error)?;
+    let delivery = Delivery::new(&event, &endpoint, now);
+    if !deps
+        .deliveries
+        .create_delivery(&delivery)
+        .await
+        .map_err(store_error)?
+    {
+        // A fresh event id makes a fresh delivery id; anything else is a bug.
+        return Err(store_error(StoreError::AlreadyExists));
+    }
+    let msg = DeliveryMessage {
+        delivery_id: delivery.id.clone(),
+        attempt: 1,
+        due_at: now,
+    };
+    if let Err(e) = deps.queue.enqueue(&msg, 0).await {
+        // The delivery is pending and due: the sweeper re-enqueues it.
+        tracing::warn!(delivery_id = %delivery.id, error = %e, "test event not queued; the sweeper will");
+    }
+    tracing::info!(endpoint_id = %endpoint.id, delivery_id = %delivery.id, "test event sent");
+    Ok(DeliveryView::from(&delivery))
+}
+
+/// 409 `endpoint_disabled`.
+pub(crate) fn endpoint_disabled() -> ApiError {
+    ApiError::new(
+        lambda_http::http::StatusCode::CONFLICT,
+        code::ENDPOINT_DISABLED,
+        "The webhook endpoint is disabled or was deleted. Enable it (PATCH with {\"enabled\": true}) first.",
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,28 @@
+//! paygate application layer: the merchant operations, written once over the domain ports.
+//!
+//! Each operation reads the payment (tenancy-checked), decides in pure domain code, reserves
+//! with a conditional write, calls the bank through the `PosProvider` port and commits the
+//! payment, its transaction and its outbox event together. Functions (Lambdas) and the dev
+//! server call these; adapters are chosen by the caller.
+
+pub mod accounts;
+pub mod auth;
+pub mod commit;
+pub mod error;
+pub mod operate;
+pub mod points;
+pub mod providers;
+pub mod publish;
+pub mod query;
+pub mod reconcile;
+pub mod reconciler;
+
+pub use auth::{authenticate, hash_api_key, AuthError, Principal};
+pub use error::OpError;
+pub use operate::{get_payment, run_operation, OperationDeps, OperationResult};
+pub use points::{points_inquiry, PointsDeps, PointsRequest, PointsResponse};
+pub use providers::Providers;
+pub use publish::EventSink;
+pub use query::{query_payment, QueryResult};
+pub use reconcile::{reconcile_payment, Reconciled};
+pub use reconciler::{run_reconciler, ReconcilerDeps, ReconcilerLimits, RunReport};

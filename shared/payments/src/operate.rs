@@ -1,0 +1,291 @@
+//! Capture, cancel and refund: reserve → bank → commit.
+
+use std::sync::Arc;
+
+use paygate_domain::{
+    ports::{
+        AccountLookup, BankOperation, Clock, Expectation, IdGenerator, PaymentChange,
+        PaymentReader, PaymentWriter,
+    },
+    BankOutcome, EventId, Operation, Payment, PaymentId, PendingOperation, PosAccount, Settlement,
+    StoreError, Transaction, TransactionId, TransactionStatus, TransactionType,
+};
+
+use crate::{
+    auth::Principal,
+    commit::{record_settlement, Recorded, FIRST_BACKOFF, MAX_BACKOFF},
+    error::OpError,
+    providers::Providers,
+    publish::EventSink,
+};
+
+/// How many times a lost reservation race is re-read and re-decided before giving up.
+const RESERVE_ATTEMPTS: usize = 4;
+
+/// The ports a money-moving operation needs.
+pub struct OperationDeps {
+    pub payments: Arc<dyn PaymentStore>,
+    pub accounts: Arc<dyn AccountLookup>,
+    pub providers: Providers,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+    /// Where committed events go next (the events queue).
+    pub events: EventSink,
+}
+
+/// Read and write access to payments.
+pub trait PaymentStore: PaymentReader + PaymentWriter {}
+impl<T: PaymentReader + PaymentWriter> PaymentStore for T {}
+
+/// A successful operation: the payment after it and the transaction it produced.
+#[derive(Debug)]
+pub struct OperationResult {
+    pub payment: Payment,
+    pub transaction: Transaction,
+}
+
+/// Reads a payment the principal may see: its merchant's, in its mode. Anything else is
+/// indistinguishable from a payment that does not exist.
+pub async fn get_payment(
+    payments: &dyn PaymentReader,
+    principal: &Principal,
+    id: &PaymentId,
+) -> Result<Payment, OpError> {
+    payments
+        .get_payment(id)
+        .await?
+        .filter(|p| p.merchant_id == principal.merchant_id && p.mode == principal.mode)
+        .ok_or(OpError::NotFound("payment"))
+}
+
+/// The payment's POS account, of the payment's mode (else 404 `not_found`, logged).
+pub(crate) async fn account_of(
+    accounts: &dyn AccountLookup,
+    payment: &Payment,
+) -> Result<PosAccount, OpError> {
+    crate::accounts::account_for_payment(accounts, payment).await
+}
+
+fn operation_of(kind: TransactionType) -> Operation {
+    match kind {
+        TransactionType::Capture => Operation::Capture,
+        TransactionType::Cancel => Operation::Cancel,
+        TransactionType::Refund => Operation::Refund,
+    }
+}
+
+/// Runs a capture, cancel or refund end to end.
+pub async fn run_operation(
+    deps: &OperationDeps,
+    principal: &Principal,
+    id: &PaymentId,
+    kind: TransactionType,
+    amount: Option<i64>,
+) -> Result<OperationResult, OpError> {
+    let (reserved, txn, account) = reserve(deps, principal, id, kind, amount).await?;
+    let op = reserved
+        .pending
+        .as_ref()
+        .ok_or_else(|| OpError::Internal("reservation lost".into()))?;
+    let provider = deps
+        .providers
+        .get(&account.provider_code)
+        .ok_or_else(|| OpError::Internal("provider missing".into()))?;
+    let request = bank_request(&reserved, &txn, op);
+    let outcome = match kind {
+        TransactionType::Capture => provider.capture(&account, &request).await,
+        TransactionType::Cancel => provider.cancel(&account, &request).await,
+        TransactionType::Refund => provider.refund(&account, &request).await,
+    };
+    tracing::info!(
+        payment_id = %reserved.id,
+        transaction_id = %txn.id,
+        operation = kind.as_str(),
+        amount = op.amount,
+        outcome = outcome_name(&outcome),
+        "bank answered"
+    );
+    let settlement = reserved.settle(
+        &txn,
+        &outcome,
+        EventId::generate(deps.ids.as_ref()),
+        deps.clock.now(),
+    )?;
+    let (payment, transaction) = commit(deps, &reserved, settlement).await?;
+    answer(payment, transaction, &outcome)
+}
+
+/// What the bank is asked to do for the operation reserved on `reserved`.
+pub(crate) fn bank_request(
+    reserved: &Payment,
+    txn: &Transaction,
+    op: &PendingOperation,
+) -> BankOperation {
+    BankOperation {
+        order_id: reserved.order_id.clone(),
+        transaction_id: txn.id.clone(),
+        amount: op.amount,
+        currency: reserved.currency,
+        full: reserved.is_full(op.kind, op.amount),
+    }
+}
+
+/// Records the bank's answer (retried until known) and hands its event to the queue.
+/// Returns the payment and transaction as recorded — ours, or, when someone else settled
+/// the operation first, theirs.
+pub(crate) async fn commit(
+    deps: &OperationDeps,
+    reserved: &Payment,
+    settlement: Settlement,
+) -> Result<(Payment, Transaction), OpError> {
+    match record_settlement(deps.payments.as_ref(), reserved, &settlement).await {
+        Ok(Recorded::Ours) => {
+            if let Some(event) = &settlement.event {
+                deps.events.after_commit(event).await;
+            }
+            Ok((settlement.payment, settlement.transaction))
+        }
+        Ok(Recorded::Theirs {
+            payment,
+            transaction,
+        }) => {
+            tracing::info!(payment_id = %reserved.id, transaction_id = %transaction.id,
+                status = transaction.status.as_str(), "the operation was settled by another request");
+            Ok((*payment, *transaction))
+        }
+        Err(e) => {
+            // The bank has answered but the answer could not be recorded. The reservation
+            // stays; once stale the reconciler settles it from the bank's records.
+            tracing::error!(payment_id = %reserved.id, transaction_id = %settlement.transaction.id,
+                error = %e, "could not record the bank's answer; left to the reconciler");
+            Err(OpError::NotRecorded {
+                transaction_id: settlement.transaction.id,
+            })
+        }
+    }
+}
+
+/// The merchant's answer from the recorded transaction. When someone else recorded it, their
+/// record decides; otherwise the bank's answer (the two agree on the status).
+fn answer(
+    payment: Payment,
+    transaction: Transaction,
+    outcome: &BankOutcome,
+) -> Result<OperationResult, OpError> {
+    let after_cutoff = matches!(
+        outcome,
+        BankOutcome::Declined {
+            after_cutoff: true,
+            ..
+        }
+    );
+    match transaction.status {
+        TransactionStatus::Approved => Ok(OperationResult {
+            payment,
+            transaction,
+        }),
+        TransactionStatus::Declined => Err(OpError::Declined {
+            payment: Box::new(payment),
+            transaction: Box::new(transaction),
+            after_cutoff,
+        }),
+        TransactionStatus::Failed | TransactionStatus::Unknown | TransactionStatus::Pending => {
+            Err(OpError::Provider {
+                payment: Box::new(payment),
+                transaction: Box::new(transaction),
+            })
+        }
+    }
+}
+
+/// Decides and reserves, re-reading after a lost race. A reservation whose answer was lost
+/// is found by reading back (nothing has moved yet, so trying again is safe).
+async fn reserve(
+    deps: &OperationDeps,
+    principal: &Principal,
+    id: &PaymentId,
+    kind: TransactionType,
+    amount: Option<i64>,
+) -> Result<(Payment, Transaction, PosAccount), OpError> {
+    let mut payment = get_payment(deps.payments.as_ref(), principal, id).await?;
+    let account = account_of(deps.accounts.as_ref(), &payment).await?;
+    let operation = operation_of(kind);
+    if !deps.providers.supports(&account, operation) {
+        return Err(OpError::Unsupported {
+            operation,
+            account_id: account.id.to_string(),
+        });
+    }
+    if !deps.providers.supports(&account, Operation::Query) {
+        // An operation the bank leaves unanswered could never be settled on this account.
+        return Err(OpError::NotSettleable {
+            operation,
+            account_id: account.id.to_string(),
+        });
+    }
+    let mut backoff = FIRST_BACKOFF;
+    for _ in 0..RESERVE_ATTEMPTS {
+        let now = deps.clock.now();
+        let planned = payment.plan(kind, amount, now)?;
+        let txn_id = TransactionId::generate(deps.ids.as_ref());
+        let reserved = payment.reserve(planned, txn_id.clone(), now);
+        let txn = Transaction::pending(
+            txn_id,
+            payment.id.clone(),
+            kind,
+            planned.amount,
+            payment.currency,
+            now,
+        );
+        let expect = Expectation::Version {
+            version: payment.version,
+            status: payment.status,
+            no_pending: true,
+            min_refundable: (kind == TransactionType::Refund).then_some(planned.amount),
+        };
+        let change = PaymentChange {
+            payment: reserved.clone(),
+            expect,
+            transaction: Some(txn.clone()),
+            event: None,
+        };
+        let stored = match deps.payments.save(change).await {
+            Ok(()) => return Ok((reserved, txn, account)),
+            Err(StoreError::Conflict {
+                current: Some(now_stored),
+            }) => *now_stored,
+            Err(StoreError::Conflict { current: None }) => {
+                get_payment(deps.payments.as_ref(), principal, id).await?
+            }
+            Err(e @ StoreError::Unavailable(_)) => {
+                tracing::warn!(payment_id = %id, error = %e, "reservation failed; reading back");
+                let stored = get_payment(deps.payments.as_ref(), principal, id).await?;
+                if stored.version == payment.version {
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                }
+                stored
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if stored.version == reserved.version && stored.pending == reserved.pending {
+            // Our reservation applied; its answer was lost (or a retry of it then failed
+            // its own condition).
+            return Ok((stored, txn, account));
+        }
+        payment = stored;
+    }
+    Err(OpError::Contended)
+}
+
+fn outcome_name(o: &BankOutcome) -> &'static str {
+    match o {
+        BankOutcome::Approved { .. } => "approved",
+        BankOutcome::Declined { .. } => "declined",
+        BankOutcome::Error { .. } => "error",
+        BankOutcome::Unknown { .. } => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests;
