@@ -16,14 +16,14 @@ use std::{
     time::{Duration, Instant},
 };
 
+use paygate_aws::moto::{unique_prefix, MotoServer};
 use paygate_bench::{
     cases::Ctx,
     functions::{self, LocalStack},
     runtime_stub::RuntimeStub,
 };
-use paygate_devserver::{Options, WebhookOptions};
-use paygate_aws::moto::{unique_prefix, MotoServer};
 use paygate_compose::system::{RandomIds, SystemClock};
+use paygate_devserver::{Options, WebhookOptions};
 use serde_json::json;
 
 const FLOOR: &str = "floor (C)";

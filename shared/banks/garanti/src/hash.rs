@@ -55,7 +55,7 @@ pub fn hash_data(input: &HashInput<'_>, password: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    //! Vectors from the reference notes (§2.2, MEWS `GarantiPosCrypt`) and from the MEWS
+    //! Vectors from the protocol sources (this crate's README; MEWS `GarantiPosCrypt`) and from the MEWS
     //! request-mapper tests (test terminal `30691298`, password `123qweASD/`). Reproduce:
     //!
     //! ```python

@@ -5,7 +5,7 @@
 //! - [`request`] encodes requests: plain credentials in every document (`Name`, `Password`,
 //!   `ClientId`; the API has no hash — that exists only on the 3-D form), decimal-TL amounts,
 //!   ISO 4217 numeric currencies, ISO-8859-9 text. The document is POSTed as the raw request
-//!   body to the account's `/fim/api` URL (reference notes §2.1, MEWS `EstPos::send`).
+//!   body to the account's `/fim/api` URL (see this crate's README, "Sources": MEWS `EstPos::send`).
 //! - [`response`] reads `CC5Response` and classifies it (both `ProcReturnCode` and `Response`
 //!   must say approved; `Extra/ERRORCODE` becomes the bank code).
 //! - [`status`] combines `ORDERSTATUS` and `ORDERHISTORY` (partial refunds are visible only

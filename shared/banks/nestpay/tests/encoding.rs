@@ -1,4 +1,4 @@
-//! Request encoding against the fixed samples of the reference notes (§2.1) and their
+//! Request encoding against the fixed samples of the protocol sources listed in this crate's README and their
 //! sources. Nestpay API requests carry no hash (plain `Name`/`Password`/`ClientId`; the
 //! ver3 SHA-512 hash exists only on the 3-D form, which this gateway does not build), so
 //! there is no hash vector to recompute here; the vectors are the documents themselves.

@@ -2,7 +2,7 @@
 //! adapter ([`PosnetProvider`]) and, behind the `sim` feature, a simulator speaking the same
 //! wire protocol ([`sim::start`]).
 //!
-//! Protocol (reference notes §2.3 and §3; YKB's own PHP module and 3-D integration document;
+//! Protocol (sources in this crate's README; YKB's own PHP module and 3-D integration document;
 //! MEWS/PARA/OZG): `POST /PosnetWebService/XML`, form field `xmldata` = URL-encoded
 //! `posnetRequest` XML declared ISO-8859-9; `mid`/`tid` identify the terminal (the bank also
 //! checks the caller's IP); amounts are integer kuruş; currencies `TL`/`YT`, `US`, `EU`,
