@@ -115,6 +115,7 @@ impl World {
             enabled: true,
             description: String::new(),
             secret_id: "paygate/dev/webhooks/whe_1".into(),
+            secret_version: 0,
             created_at: T0,
             updated_at: T0,
         };

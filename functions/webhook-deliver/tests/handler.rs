@@ -93,6 +93,7 @@ fn world() -> World {
         enabled: true,
         description: String::new(),
         secret_id: "paygate/dev/webhooks/whe_1".into(),
+        secret_version: 0,
         created_at: T0,
         updated_at: T0,
     });

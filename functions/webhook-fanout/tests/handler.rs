@@ -66,6 +66,7 @@ fn endpoint(merchant: &str, id: &str) -> WebhookEndpoint {
         enabled: true,
         description: String::new(),
         secret_id: format!("paygate/dev/webhooks/{id}"),
+        secret_version: 0,
         created_at: T0,
         updated_at: T0,
     }

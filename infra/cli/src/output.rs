@@ -85,7 +85,7 @@ pub fn endpoint_created(e: &Endpoint) -> String {
     ]);
     out.push_str(
         "\nWARNING: this signing secret is shown once and will not be shown again. Store it now\n\
-         (verify webhooks with it: `paygate verify --secret whsec_… --header \"$SIG\" --body-file body.json`).\n",
+         (verify webhooks with it: `PAYGATE_WEBHOOK_SECRET=whsec_… paygate verify --header \"$SIG\" --body-file body.json`).\n",
     );
     out
 }

@@ -225,3 +225,35 @@ fn the_built_binary_reads_the_secret_from_the_environment() {
         .unwrap();
     assert!(out.status.success());
 }
+
+#[test]
+fn a_secret_on_the_command_line_still_works_but_warns() {
+    let (code, out, err) = run_with(
+        &[
+            "paygate", "verify", "--secret", SECRET, "--header", HEADER, "--now", "1795251600",
+        ],
+        BODY,
+        0,
+    );
+    assert_eq!((code, out.as_str()), (EXIT_OK, "ok\n"));
+    assert!(err.contains("PAYGATE_WEBHOOK_SECRET"), "{err}");
+    assert!(!err.contains(SECRET), "the warning never repeats the secret");
+}
+
+#[test]
+fn the_built_binary_takes_both_secrets_of_a_rotation_from_the_environment_without_a_warning() {
+    let out = Command::new(env!("CARGO_BIN_EXE_paygate"))
+        .args(["verify", "--header", HEADER, "--now", "1795251600"])
+        .env("PAYGATE_WEBHOOK_SECRET", format!("whsec_new_one,{SECRET}"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(BODY)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -26,6 +26,7 @@ pub async fn ensure_secret(
     let doc = SecretDoc {
         current: secret.to_owned(),
         previous: Vec::new(),
+        version: 0,
     };
     match signing.create(name, &doc).await {
         Ok(id) => Ok(id),
@@ -72,6 +73,7 @@ pub async fn put(
         enabled: new.enabled,
         description: new.description,
         secret_id,
+        secret_version: 0,
         created_at: now,
         updated_at: now,
     };

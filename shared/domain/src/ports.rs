@@ -272,11 +272,15 @@ pub trait DeliveryQueue: Send + Sync {
 
 /// An endpoint's signing secrets: the current one first, then any still inside their
 /// rotation grace period. Values are never logged.
+///
+/// `version` is the endpoint's `secret_version`: a cached copy of an older version is never
+/// used (read the secret again), so a rotation reaches the very next delivery.
 #[async_trait]
 pub trait SigningSecrets: Send + Sync {
     async fn signing_secrets(
         &self,
         secret_id: &str,
+        version: u64,
         now: Timestamp,
     ) -> Result<Vec<String>, StoreError>;
 }

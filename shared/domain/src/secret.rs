@@ -18,6 +18,10 @@ pub struct SecretDoc {
     pub current: String,
     #[serde(default)]
     pub previous: Vec<PreviousSecret>,
+    /// The rotation this document is the result of (the endpoint's `secret_version` once
+    /// the rotation is complete; 0 at creation).
+    #[serde(default)]
+    pub version: u64,
 }
 
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +36,7 @@ impl std::fmt::Debug for SecretDoc {
         f.debug_struct("SecretDoc")
             .field("current", &"[redacted]")
             .field("previous", &self.previous.len())
+            .field("version", &self.version)
             .finish()
     }
 }
@@ -49,9 +54,10 @@ impl SecretDoc {
         v
     }
 
-    /// The document after rotating to `new`: the old current secret keeps signing until
-    /// `now + grace` (not at all with a zero grace); expired ones are dropped.
-    pub fn rotated(&self, new: String, now: Timestamp, grace_ms: i64) -> Self {
+    /// The document after rotating to `new` (as rotation `version`): the old current secret
+    /// keeps signing until `now + grace` (not at all with a zero grace); expired ones are
+    /// dropped.
+    pub fn rotated(&self, new: String, version: u64, now: Timestamp, grace_ms: i64) -> Self {
         let mut previous: Vec<PreviousSecret> = self
             .previous
             .iter()
@@ -70,6 +76,7 @@ impl SecretDoc {
         Self {
             current: new,
             previous,
+            version,
         }
     }
 }
@@ -96,11 +103,12 @@ mod tests {
         let doc = SecretDoc {
             current: "whsec_a".into(),
             previous: vec![],
+            version: 0,
         };
-        let r = doc.rotated("whsec_b".into(), T0, 86_400_000);
+        let r = doc.rotated("whsec_b".into(), 1, T0, 86_400_000);
         assert_eq!(r.valid_at(T0), ["whsec_b", "whsec_a"]);
         assert_eq!(r.valid_at(T0.plus_millis(86_400_001)), ["whsec_b"]);
-        let now = doc.rotated("whsec_c".into(), T0, 0);
+        let now = doc.rotated("whsec_c".into(), 1, T0, 0);
         assert_eq!(now.valid_at(T0), ["whsec_c"]);
     }
 
@@ -109,6 +117,7 @@ mod tests {
         let doc = SecretDoc {
             current: "whsec_topsecret".into(),
             previous: vec![],
+            version: 0,
         };
         assert!(!format!("{doc:?}").contains("topsecret"));
     }

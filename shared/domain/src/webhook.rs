@@ -75,6 +75,11 @@ pub struct WebhookEndpoint {
     pub description: String,
     /// Secrets Manager id of the endpoint's signing secrets.
     pub secret_id: String,
+    /// Bumped by every rotation of the signing secret (and written into the secret
+    /// document as well): a sender whose cached secret has another version reads it again,
+    /// so the very next delivery after a rotation is signed with the new secret.
+    #[serde(default)]
+    pub secret_version: u64,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
@@ -222,12 +227,23 @@ impl Default for RetrySchedule {
 }
 
 impl RetrySchedule {
-    /// Parses `30s,2m,10m,…` (units s, m, h, d; at least one entry, each at least 1 s).
+    /// The longest wait one entry may ask for (30 days).
+    pub const MAX_WAIT_SECS: u64 = 30 * 86_400;
+    /// The most entries a schedule may have.
+    pub const MAX_RETRIES: usize = 100;
+
+    /// Parses `30s,2m,10m,…` (units s, m, h, d; 1 to [`Self::MAX_RETRIES`] entries, each
+    /// from 1 s to [`Self::MAX_WAIT_SECS`]). Anything else, whatever its bytes, is `None`.
     pub fn parse(s: &str) -> Option<Self> {
         let mut out = Vec::new();
         for part in s.split(',') {
             let part = part.trim();
-            let (num, unit) = part.split_at(part.len().checked_sub(1)?);
+            // The unit is the last character, which need not be one byte long.
+            let (at, _) = part.char_indices().last()?;
+            let (num, unit) = part.split_at(at);
+            if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
             let n: u64 = num.parse().ok()?;
             let secs = match unit {
                 "s" => n,
@@ -236,7 +252,7 @@ impl RetrySchedule {
                 "d" => n.checked_mul(86_400)?,
                 _ => return None,
             };
-            if secs == 0 {
+            if secs == 0 || secs > Self::MAX_WAIT_SECS || out.len() == Self::MAX_RETRIES {
                 return None;
             }
             out.push(secs);
@@ -272,6 +288,19 @@ pub struct AfterAttempt {
     pub delivery: Delivery,
     /// The next attempt's number and due time, when there is one.
     pub next: Option<(u32, Timestamp)>,
+}
+
+impl AfterAttempt {
+    /// No further attempt whatever the schedule says (the endpoint was deleted): a failed
+    /// attempt makes the delivery `failed` now; a succeeded one is unchanged.
+    pub fn ended(mut self) -> Self {
+        if self.delivery.status == DeliveryStatus::Pending {
+            self.delivery.status = DeliveryStatus::Failed;
+            self.delivery.next_attempt_at = None;
+        }
+        self.next = None;
+        self
+    }
 }
 
 impl Delivery {

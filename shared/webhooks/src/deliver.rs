@@ -83,7 +83,7 @@ pub async fn deliver(
     }
 
     let at = deps.clock.now();
-    let sent = send(deps, &delivery).await?;
+    let (sent, endpoint_gone) = send(deps, &delivery).await?;
     let attempt = Attempt {
         delivery_id: delivery.id.clone(),
         number: msg.attempt,
@@ -96,7 +96,12 @@ pub async fn deliver(
     };
     // The schedule's waits run from the failure, i.e. the end of the attempt.
     let finished = deps.clock.now();
-    let after = delivery.after_attempt_at(&attempt, finished, &deps.schedule);
+    let mut after = delivery.after_attempt_at(&attempt, finished, &deps.schedule);
+    if endpoint_gone {
+        // A deleted endpoint never comes back: the delivery ends now (as `failed`, its
+        // last attempt `endpoint_unavailable`) instead of retrying for the whole schedule.
+        after = after.ended();
+    }
     if !deps
         .deliveries
         .record_attempt(&attempt, &after.delivery)
@@ -139,11 +144,12 @@ pub async fn deliver(
     })
 }
 
-/// Builds the signed request and sends it.
+/// Builds the signed request and sends it; `true` beside the outcome when the endpoint no
+/// longer exists.
 async fn send(
     deps: &DeliverDeps,
     delivery: &paygate_domain::webhook::Delivery,
-) -> Result<paygate_domain::ports::SendOutcome, PipelineError> {
+) -> Result<(paygate_domain::ports::SendOutcome, bool), PipelineError> {
     let failed = |error| paygate_domain::ports::SendOutcome {
         status_code: None,
         error: Some(error),
@@ -162,14 +168,21 @@ async fn send(
         .endpoints
         .get_endpoint(&delivery.merchant_id, &delivery.endpoint_id)
         .await?
-        .filter(|e| e.enabled)
     else {
-        return Ok(failed(AttemptError::EndpointUnavailable));
+        return Ok((failed(AttemptError::EndpointUnavailable), true));
     };
+    if !endpoint.enabled {
+        // Disabled may be enabled again: the schedule goes on.
+        return Ok((failed(AttemptError::EndpointUnavailable), false));
+    }
     let now = deps.clock.now();
-    let secrets = match deps.secrets.signing_secrets(&endpoint.secret_id, now).await {
+    let secrets = match deps
+        .secrets
+        .signing_secrets(&endpoint.secret_id, endpoint.secret_version, now)
+        .await
+    {
         Ok(s) if !s.is_empty() => s,
-        _ => return Ok(failed(AttemptError::Secret)),
+        _ => return Ok((failed(AttemptError::Secret), false)),
     };
     let body = Envelope::of(&event).to_bytes();
     let headers = crate::sender::signed_headers(
@@ -179,7 +192,7 @@ async fn send(
         now.unix_seconds(),
         &body,
     );
-    Ok(deps.sender.send(&endpoint.url, &headers, body).await)
+    Ok((deps.sender.send(&endpoint.url, &headers, body).await, false))
 }
 
 #[cfg(test)]

@@ -86,6 +86,7 @@ fn world(endpoints: &[&str]) -> World {
             enabled: true,
             description: String::new(),
             secret_id: format!("secret-{id}"),
+            secret_version: 0,
             created_at: T0,
             updated_at: T0,
         });

@@ -91,6 +91,7 @@ async fn world() -> World {
         enabled: true,
         description: String::new(),
         secret_id: "s1".into(),
+        secret_version: 0,
         created_at: T0,
         updated_at: T0,
     });

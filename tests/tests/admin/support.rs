@@ -1,5 +1,6 @@
 //! What the admin tests share: a stack wired to a receiver (signing secrets read fresh at
-//! every attempt, so a rotation shows at once), endpoint creation over the admin API, waits.
+//! every attempt unless a test asks for the deployed cache), endpoint creation over the
+//! admin API, waits.
 
 use std::{future::Future, time::Duration};
 
@@ -16,6 +17,17 @@ pub const SOON: Duration = Duration::from_secs(20);
 
 /// A stack whose sender reaches `rx`, retrying on `schedule`.
 pub async fn stack_for(label: &str, rx: &Receiver, schedule: &str) -> Stack {
+    stack_caching(label, rx, schedule, Duration::ZERO).await
+}
+
+/// [`stack_for`], with the sender caching signing secrets for `secret_cache_ttl` (as
+/// deployed: `paygate_aws::secrets::DEFAULT_TTL`).
+pub async fn stack_caching(
+    label: &str,
+    rx: &Receiver,
+    schedule: &str,
+    secret_cache_ttl: Duration,
+) -> Stack {
     Stack::start_with_webhooks(
         label,
         WebhookOptions {
@@ -24,7 +36,7 @@ pub async fn stack_for(label: &str, rx: &Receiver, schedule: &str) -> Stack {
             sweep_every: Duration::from_secs(1),
             sweep_grace: Duration::from_secs(10),
             idle_poll: Duration::from_millis(100),
-            secret_cache_ttl: Duration::ZERO,
+            secret_cache_ttl,
         },
     )
     .await

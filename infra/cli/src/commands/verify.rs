@@ -11,16 +11,33 @@ use paygate_webhooks::signature::{VerifyError, DEFAULT_TOLERANCE_SECS};
 
 use crate::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 
+/// What `verify` warns when a secret was given as an argument.
+pub const SECRET_ARG_WARNING: &str = "warning: --secret puts the signing secret in your shell \
+history and the process list; set PAYGATE_WEBHOOK_SECRET instead";
+
 #[derive(Debug, Clone, Args)]
+#[command(group(
+    clap::ArgGroup::new("secret_source")
+        .required(true)
+        .multiple(true)
+        .args(["env_secrets", "secrets"])
+))]
 pub struct VerifyArgs {
-    /// The endpoint's signing secret, whole, `whsec_` prefix included (the HMAC key is
-    /// its UTF-8 bytes). Repeat during a rotation: any one that matches is enough.
+    /// The endpoint's signing secret, whole, `whsec_` prefix included (the HMAC key is its
+    /// UTF-8 bytes), from the environment (preferred: it stays out of the shell history and
+    /// the process list). During a rotation give both, comma-separated: any one that
+    /// matches is enough.
     #[arg(
-        long = "secret",
-        required = true,
+        long = "secret-from-env",
+        hide = true,
         env = "PAYGATE_WEBHOOK_SECRET",
-        hide_env_values = true
+        hide_env_values = true,
+        value_delimiter = ','
     )]
+    pub env_secrets: Vec<String>,
+    /// Deprecated: the signing secret as an argument (visible in the shell history and the
+    /// process list; prints a warning). Use PAYGATE_WEBHOOK_SECRET. Repeatable.
+    #[arg(long = "secret")]
     pub secrets: Vec<String>,
     /// The X-Svc-Signature header value, e.g. `t=1795251600,v1=9fdd…`.
     #[arg(long)]
@@ -39,10 +56,17 @@ pub struct VerifyArgs {
 /// The `verify` check itself: `body` against `args.header` with `args.secrets` at `now`
 /// (`args.now` wins over it when given).
 pub fn run_verify(args: &VerifyArgs, body: &[u8], now: i64) -> Result<(), VerifyError> {
+    let secrets: Vec<&str> = args
+        .env_secrets
+        .iter()
+        .chain(&args.secrets)
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .collect();
     paygate_webhooks::signature::verify(
         &args.header,
         body,
-        &args.secrets,
+        &secrets,
         args.now.unwrap_or(now),
         args.tolerance,
     )
@@ -56,6 +80,9 @@ pub fn run(
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> u8 {
+    if !args.secrets.is_empty() {
+        let _ = writeln!(err, "{SECRET_ARG_WARNING}");
+    }
     let body = match read_body(args.body_file.as_deref(), stdin) {
         Ok(b) => b,
         Err(e) => {

@@ -64,6 +64,7 @@ pub(crate) fn encode_endpoint(e: &WebhookEndpoint) -> Item {
         ("enabled".to_owned(), AttributeValue::Bool(e.enabled)),
         ("description".to_owned(), s(&e.description)),
         ("secretId".to_owned(), s(&e.secret_id)),
+        ("secretVersion".to_owned(), n(e.secret_version)),
         (attr::CREATED_AT.to_owned(), t(e.created_at)),
         (attr::UPDATED_AT.to_owned(), t(e.updated_at)),
     ])
@@ -85,6 +86,12 @@ pub(crate) fn decode_endpoint(item: &Item) -> Result<WebhookEndpoint, StoreError
         enabled: f.bool("enabled")?,
         description: f.text("description")?,
         secret_id: f.str("secretId")?.to_owned(),
+        // Items written before secret versions existed are at version 0.
+        secret_version: if f.has("secretVersion") {
+            f.u64("secretVersion")?
+        } else {
+            0
+        },
         created_at: f.time(attr::CREATED_AT)?,
         updated_at: f.time(attr::UPDATED_AT)?,
     })
@@ -246,6 +253,7 @@ mod tests {
             enabled: true,
             description: String::new(),
             secret_id: "paygate/whe_1".into(),
+            secret_version: 0,
             created_at: T0,
             updated_at: T0.plus_millis(1),
         }

@@ -14,8 +14,9 @@ pub use signing::SecretsManagerSigning;
 
 use paygate_domain::StoreError;
 
-/// How long a read secret is reused before Secrets Manager is asked again. A rotation is
-/// picked up by every sender within this time; the old secret keeps signing meanwhile.
+/// How long a read secret is reused before Secrets Manager is asked again. A rotation does
+/// not wait for it: it bumps the endpoint's `secret_version`, and a cached copy of an older
+/// version is read again before the next delivery signs.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
 
 fn unavailable(op: &str, id: &str, e: &impl std::fmt::Display) -> StoreError {

@@ -101,9 +101,14 @@ impl SigningSecrets for SecretsManagerSigning {
     async fn signing_secrets(
         &self,
         secret_id: &str,
+        version: u64,
         now: Timestamp,
     ) -> Result<Vec<String>, StoreError> {
-        let doc = match self.cache.get(secret_id) {
+        // A cached copy older than the endpoint's secret version is never used: the rotation
+        // reaches the very next delivery, whatever the TTL. (A document still older than
+        // `version` after the read is a rotation not yet written: its secrets are the ones
+        // the merchant holds until the rotation answers.)
+        let doc = match self.cache.get(secret_id).filter(|d| d.version >= version) {
             Some(d) => d,
             None => {
                 let d = self.read(secret_id).await?;

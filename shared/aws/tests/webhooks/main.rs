@@ -44,6 +44,7 @@ fn endpoint(merchant: &MerchantId, id: &WebhookEndpointId) -> WebhookEndpoint {
         enabled: true,
         description: "main shop".into(),
         secret_id: format!("paygate/webhooks/{id}"),
+        secret_version: 0,
         created_at: T0,
         updated_at: T0,
     }

@@ -182,7 +182,10 @@ impl GarantiProvider {
             )
             .await
             .map_err(CallError::Transport)?;
-        parse_response(&bytes).map_err(|e| CallError::Malformed(e.to_string()))
+        parse_response(&bytes).map_err(|e| {
+            tracing::warn!(provider = "garanti", error = %e, "garanti answer unreadable");
+            CallError::Malformed(e.to_string())
+        })
     }
 
     /// Runs a money-moving request and maps its answer.

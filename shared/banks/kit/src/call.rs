@@ -5,6 +5,11 @@ use paygate_domain::{BankOutcome, BankStatus};
 
 use crate::TransportError;
 
+/// What a merchant reads when the account's bank configuration cannot be used.
+pub const CONFIG_MESSAGE: &str = "the account's bank configuration could not be used";
+/// What a merchant reads when the bank's answer could not be read.
+pub const MALFORMED_MESSAGE: &str = "the bank's answer could not be read";
+
 /// Why a call produced no usable answer from the bank.
 #[derive(Debug)]
 pub enum CallError {
@@ -20,13 +25,13 @@ impl CallError {
     /// unreadably), so the request reached the bank and it may have acted.
     pub fn outcome(&self) -> BankOutcome {
         match self {
-            Self::Config(m) => BankOutcome::Error {
+            Self::Config(_) => BankOutcome::Error {
                 code: "config".to_owned(),
-                message: m.clone(),
+                message: self.describe(),
             },
             Self::Transport(e) => e.outcome(),
-            Self::Malformed(m) => BankOutcome::Unknown {
-                reason: format!("unreadable answer from the bank: {m}"),
+            Self::Malformed(_) => BankOutcome::Unknown {
+                reason: self.describe(),
             },
         }
     }
@@ -46,8 +51,19 @@ impl CallError {
         (self.code().to_owned(), self.describe())
     }
 
-    /// What went wrong, as text (never a credential value).
+    /// What went wrong, as a stable text fit for a merchant (it becomes `bankMessage` and
+    /// points failures' messages): never internal detail such as a store error, a
+    /// credential key or a parser's complaint (those are in [`Self::detail`], for logs).
     pub fn describe(&self) -> String {
+        match self {
+            Self::Config(_) => CONFIG_MESSAGE.to_owned(),
+            Self::Malformed(_) => MALFORMED_MESSAGE.to_owned(),
+            Self::Transport(t) => t.to_string(),
+        }
+    }
+
+    /// The internal detail, for logs only (never a credential value).
+    pub fn detail(&self) -> String {
         match self {
             Self::Config(m) | Self::Malformed(m) => m.clone(),
             Self::Transport(t) => t.to_string(),
@@ -73,4 +89,31 @@ pub enum Verdict {
     /// The bank may have applied it (it does not know, or its signals contradict): settled
     /// by a status query.
     Unknown,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Internal text (a store error, a credential key's name, a parser's complaint) never
+    /// becomes the merchant's `bankMessage` or a points failure's message.
+    #[test]
+    fn merchants_read_stable_messages_never_internal_detail() {
+        let internal = "secrets manager GetSecretValue failed for paygate/x: key provPassword";
+        let config = CallError::Config(internal.to_owned());
+        let malformed = CallError::Malformed(format!("xml error at byte 17: {internal}"));
+        for (e, safe) in [(&config, CONFIG_MESSAGE), (&malformed, MALFORMED_MESSAGE)] {
+            assert_eq!(e.describe(), safe);
+            assert_eq!(e.code_and_message().1, safe);
+            let shown = match e.outcome() {
+                BankOutcome::Error { message, .. } => message,
+                BankOutcome::Unknown { reason } => reason,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(shown, safe);
+            assert!(e.detail().contains("provPassword"), "the logs keep the detail");
+        }
+        assert!(matches!(config.outcome(), BankOutcome::Error { code, .. } if code == "config"));
+        assert!(matches!(malformed.outcome(), BankOutcome::Unknown { .. }));
+    }
 }

@@ -39,7 +39,89 @@ pub async fn account_config<T, E: std::fmt::Display>(
     account: &AccountId,
     parse: impl FnOnce(&AccountCredentials) -> Result<T, E>,
 ) -> Result<T, crate::CallError> {
-    let config = |e: &dyn std::fmt::Display| crate::CallError::Config(e.to_string());
+    let config = |e: &dyn std::fmt::Display| {
+        tracing::warn!(account_id = %account, error = %e, "bank account configuration unusable");
+        crate::CallError::Config(e.to_string())
+    };
     let creds = store.credentials(account).await.map_err(|e| config(&e))?;
+    check_endpoint(&creds.endpoint_url).map_err(|e| config(&e))?;
     parse(&creds).map_err(|e| config(&e))
+}
+
+/// A bank endpoint must be HTTPS (card data and credentials travel in the body). Plain
+/// HTTP is accepted only on a loopback host (`localhost`, `127.0.0.0/8`, `[::1]`): the
+/// local stack's in-process protocol simulators. The error never repeats the URL (it may
+/// carry a query with credentials).
+pub fn check_endpoint(url: &str) -> Result<(), &'static str> {
+    let parsed = reqwest::Url::parse(url).map_err(|_| "the bank endpoint is not a URL")?;
+    let host = parsed
+        .host_str()
+        .filter(|h| !h.is_empty())
+        .ok_or("the bank endpoint has no host")?;
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = bare.eq_ignore_ascii_case("localhost")
+        || bare
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    match parsed.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        _ => Err("the bank endpoint must be https (plain http only on loopback)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bank_endpoints_are_https_except_loopback_simulators() {
+        for ok in [
+            "https://sanalposprov.garanti.com.tr/VPServlet",
+            "https://entegrasyon.asseco-see.com.tr/fim/api",
+            "http://127.0.0.1:18080/fim/api",
+            "http://127.3.2.1/x",
+            "http://localhost:9000/",
+            "http://[::1]:9000/",
+            "https://127.0.0.1:8443/",
+        ] {
+            assert_eq!(check_endpoint(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "http://sanalposprov.garanti.com.tr/VPServlet",
+            "http://10.0.0.5/api",
+            "http://localhost.example.com/",
+            "http://127.0.0.1.nip.io/",
+            "ftp://127.0.0.1/",
+            "file:///etc/passwd",
+            "https:///nohost",
+            "not a url",
+            "",
+        ] {
+            assert!(check_endpoint(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_account_with_a_plain_http_bank_is_a_config_error_and_nothing_is_sent() {
+        let store = MemoryCredentials::default();
+        let account = AccountId::parse("acc_plain").unwrap();
+        store.insert(
+            account.clone(),
+            AccountCredentials::new(
+                "http://bank.example.com/api?password=hunter2",
+                [("clientId".to_owned(), "1".to_owned())],
+            ),
+        );
+        let parsed = std::sync::atomic::AtomicBool::new(false);
+        let r = account_config(&store, &account, |_| {
+            parsed.store(true, std::sync::atomic::Ordering::SeqCst);
+            Ok::<_, String>(())
+        })
+        .await;
+        let Err(e) = r else { panic!("accepted") };
+        assert_eq!(e.code(), "config");
+        assert!(!e.detail().contains("hunter2"));
+        assert!(!parsed.load(std::sync::atomic::Ordering::SeqCst));
+    }
 }

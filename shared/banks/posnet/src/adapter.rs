@@ -136,8 +136,8 @@ impl CallError {
     fn outcome(&self) -> BankOutcome {
         match self {
             Self::Transport(e) => e.outcome(),
-            Self::Unreadable(why) => BankOutcome::Unknown {
-                reason: format!("unreadable answer from the bank: {why}"),
+            Self::Unreadable(_) => BankOutcome::Unknown {
+                reason: self.message(),
             },
         }
     }
@@ -153,7 +153,8 @@ impl CallError {
     pub(crate) fn message(&self) -> String {
         match self {
             Self::Transport(e) => e.to_string(),
-            Self::Unreadable(why) => format!("unreadable answer from the bank: {why}"),
+            // The parser's complaint is for the logs only (logged where it arose).
+            Self::Unreadable(_) => paygate_bankkit::call::MALFORMED_MESSAGE.to_owned(),
         }
     }
 }
@@ -216,6 +217,9 @@ impl PosnetProvider {
         match &result {
             Ok(r) => {
                 tracing::info!(operation = what, approved = %r.approved, resp_code = %r.resp_code, "posnet answered")
+            }
+            Err(CallError::Unreadable(why)) => {
+                tracing::warn!(operation = what, error = %why, "posnet answer unreadable")
             }
             Err(e) => tracing::warn!(operation = what, error = %e.message(), "posnet call failed"),
         }

@@ -357,7 +357,12 @@ impl StaticSecrets {
 
 #[async_trait]
 impl SigningSecrets for StaticSecrets {
-    async fn signing_secrets(&self, id: &str, _now: Timestamp) -> Result<Vec<String>, StoreError> {
+    async fn signing_secrets(
+        &self,
+        id: &str,
+        _version: u64,
+        _now: Timestamp,
+    ) -> Result<Vec<String>, StoreError> {
         self.0
             .lock()
             .unwrap()

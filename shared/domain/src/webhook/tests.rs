@@ -43,6 +43,7 @@ fn endpoint(events: &[&str], mode: Mode, enabled: bool) -> WebhookEndpoint {
         enabled,
         description: String::new(),
         secret_id: "s".into(),
+        secret_version: 0,
         created_at: T0,
         updated_at: T0,
     }
@@ -98,6 +99,65 @@ fn schedule_parses_the_spec_and_overrides() {
     );
     for bad in ["", "0s", "5", "5x", "1s,,2s", "-1s"] {
         assert!(RetrySchedule::parse(bad).is_none(), "{bad}");
+    }
+}
+
+/// Odd configuration is `None`, never a panic: a multi-byte last character (which made
+/// the unit split panic), signs, non-ASCII digits, overflowing and absurd waits, too many
+/// entries; then a deterministic fuzz over an alphabet of such pieces.
+#[test]
+fn schedule_parse_never_panics_on_odd_configuration() {
+    let many = vec!["1s"; RetrySchedule::MAX_RETRIES + 1].join(",");
+    for bad in [
+        "é",
+        "1é",
+        "5µ",
+        "30s,1€",
+        "ß",
+        "+5s",
+        "١s",
+        "１s",
+        "s",
+        " ",
+        ",",
+        "1s,",
+        "\u{0}",
+        "18446744073709551615s",
+        "18446744073709551615d",
+        "99999999999999999999999s",
+        "31d",
+        "2592001s",
+        many.as_str(),
+    ] {
+        assert!(RetrySchedule::parse(bad).is_none(), "{bad:?}");
+    }
+    assert_eq!(
+        RetrySchedule::parse(" 30d ").unwrap().waits_seconds(),
+        &[RetrySchedule::MAX_WAIT_SECS]
+    );
+    let pieces = [
+        "1", "0", "9", "s", "m", "h", "d", ",", " ", "é", "µ", "-", "+", "٣", "99999999999",
+        "\u{0}", "x", "🦀",
+    ];
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..50_000 {
+        let mut input = String::new();
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        for i in 0..(state % 12) {
+            let idx = usize::try_from((state >> (i * 5)) % u64::try_from(pieces.len()).unwrap()).unwrap();
+            input.push_str(pieces[idx]);
+        }
+        if let Some(s) = RetrySchedule::parse(&input) {
+            assert!(
+                s.waits_seconds()
+                    .iter()
+                    .all(|w| (1..=RetrySchedule::MAX_WAIT_SECS).contains(w)),
+                "{input:?}"
+            );
+            let _ = s.next_after(1, Timestamp::from_unix_millis(i64::MAX - 1));
+        }
     }
 }
 

@@ -34,6 +34,9 @@ pub const MAX_DESCRIPTION_CHARS: usize = 500;
 pub const DEFAULT_GRACE_SECONDS: i64 = 86_400;
 /// The longest rotation grace period: 7 days.
 pub const MAX_GRACE_SECONDS: i64 = 7 * 86_400;
+/// How long a rotation claimed on the endpoint (its `secretVersion` bumped) but not yet
+/// written to the vault blocks another rotation (409); after that it counts as abandoned.
+pub const ROTATION_SETTLE_MS: i64 = 60_000;
 /// Most endpoints one merchant may have.
 pub const MAX_ENDPOINTS_PER_MERCHANT: usize = 20;
 
@@ -180,6 +183,7 @@ pub async fn create(
     let doc = SecretDoc {
         current: secret.clone(),
         previous: Vec::new(),
+        version: 0,
     };
     let secret_id = deps
         .secrets
@@ -195,6 +199,7 @@ pub async fn create(
         enabled,
         description,
         secret_id,
+        secret_version: 0,
         created_at: now,
         updated_at: now,
     };
@@ -349,13 +354,34 @@ pub async fn rotate(
         .await
         .map_err(store_error)?;
     let now = deps.clock.now();
+    // A document behind the endpoint's version is a rotation claimed but not yet written:
+    // rotating from it would drop that rotation's secret. Refused for a while; after that
+    // the claim is taken as abandoned (its write failed and its caller got an error).
+    if doc.version < endpoint.secret_version
+        && now.unix_millis() - endpoint.updated_at.unix_millis() < ROTATION_SETTLE_MS
+    {
+        return Err(store_error(StoreError::Conflict { current: None }));
+    }
     let secret = new_signing_secret().map_err(store_error)?;
-    let rotated = doc.rotated(secret.clone(), now, grace * 1_000);
+    // Claim the rotation on the endpoint first, conditionally on the `updatedAt` read:
+    // of two concurrent rotations one wins, the other is a 409 and writes nothing.
+    let mut claimed = endpoint.clone();
+    claimed.secret_version = endpoint.secret_version.max(doc.version) + 1;
+    claimed.updated_at = if now > endpoint.updated_at {
+        now
+    } else {
+        endpoint.updated_at.plus_millis(1)
+    };
+    deps.endpoints
+        .update_endpoint(&claimed, endpoint.updated_at)
+        .await
+        .map_err(store_error)?;
+    let rotated = doc.rotated(secret.clone(), claimed.secret_version, now, grace * 1_000);
     deps.secrets
         .put_secret(&endpoint.secret_id, &rotated)
         .await
         .map_err(store_error)?;
-    tracing::info!(endpoint_id = %endpoint.id, grace_seconds = grace, "signing secret rotated");
+    tracing::info!(endpoint_id = %endpoint.id, grace_seconds = grace, secret_version = claimed.secret_version, "signing secret rotated");
     Ok(RotatedSecret {
         id: endpoint.id.to_string(),
         secret,

@@ -75,6 +75,7 @@ impl World {
             enabled: true,
             description: String::new(),
             secret_id: format!("secret-{id}"),
+            secret_version: 0,
             created_at: T0,
             updated_at: T0,
         });
@@ -349,6 +350,45 @@ async fn a_disabled_endpoint_counts_as_a_failed_attempt() {
     let a = &w.deliveries.attempts()[0];
     assert_eq!(a.error, Some(AttemptError::EndpointUnavailable));
     assert!(!a.succeeded);
+    assert!(w.sender.requests.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_disabled_endpoint_keeps_its_schedule_but_a_deleted_one_ends_the_delivery_at_once() {
+    let w = world();
+    w.endpoint("whe_a", &["*"], Mode::Test);
+    let ev = w.event(EventType::PaymentCaptured).await;
+    fanout(&w.fanout_deps(), &ev).await.unwrap();
+    let deps = w.deliver_deps(RetrySchedule::default());
+    // GIVEN the endpoint is disabled: the attempt fails and the next one is scheduled
+    w.endpoints.0.lock().unwrap()[0].enabled = false;
+    let (msg, _) = w.queue.drain().remove(0);
+    let out = deliver(&deps, &msg).await.unwrap();
+    assert!(matches!(out, DeliverOutcome::Attempted { next: Some(2), .. }));
+    assert_eq!(w.deliveries.all()[0].status, DeliveryStatus::Pending);
+    // WHEN the endpoint is deleted before the retry
+    w.endpoints.0.lock().unwrap().clear();
+    let (msg, delay) = w.queue.drain().remove(0);
+    w.clock.advance_millis(delay * 1000);
+    let out = deliver(&deps, &msg).await.unwrap();
+    // THEN that attempt is `endpoint_unavailable` and the delivery is failed now: nothing
+    // more is queued (not ~45 h of retries)
+    assert_eq!(
+        out,
+        DeliverOutcome::Attempted {
+            number: 2,
+            succeeded: false,
+            next: None
+        }
+    );
+    let d = &w.deliveries.all()[0];
+    assert_eq!(d.status, DeliveryStatus::Failed);
+    assert_eq!(d.next_attempt_at, None);
+    assert_eq!(
+        w.deliveries.attempts()[1].error,
+        Some(AttemptError::EndpointUnavailable)
+    );
+    assert!(w.queue.drain().is_empty());
     assert!(w.sender.requests.lock().unwrap().is_empty());
 }
 

@@ -342,6 +342,59 @@ async fn rotation_keeps_the_old_secret_for_the_grace_period() {
 }
 
 #[tokio::test]
+async fn rotation_bumps_the_secret_version_on_the_endpoint_and_in_the_vault() {
+    let w = World::new();
+    let (id, _) = w.create(M1, json!(["*"])).await;
+    let deps = w.endpoints_deps();
+    let before = w.endpoint(M1, &id).await;
+    assert_eq!(before.secret_version, 0);
+    rotate(&deps, M1, &id, &obj(json!({}))).await.unwrap();
+    let after = w.endpoint(M1, &id).await;
+    assert_eq!(after.secret_version, 1);
+    assert!(after.updated_at > before.updated_at);
+    assert_eq!(w.vault.doc(&after.secret_id).unwrap().version, 1);
+    rotate(&deps, M1, &id, &obj(json!({}))).await.unwrap();
+    assert_eq!(w.endpoint(M1, &id).await.secret_version, 2);
+}
+
+#[tokio::test]
+async fn a_rotation_racing_another_is_a_409_and_loses_no_secret() {
+    let w = World::new();
+    let (id, _) = w.create(M1, json!(["*"])).await;
+    let deps = w.endpoints_deps();
+    let first = rotate(&deps, M1, &id, &obj(json!({"graceSeconds": 3600})))
+        .await
+        .unwrap();
+    // GIVEN another rotation has claimed version 2 on the endpoint but not yet written
+    // its secret (the window between its two writes)
+    let secret_id = w.endpoint(M1, &id).await.secret_id;
+    {
+        let mut v = w.endpoints.0.lock().unwrap();
+        let e = v.iter_mut().find(|e| e.id.as_str() == id).unwrap();
+        e.secret_version = 2;
+        e.updated_at = w.now();
+    }
+    // WHEN a rotation comes in THEN it is a 409 and the vault is untouched
+    expect_err(
+        rotate(&deps, M1, &id, &obj(json!({}))).await,
+        409,
+        "concurrent_modification",
+        None,
+    );
+    let doc = w.vault.doc(&secret_id).unwrap();
+    assert_eq!(doc.version, 1);
+    assert_eq!(doc.current, first.secret);
+    // AND once the claim is old enough to be abandoned, rotating works again and keeps
+    // the last written secret in its grace
+    w.clock.advance_millis(ROTATION_SETTLE_MS);
+    let next = rotate(&deps, M1, &id, &obj(json!({}))).await.unwrap();
+    let doc = w.vault.doc(&secret_id).unwrap();
+    assert_eq!(doc.version, 3);
+    assert_eq!(w.endpoint(M1, &id).await.secret_version, 3);
+    assert_eq!(doc.valid_at(w.now())[..2], [next.secret, first.secret]);
+}
+
+#[tokio::test]
 async fn a_test_event_goes_to_that_endpoint_only_through_the_normal_path() {
     let w = World::new();
     let (id, _) = w.create(M1, json!(["payment.captured"])).await;

@@ -1,0 +1,216 @@
+//! Nothing secret reaches a log at any level, TRACE included (issue 10, item 5). Its own
+//! test binary with a single test and a process-wide subscriber at TRACE (tracing caches
+//! callsite interest process-wide, and `log` has one global logger): every line of the dev
+//! server, the handlers, the AWS SDK, the HTTP stacks and the bank simulators is captured
+//! while a full scenario runs, then searched for every secret the scenario used.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::{
+    io::Write,
+    sync::{Arc, Mutex, OnceLock},
+    time::Duration,
+};
+
+use paygate_domain::{webhook::RetrySchedule, Mode};
+use paygate_tests::{api_key, receiver::Receiver, Stack, StatusCode, WebhookOptions};
+use serde_json::{json, Value};
+
+const CAPPADOCIA: &str = "mch_cappadocia";
+/// A Maximum card of the İşbank (Nestpay) account, and an unusual CVV.
+const CARD: &str = "4543600299100712";
+const CVV: &str = "739";
+const GARANTI: &str = "acc_cappadociaGaranti";
+const ISBANK: &str = "acc_cappadociaIsbank";
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `log` records (rustls and other crates that do not use `tracing`) into the same buffer.
+struct LogCapture(Captured);
+
+impl log::Log for LogCapture {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        let line = format!(
+            "LOG {} {}: {}\n",
+            record.level(),
+            record.target(),
+            record.args()
+        );
+        let _ = self.0.clone().write(line.as_bytes());
+    }
+    fn flush(&self) {}
+}
+
+fn capture_everything() -> Captured {
+    static LOGS: OnceLock<Captured> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let logs = Captured::default();
+        let sink = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing_subscriber::filter::LevelFilter::TRACE)
+            .with_ansi(false)
+            .with_writer(move || sink.clone())
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).unwrap();
+        let logger: &'static LogCapture = Box::leak(Box::new(LogCapture(logs.clone())));
+        log::set_logger(logger).unwrap();
+        log::set_max_level(log::LevelFilter::Trace);
+        logs
+    })
+    .clone()
+}
+
+/// Every secret value of the seed: API keys, bank credentials' passwords and user ids,
+/// webhook signing secrets.
+fn seed_secrets() -> Vec<String> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../infra/local/seed.json"
+    ))
+    .unwrap();
+    let seed: Value = serde_json::from_str(&text).unwrap();
+    let mut out = Vec::new();
+    for m in seed["merchants"].as_array().unwrap() {
+        for k in m["apiKeys"].as_array().into_iter().flatten() {
+            out.push(k["key"].as_str().unwrap().to_owned());
+        }
+        for a in m["accounts"].as_array().into_iter().flatten() {
+            if let Some(c) = a["credentials"].as_object() {
+                for (name, v) in c {
+                    let lower = name.to_ascii_lowercase();
+                    if lower.contains("password") || lower.contains("secret") {
+                        out.push(v.as_str().unwrap().to_owned());
+                    }
+                }
+            }
+        }
+    }
+    for e in seed["webhookEndpoints"].as_array().into_iter().flatten() {
+        if let Some(s) = e["secret"].as_str() {
+            out.push(s.to_owned());
+        }
+    }
+    assert!(out.len() > 10, "the seed's secrets were found: {}", out.len());
+    out
+}
+
+#[tokio::test]
+async fn a_full_scenario_at_trace_logs_no_secret() {
+    let logs = capture_everything();
+    let rx = Receiver::start().await;
+    let stack = Stack::start_with_webhooks(
+        "trace",
+        WebhookOptions {
+            sender: rx.sender_config(Duration::from_secs(2)),
+            schedule: RetrySchedule::parse("1s").unwrap(),
+            sweep_every: Duration::from_secs(1),
+            sweep_grace: Duration::from_secs(10),
+            idle_poll: Duration::from_millis(100),
+            secret_cache_ttl: Duration::ZERO,
+        },
+    )
+    .await;
+    let key = api_key(CAPPADOCIA, Mode::Test);
+
+    // a webhook endpoint (its signing secret shown once), then a rotation
+    let created = stack
+        .admin(
+            "POST",
+            &format!("/admin/v1/merchants/{CAPPADOCIA}/webhook-endpoints"),
+            Some(&json!({"url": rx.url("/hooks"), "events": ["*"], "mode": "test"})),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let first_secret = created.body["secret"].as_str().unwrap().to_owned();
+    let endpoint = created.body["id"].as_str().unwrap().to_owned();
+    let rotated = stack
+        .admin(
+            "POST",
+            &format!(
+                "/admin/v1/merchants/{CAPPADOCIA}/webhook-endpoints/{endpoint}/rotate-secret"
+            ),
+            Some(&json!({"graceSeconds": 3600})),
+        )
+        .await;
+    assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.text);
+    let second_secret = rotated.body["secret"].as_str().unwrap().to_owned();
+
+    // a points inquiry with the card and its CVV (Nestpay)
+    let points = stack
+        .post_reply(
+            "/v1/payments/points/inquiry",
+            key,
+            &json!({
+                "accountId": ISBANK,
+                "card": {"number": CARD, "expMonth": "12", "expYear": "2030",
+                         "cvv": CVV, "holder": "Ayşe Yılmaz"},
+                "currency": "TRY"
+            }),
+        )
+        .await;
+    assert_eq!(points.status, StatusCode::OK, "{}", points.text);
+
+    // a capture and a refund through Garanti GVPS (credentials from Secrets Manager)
+    let id = stack
+        .create_payment(
+            key,
+            json!({"amount": 20_000, "currency": "TRY", "status": "authorized", "accountId": GARANTI}),
+        )
+        .await;
+    let (s, b) = stack.op(key, &id, "capture", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    let (s, b) = stack
+        .op(key, &id, "refund", json!({"amount": 1_000}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+
+    // an API key that authenticates nothing
+    let wrong = "sk_test_TraceWrongKey0000000000000000";
+    let (s, _) = stack.get(&format!("/v1/payments/{id}"), wrong).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+
+    // the signed webhooks arrived (signing happened while captured)
+    let hooks = rx.wait_for("/hooks", 2, Duration::from_secs(20)).await;
+    assert!(!hooks.is_empty());
+
+    let text = String::from_utf8_lossy(&logs.0.lock().unwrap()).into_owned();
+    assert!(
+        text.contains("TRACE"),
+        "the capture must hold TRACE lines ({} bytes)",
+        text.len()
+    );
+    let mut secrets = seed_secrets();
+    secrets.extend([
+        CARD.to_owned(),
+        first_secret,
+        second_secret,
+        wrong.to_owned(),
+    ]);
+    let mut leaks = Vec::new();
+    for s in &secrets {
+        if let Some(at) = text.find(s.as_str()) {
+            let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+            leaks.push(format!("{s}: {}", &text[start..end.min(start + 600)]));
+        }
+    }
+    // the CVV: never beside a CVV field name (its three digits may occur elsewhere)
+    let cvv = regex_lite::Regex::new(&format!(r"(?i)(cvv|cvc|cv2)[^0-9a-z]{{0,16}}{CVV}")).unwrap();
+    if let Some(m) = cvv.find(&text) {
+        leaks.push(format!("cvv: {}", m.as_str()));
+    }
+    assert!(leaks.is_empty(), "secrets in the logs:\n{}", leaks.join("\n"));
+}
