@@ -103,7 +103,11 @@ fn seed_secrets() -> Vec<String> {
             out.push(s.to_owned());
         }
     }
-    assert!(out.len() > 10, "the seed's secrets were found: {}", out.len());
+    assert!(
+        out.len() > 10,
+        "the seed's secrets were found: {}",
+        out.len()
+    );
     out
 }
 
@@ -139,9 +143,7 @@ async fn a_full_scenario_at_trace_logs_no_secret() {
     let rotated = stack
         .admin(
             "POST",
-            &format!(
-                "/admin/v1/merchants/{CAPPADOCIA}/webhook-endpoints/{endpoint}/rotate-secret"
-            ),
+            &format!("/admin/v1/merchants/{CAPPADOCIA}/webhook-endpoints/{endpoint}/rotate-secret"),
             Some(&json!({"graceSeconds": 3600})),
         )
         .await;
@@ -172,9 +174,7 @@ async fn a_full_scenario_at_trace_logs_no_secret() {
         .await;
     let (s, b) = stack.op(key, &id, "capture", json!({})).await;
     assert_eq!(s, StatusCode::OK, "{b}");
-    let (s, b) = stack
-        .op(key, &id, "refund", json!({"amount": 1_000}))
-        .await;
+    let (s, b) = stack.op(key, &id, "refund", json!({"amount": 1_000})).await;
     assert_eq!(s, StatusCode::OK, "{b}");
 
     // an API key that authenticates nothing
@@ -212,5 +212,9 @@ async fn a_full_scenario_at_trace_logs_no_secret() {
     if let Some(m) = cvv.find(&text) {
         leaks.push(format!("cvv: {}", m.as_str()));
     }
-    assert!(leaks.is_empty(), "secrets in the logs:\n{}", leaks.join("\n"));
+    assert!(
+        leaks.is_empty(),
+        "secrets in the logs:\n{}",
+        leaks.join("\n")
+    );
 }

@@ -230,14 +230,24 @@ fn the_built_binary_reads_the_secret_from_the_environment() {
 fn a_secret_on_the_command_line_still_works_but_warns() {
     let (code, out, err) = run_with(
         &[
-            "paygate", "verify", "--secret", SECRET, "--header", HEADER, "--now", "1795251600",
+            "paygate",
+            "verify",
+            "--secret",
+            SECRET,
+            "--header",
+            HEADER,
+            "--now",
+            "1795251600",
         ],
         BODY,
         0,
     );
     assert_eq!((code, out.as_str()), (EXIT_OK, "ok\n"));
     assert!(err.contains("PAYGATE_WEBHOOK_SECRET"), "{err}");
-    assert!(!err.contains(SECRET), "the warning never repeats the secret");
+    assert!(
+        !err.contains(SECRET),
+        "the warning never repeats the secret"
+    );
 }
 
 #[test]
@@ -255,5 +265,9 @@ fn the_built_binary_takes_both_secrets_of_a_rotation_from_the_environment_withou
         })
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -79,7 +79,10 @@ async fn a_newer_secret_version_bypasses_another_instances_cache() {
         version: 0,
     };
     let id = admin.create(&name, &doc).await.unwrap();
-    assert_eq!(sender.signing_secrets(&id, 0, T0).await.unwrap(), ["whsec_old"]);
+    assert_eq!(
+        sender.signing_secrets(&id, 0, T0).await.unwrap(),
+        ["whsec_old"]
+    );
     // WHEN another instance rotates with no grace (version 1)
     admin
         .put(&id, &doc.rotated("whsec_new".into(), 1, T0, 0))
@@ -87,7 +90,13 @@ async fn a_newer_secret_version_bypasses_another_instances_cache() {
         .unwrap();
     // THEN asked for version 0 the cache still answers, but asked for version 1 (what the
     // endpoint now says) the sender reads again: only the new secret signs
-    assert_eq!(sender.signing_secrets(&id, 0, T0).await.unwrap(), ["whsec_old"]);
-    assert_eq!(sender.signing_secrets(&id, 1, T0).await.unwrap(), ["whsec_new"]);
+    assert_eq!(
+        sender.signing_secrets(&id, 0, T0).await.unwrap(),
+        ["whsec_old"]
+    );
+    assert_eq!(
+        sender.signing_secrets(&id, 1, T0).await.unwrap(),
+        ["whsec_new"]
+    );
     admin.delete(&id).await.unwrap();
 }

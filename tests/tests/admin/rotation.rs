@@ -197,10 +197,8 @@ async fn concurrent_rotations_never_lose_a_secret_that_was_handed_out() {
     let rotate = format!("{one}/rotate-secret");
     let grace = json!({"graceSeconds": 3600});
     // WHEN four rotations run at once
-    let replies = futures::future::join_all(
-        (0..4).map(|_| stack.admin("POST", &rotate, Some(&grace))),
-    )
-    .await;
+    let replies =
+        futures::future::join_all((0..4).map(|_| stack.admin("POST", &rotate, Some(&grace)))).await;
     // THEN each is a 200 (applied) or a 409 (applied nothing), at least one applied
     let mut handed_out = Vec::new();
     for r in &replies {

@@ -111,7 +111,10 @@ mod tests {
                 other => panic!("{other:?}"),
             };
             assert_eq!(shown, safe);
-            assert!(e.detail().contains("provPassword"), "the logs keep the detail");
+            assert!(
+                e.detail().contains("provPassword"),
+                "the logs keep the detail"
+            );
         }
         assert!(matches!(config.outcome(), BankOutcome::Error { code, .. } if code == "config"));
         assert!(matches!(malformed.outcome(), BankOutcome::Unknown { .. }));

@@ -136,8 +136,24 @@ fn schedule_parse_never_panics_on_odd_configuration() {
         &[RetrySchedule::MAX_WAIT_SECS]
     );
     let pieces = [
-        "1", "0", "9", "s", "m", "h", "d", ",", " ", "é", "µ", "-", "+", "٣", "99999999999",
-        "\u{0}", "x", "🦀",
+        "1",
+        "0",
+        "9",
+        "s",
+        "m",
+        "h",
+        "d",
+        ",",
+        " ",
+        "é",
+        "µ",
+        "-",
+        "+",
+        "٣",
+        "99999999999",
+        "\u{0}",
+        "x",
+        "🦀",
     ];
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     for _ in 0..50_000 {
@@ -146,7 +162,8 @@ fn schedule_parse_never_panics_on_odd_configuration() {
         state ^= state >> 7;
         state ^= state << 17;
         for i in 0..(state % 12) {
-            let idx = usize::try_from((state >> (i * 5)) % u64::try_from(pieces.len()).unwrap()).unwrap();
+            let idx =
+                usize::try_from((state >> (i * 5)) % u64::try_from(pieces.len()).unwrap()).unwrap();
             input.push_str(pieces[idx]);
         }
         if let Some(s) = RetrySchedule::parse(&input) {

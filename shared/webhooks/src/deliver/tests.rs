@@ -364,7 +364,10 @@ async fn a_disabled_endpoint_keeps_its_schedule_but_a_deleted_one_ends_the_deliv
     w.endpoints.0.lock().unwrap()[0].enabled = false;
     let (msg, _) = w.queue.drain().remove(0);
     let out = deliver(&deps, &msg).await.unwrap();
-    assert!(matches!(out, DeliverOutcome::Attempted { next: Some(2), .. }));
+    assert!(matches!(
+        out,
+        DeliverOutcome::Attempted { next: Some(2), .. }
+    ));
     assert_eq!(w.deliveries.all()[0].status, DeliveryStatus::Pending);
     // WHEN the endpoint is deleted before the retry
     w.endpoints.0.lock().unwrap().clear();
