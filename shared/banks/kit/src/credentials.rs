@@ -94,7 +94,7 @@ mod tests {
             "http://127.0.0.1.nip.io/",
             "ftp://127.0.0.1/",
             "file:///etc/passwd",
-            "https:///nohost",
+            "https://",
             "not a url",
             "",
         ] {
