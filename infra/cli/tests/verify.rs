@@ -64,7 +64,10 @@ fn body_from_stdin_prints_ok() {
         BODY,
         T,
     );
-    assert_eq!((code, out.as_str(), err.as_str()), (EXIT_OK, "ok\n", ""));
+    assert_eq!((code, out.as_str()), (EXIT_OK, "ok\n"));
+    // `--secret` on the command line: the one line on stderr is the warning
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("warning:") && err.contains("PAYGATE_WEBHOOK_SECRET"));
 }
 
 #[test]
