@@ -38,8 +38,8 @@ pub struct WebhookOptions {
     /// How long a poller sleeps after a receive that returned nothing.
     pub idle_poll: Duration,
     /// How long the deliver step reuses a signing secret it read (deployed:
-    /// `paygate_aws::secrets::DEFAULT_TTL`, so a rotation reaches the sender within that time;
-    /// tests of rotation use zero to see it at once).
+    /// `paygate_aws::secrets::DEFAULT_TTL`). A rotation does not wait for it: the endpoint's
+    /// `secretVersion` makes the next delivery read the rotated secret.
     pub secret_cache_ttl: Duration,
 }
 
