@@ -1,7 +1,7 @@
 # paygate - one-command entry points.
 #
 #   make dev           local stack: moto + tables + seed data + HTTP server (no cloud, no Docker)
-#   make test          everything CI runs: fmt check, clippy, cfn-lint, all tests
+#   make test          everything CI runs: fmt check, clippy, cfn-lint, all tests (schemathesis conformance included)
 #   make lint          fmt check + clippy + cfn-lint + audit (no tests)
 #   make audit         unused dependencies (cargo-machete), licenses and duplicate versions (cargo-deny)
 #   make sam-validate  sam validate --lint (installs aws-sam-cli into .venv/sam, ~40 s once)
@@ -110,7 +110,9 @@ sam-validate:
 
 # One process per test binary, so each binary shares one moto server across its tests
 # (nextest's process-per-test would start a moto for every test).
+# scripts/venv.sh schemathesis: .venv/st for the conformance run (tests/tests/conformance.rs).
 test: venv lint
+	@bash scripts/venv.sh schemathesis
 	$(MOTO) cargo test --workspace --no-fail-fast
 
 # The randomized fault soak (tests/tests/soak): `make test` runs it with 500 operations;
