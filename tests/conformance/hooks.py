@@ -109,6 +109,7 @@ def card_numbers_with_check_digits(ctx, body):
 # schema-valid request stays a failure.
 #   amount_exceeds_authorized / amount_exceeds_refundable: more than the payment has left;
 #   no_account_for_card: the merchant has no account at the card's issuing bank;
+#   operation_not_supported: the named POS account's bank does not offer the operation;
 #   invalid_request on `cursor`: an opaque token only a previous page hands out;
 #   invalid_request on `bankState`: the test helper takes it only with status `pending`;
 #   invalid_request on `url`: a webhook URL must parse as a URL with a host and no
@@ -118,6 +119,7 @@ STATE_DEPENDENT_400 = {
     ("amount_exceeds_authorized", None),
     ("amount_exceeds_refundable", None),
     ("no_account_for_card", None),
+    ("operation_not_supported", None),
     ("invalid_request", "cursor"),
     ("invalid_request", "bankState"),
     ("invalid_request", "url"),

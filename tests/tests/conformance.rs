@@ -5,8 +5,9 @@
 //! `tests/conformance/schemathesis.toml` (bounded example count, the documented
 //! state-dependent statuses). README, "Conformance".
 //!
-//! Knobs: `PAYGATE_ST_MAX_EXAMPLES` (examples per operation), `PAYGATE_ST_SEED` (default 1:
-//! the same cases every run; any other seed explores others).
+//! Knobs: `PAYGATE_ST_MAX_EXAMPLES` (examples per operation), `PAYGATE_ST_SEED` (default 1;
+//! the generated inputs follow the seed, but the server's ids and the stateful phase's paths
+//! through them differ run to run, so another seed explores other inputs, not a new world).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test: failing is the point
 
 use std::{path::PathBuf, process::Command, time::Instant};

@@ -290,7 +290,8 @@ async fn an_integral_float_amount_is_that_integer() {
         .await;
     // THEN it is a refund of 1079
     assert_eq!(status, 200, "{body}");
-    assert_eq!(body["refundedAmount"], 1079, "{body}");
+    assert_eq!(body["transaction"]["amount"], 1079, "{body}");
+    assert_eq!(body["payment"]["refundedAmount"], 1079, "{body}");
 }
 
 #[tokio::test]
