@@ -1,7 +1,7 @@
 # paygate - one-command entry points.
 #
 #   make dev           local stack: moto + tables + seed data + HTTP server (no cloud, no Docker)
-#   make test          everything CI runs: fmt check, clippy, cfn-lint, all tests
+#   make test          everything CI runs: fmt check, clippy, cfn-lint, all tests (schemathesis conformance included)
 #   make lint          fmt check + clippy + cfn-lint + audit (no tests)
 #   make audit         unused dependencies (cargo-machete), licenses and duplicate versions (cargo-deny)
 #   make sam-validate  sam validate --lint (installs aws-sam-cli into .venv/sam, ~40 s once)
@@ -12,6 +12,7 @@
 #   make listen-cert   create .local/listen/{cert,key}.pem for `paygate listen` (start make dev with it: see README, CLI)
 #   make bench         release binaries vs the Runtime API stub and a C floor: one table (README, Performance)
 #   make chaos         the money-safety soak, longer and with its figures (PAYGATE_SOAK_OPS, PAYGATE_SOAK_SEED)
+#   make fuzz          cargo-fuzz on the parsers of untrusted input, FUZZ_SECONDS (60) per target (README, Fuzzing)
 #   make cli ARGS="…"  the paygate CLI (cargo run -p paygate-cli -- $ARGS), e.g. ARGS="--local endpoints list"
 #
 # Python tools (moto, cfn-lint, cargo-lambda, aws-sam-cli) live in .venv/, pinned and
@@ -30,7 +31,7 @@ LAMBDA_BINS := $(shell sed -n 's|^ *CodeUri: target/lambda/\([A-Za-z0-9_-]*\)/ *
 LAMBDA_TARGET := aarch64-unknown-linux-gnu
 STAGE ?= dev
 
-.PHONY: bench chaos help venv toolchain dev test lint audit audit-tools fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli
+.PHONY: fuzz bench chaos help venv toolchain dev test lint audit audit-tools fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli
 
 help:
 	@sed -n 's/^#   make /  make /p' $(MAKEFILE_LIST)
@@ -110,7 +111,9 @@ sam-validate:
 
 # One process per test binary, so each binary shares one moto server across its tests
 # (nextest's process-per-test would start a moto for every test).
+# scripts/venv.sh schemathesis: .venv/st for the conformance run (tests/tests/conformance.rs).
 test: venv lint
+	@bash scripts/venv.sh schemathesis
 	$(MOTO) cargo test --workspace --no-fail-fast
 
 # The randomized fault soak (tests/tests/soak): `make test` runs it with 500 operations;
@@ -159,3 +162,19 @@ deploy: build-lambda
 
 clean-local:
 	rm -rf .venv .local
+
+# cargo-fuzz (crates.io, pinned, installed once by `cargo install --locked`) over fuzz/
+# (not a workspace member): the webhook signature header, request bodies, the SigV4 header
+# and the three banks' response readers. Stable toolchain: RUSTC_BOOTSTRAP=1 lets stable
+# rustc take the -Z flags cargo-fuzz passes; `-s none`: no sanitizer (the code forbids
+# unsafe); the first build takes ~9 min on 2 cores. FUZZ_SECONDS per target.
+FUZZ_VERSION := 0.13.2
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := signature_header request_body sigv4_header bank_responses
+fuzz:
+	@if [ "$$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $(FUZZ_VERSION)" ]; then \
+	  cargo install --locked cargo-fuzz --version $(FUZZ_VERSION); \
+	fi
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	  RUSTC_BOOTSTRAP=1 cargo fuzz run -s none $$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	done

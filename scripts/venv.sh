@@ -4,6 +4,8 @@
 #   scripts/venv.sh               .venv:     moto[server] + cfn-lint           (make dev, make test)
 #   scripts/venv.sh cargo-lambda  .venv:     ... + cargo-lambda (brings zig)   (make build-lambda)
 #   scripts/venv.sh sam           .venv/sam: aws-sam-cli, in a venv of its own (make deploy)
+#   scripts/venv.sh schemathesis  .venv/st:  schemathesis + botocore (SigV4 of the admin API),
+#                                            a venv of its own (make test: tests/tests/conformance.rs)
 #
 # aws-sam-cli gets its own venv because it pins older boto3/botocore than moto 5.2.5 was
 # measured with; installing both in one venv would silently downgrade moto's dependencies.
@@ -11,7 +13,7 @@
 # Installs only what is missing or at another version. When everything is present it only
 # reads package metadata (one python start, ~0.05 s). Quiet unless it installs. Exports
 # nothing: callers use .venv/bin/moto_server, .venv/bin/cfn-lint, .venv/bin/cargo-lambda,
-# .venv/sam/bin/sam.
+# .venv/sam/bin/sam, .venv/st/bin/schemathesis.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,11 +23,14 @@ venv="$root/.venv"
 # shared/reference/local-tooling.md; cargo-lambda 1.9.2 and aws-sam-cli 1.170.0 likewise.
 main_reqs=("moto[server]==5.2.5" "cfn-lint==1.58.0")
 sam_reqs=()
+st_reqs=()
 for extra in "$@"; do
   case "$extra" in
     cargo-lambda) main_reqs+=("cargo-lambda==1.9.2") ;;
     sam) sam_reqs+=("aws-sam-cli==1.170.0") ;;
-    *) echo "venv.sh: unknown extra '$extra' (known: cargo-lambda, sam)" >&2; exit 2 ;;
+    # Its own venv: schemathesis pins its own dependency ranges (hypothesis, requests).
+    schemathesis) st_reqs+=("schemathesis==4.32.5" "botocore==1.44.5") ;;
+    *) echo "venv.sh: unknown extra '$extra' (known: cargo-lambda, sam, schemathesis)" >&2; exit 2 ;;
   esac
 done
 
@@ -83,7 +88,8 @@ ensure() {
 
 # Fast path: nothing to do, no lock, no pip.
 if [ -z "$(missing "$venv" "${main_reqs[@]}")" ] &&
-  { [ ${#sam_reqs[@]} -eq 0 ] || [ -z "$(missing "$venv/sam" "${sam_reqs[@]}")" ]; }; then
+  { [ ${#sam_reqs[@]} -eq 0 ] || [ -z "$(missing "$venv/sam" "${sam_reqs[@]}")" ]; } &&
+  { [ ${#st_reqs[@]} -eq 0 ] || [ -z "$(missing "$venv/st" "${st_reqs[@]}")" ]; }; then
   exit 0
 fi
 
@@ -95,3 +101,4 @@ if command -v flock >/dev/null 2>&1; then flock 9; fi
 
 ensure "$venv" "${main_reqs[@]}"
 if [ ${#sam_reqs[@]} -gt 0 ]; then ensure "$venv/sam" "${sam_reqs[@]}"; fi
+if [ ${#st_reqs[@]} -gt 0 ]; then ensure "$venv/st" "${st_reqs[@]}"; fi

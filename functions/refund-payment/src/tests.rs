@@ -271,3 +271,26 @@ async fn an_invalid_refund_releases_the_key_for_the_corrected_request() {
     assert_eq!(answer(&fixed).0, 200);
     assert_eq!((w.bank_calls(), w.refunded()), (1, 2_500));
 }
+
+#[tokio::test]
+async fn a_null_amount_is_an_invalid_request_and_moves_nothing() {
+    let w = world().await;
+    let bad = handle(&w.deps, refund(json!({"amount": null}), Some("r-1"))).await;
+    let (status, body, _) = answer(&bad);
+    assert_eq!(status, 400);
+    assert!(
+        body.contains("invalid_request") && body.contains("amount"),
+        "{body}"
+    );
+    assert_eq!((w.bank_calls(), w.refunded()), (0, 0));
+}
+
+#[tokio::test]
+async fn an_integral_float_amount_refunds_that_integer() {
+    let w = world().await;
+    let ok = handle(&w.deps, refund(json!({"amount": 2_500.0}), Some("r-1"))).await;
+    assert_eq!(answer(&ok).0, 200);
+    assert_eq!((w.bank_calls(), w.refunded()), (1, 2_500));
+    let half = handle(&w.deps, refund(json!({"amount": 2_500.5}), Some("r-2"))).await;
+    assert_eq!(answer(&half).0, 400);
+}

@@ -86,12 +86,7 @@ fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
             AccountId::parse(s).map_err(|_| ApiError::invalid("accountId", "must be an acc_… id"))
         })
         .transpose()?;
-    let settled = match body.get("settled") {
-        None | Some(serde_json::Value::Null) => false,
-        Some(v) => v
-            .as_bool()
-            .ok_or_else(|| ApiError::invalid("settled", "must be a boolean"))?,
-    };
+    let settled = f.opt_bool("settled")?.unwrap_or(false);
     Ok(CreateRequest {
         amount,
         currency,

@@ -82,18 +82,39 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn present(&self, field: &str) -> Option<&'a Value> {
-        self.map.get(field).filter(|v| !v.is_null())
+    /// The field's value when present. `null` is not absence: no field of the API is
+    /// nullable, so an explicit `null` is refused with the field's name (a `"amount": null`
+    /// read as "omitted" would mean "the full amount").
+    pub fn value(&self, field: &str) -> Result<Option<&'a Value>, ApiError> {
+        match self.map.get(field) {
+            None => Ok(None),
+            Some(Value::Null) => Err(ApiError::invalid(&self.name(field), "must not be null")),
+            Some(v) => Ok(Some(v)),
+        }
     }
 
-    /// An optional integer (JSON number without fraction).
+    /// An optional integer. JSON Schema counts any number with a zero fractional part as an
+    /// integer, so `1079.0` is `1079`; `1079.5` is refused. A number written with a fraction is
+    /// read as a binary64 by the JSON parser, so it is accepted only within ±2^53, where every
+    /// integer is exact (every integer field of the API is bounded far below that).
     pub fn opt_i64(&self, field: &str) -> Result<Option<i64>, ApiError> {
-        match self.present(field) {
+        let Some(v) = self.value(field)? else {
+            return Ok(None);
+        };
+        integer(v)
+            .map(Some)
+            .ok_or_else(|| ApiError::invalid(&self.name(field), "must be an integer"))
+    }
+
+    /// An optional boolean.
+    pub fn opt_bool(&self, field: &str) -> Result<Option<bool>, ApiError> {
+        match self.value(field)? {
             None => Ok(None),
-            Some(v) => v
-                .as_i64()
-                .map(Some)
-                .ok_or_else(|| ApiError::invalid(&self.name(field), "must be an integer")),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(ApiError::invalid(
+                &self.name(field),
+                "must be true or false",
+            )),
         }
     }
 
@@ -103,7 +124,7 @@ impl<'a> Fields<'a> {
     }
 
     pub fn opt_str(&self, field: &str) -> Result<Option<&'a str>, ApiError> {
-        match self.present(field) {
+        match self.value(field)? {
             None => Ok(None),
             Some(v) => v
                 .as_str()
@@ -118,13 +139,27 @@ impl<'a> Fields<'a> {
     }
 
     pub fn req_object(&self, field: &str) -> Result<&'a Map<String, Value>, ApiError> {
-        match self.present(field) {
+        match self.value(field)? {
             None => Err(ApiError::invalid(&self.name(field), "is required")),
             Some(v) => v
                 .as_object()
                 .ok_or_else(|| ApiError::invalid(&self.name(field), "must be an object")),
         }
     }
+}
+
+/// Largest magnitude below which every binary64 integer is exact (2^53).
+const EXACT_F64: f64 = 9_007_199_254_740_992.0;
+
+/// A JSON number with no fractional part as an `i64` (`10`, `10.0`, `1e3`), else `None`.
+fn integer(v: &Value) -> Option<i64> {
+    if let Some(i) = v.as_i64() {
+        return Some(i);
+    }
+    let f = v.as_f64()?;
+    // `as` is exact here: f is integral and strictly inside ±2^53.
+    #[allow(clippy::cast_possible_truncation)]
+    (f.fract() == 0.0 && f.abs() < EXACT_F64).then_some(f as i64)
 }
 
 #[cfg(test)]
@@ -152,9 +187,47 @@ mod tests {
 
     #[test]
     fn fractions_are_not_integers() {
-        let m = obj(json!({"amount": 10.5}));
-        assert!(Fields::new(&m).opt_i64("amount").is_err());
-        let m = obj(json!({"amount": null}));
-        assert_eq!(Fields::new(&m).opt_i64("amount").unwrap(), None);
+        for bad in [
+            json!(10.5),
+            json!(0.1),
+            json!(-3.25),
+            json!(1e300),
+            json!("10"),
+        ] {
+            let m = obj(json!({ "amount": bad }));
+            let e = Fields::new(&m).opt_i64("amount").unwrap_err();
+            assert_eq!(e.details.unwrap()["field"], "amount", "{bad}");
+        }
+    }
+
+    #[test]
+    fn integral_floats_are_integers() {
+        let m: Map<String, Value> =
+            serde_json::from_str(r#"{"a": 1079.0, "b": 1e3, "c": -0.0, "d": 10000000000.0}"#)
+                .unwrap();
+        let f = Fields::new(&m);
+        assert_eq!(f.opt_i64("a").unwrap(), Some(1079));
+        assert_eq!(f.opt_i64("b").unwrap(), Some(1000));
+        assert_eq!(f.opt_i64("c").unwrap(), Some(0));
+        assert_eq!(f.opt_i64("d").unwrap(), Some(10_000_000_000));
+        assert_eq!(f.opt_i64("absent").unwrap(), None);
+    }
+
+    #[test]
+    fn null_is_not_absent() {
+        let m = obj(json!({"amount": null, "s": null, "b": null, "o": null}));
+        let f = Fields::new(&m);
+        for e in [
+            f.opt_i64("amount").unwrap_err(),
+            f.opt_str("s").unwrap_err(),
+            f.opt_bool("b").unwrap_err(),
+            f.req_object("o").unwrap_err(),
+        ] {
+            assert_eq!(e.code, code::INVALID_REQUEST);
+            assert!(e.message.contains("must not be null"), "{}", e.message);
+        }
+        let card = obj(json!({"cvv": null}));
+        let e = Fields::nested(&card, "card").opt_str("cvv").unwrap_err();
+        assert_eq!(e.details.unwrap()["field"], "card.cvv");
     }
 }

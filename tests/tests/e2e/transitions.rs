@@ -254,6 +254,47 @@ async fn non_integer_amounts_are_invalid_requests_naming_the_field() {
 }
 
 #[tokio::test]
+async fn a_null_amount_is_refused_not_read_as_the_full_amount() {
+    let stack = Stack::start().await;
+    let auth = stack.payment_in(key(), "authorized", 10_000).await;
+    let capt = stack.payment_in(key(), "captured", 10_000).await;
+    for (id, op) in [(&auth, "capture"), (&capt, "refund")] {
+        // WHEN the amount is an explicit null (omitting it would mean the full amount)
+        let reply = stack.op(key(), id, op, json!({ "amount": null })).await;
+        // THEN 400 invalid_request naming amount
+        let err = expect_error(&reply, 400, "invalid_request");
+        assert_eq!(err["details"]["field"], "amount", "{op}: {err}");
+    }
+    // AND nothing moved
+    assert_eq!(stack.payment(key(), &auth).await["transactions"], json!([]));
+    assert_eq!(stack.payment(key(), &capt).await["transactions"], json!([]));
+    // AND the test helper refuses a null `settled` likewise
+    let (status, body) = stack
+        .post(
+            "/v1/test_helpers/payments",
+            key(),
+            json!({"amount": 1_000, "currency": "TRY", "status": "captured", "settled": null}),
+        )
+        .await;
+    let err = expect_error(&(status, body), 400, "invalid_request");
+    assert_eq!(err["details"]["field"], "settled", "{err}");
+}
+
+#[tokio::test]
+async fn an_integral_float_amount_is_that_integer() {
+    let stack = Stack::start().await;
+    let capt = stack.payment_in(key(), "captured", 10_000).await;
+    // WHEN a refund's amount is written as 1079.0 (an integer to JSON Schema)
+    let (status, body) = stack
+        .op(key(), &capt, "refund", json!({ "amount": 1079.0 }))
+        .await;
+    // THEN it is a refund of 1079
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["transaction"]["amount"], 1079, "{body}");
+    assert_eq!(body["payment"]["refundedAmount"], 1079, "{body}");
+}
+
+#[tokio::test]
 async fn malformed_json_is_an_invalid_request_on_the_body() {
     let stack = Stack::start().await;
     let id = stack.payment_in(key(), "captured", 10_000).await;

@@ -7,7 +7,7 @@ use crate::resolve;
 // ------------------------------------------------------------------------------ the validator
 
 /// The JSON Schema keywords the document may use; all of them are checked below.
-const KEYWORDS: [&str; 17] = [
+const KEYWORDS: [&str; 18] = [
     "$ref",
     "type",
     "properties",
@@ -25,6 +25,7 @@ const KEYWORDS: [&str; 17] = [
     "maxLength",
     "pattern",
     "maxProperties",
+    "minItems",
 ];
 /// Keywords that only annotate.
 const ANNOTATIONS: [&str; 6] = [
@@ -120,6 +121,11 @@ impl Validator<'_> {
         match v {
             Value::Object(o) => self.object(s, o, at, errs),
             Value::Array(items) => {
+                if let Some(min) = s.get("minItems").and_then(Value::as_u64) {
+                    if (items.len() as u64) < min {
+                        errs.push(format!("{at}: fewer than {min} items"));
+                    }
+                }
                 if let Some(item_schema) = s.get("items") {
                     for (i, item) in items.iter().enumerate() {
                         self.validate(item_schema, item, &format!("{at}[{i}]"), errs);

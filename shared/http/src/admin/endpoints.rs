@@ -59,15 +59,6 @@ pub struct EndpointsDeps {
     pub secret_prefix: String,
 }
 
-/// A JSON boolean field.
-fn opt_bool(body: &Map<String, Value>, field: &str) -> Result<Option<bool>, ApiError> {
-    match body.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(_) => Err(ApiError::invalid(field, "must be true or false")),
-    }
-}
-
 /// `url`: parseable, HTTPS, no credentials, not an IP literal of a private network (unless
 /// the egress policy lists it). A hostname is checked again at every delivery, where it is
 /// resolved.
@@ -153,14 +144,13 @@ pub async fn create(
     f.only(&["url", "events", "mode", "description", "enabled"])?;
     let url = valid_url(f.req_str("url")?, &deps.egress)?;
     let events = valid_events(
-        body.get("events")
-            .filter(|v| !v.is_null())
+        f.value("events")?
             .ok_or_else(|| ApiError::invalid("events", "is required"))?,
     )?;
     let mode = Mode::parse(f.req_str("mode")?)
         .ok_or_else(|| ApiError::invalid("mode", "must be test or live"))?;
     let description = valid_description(&f)?.unwrap_or_default();
-    let enabled = opt_bool(body, "enabled")?.unwrap_or(true);
+    let enabled = f.opt_bool("enabled")?.unwrap_or(true);
 
     let existing = deps
         .endpoints
@@ -256,12 +246,8 @@ pub async fn update(
         .opt_str("url")?
         .map(|u| valid_url(u, &deps.egress))
         .transpose()?;
-    let events = body
-        .get("events")
-        .filter(|v| !v.is_null())
-        .map(valid_events)
-        .transpose()?;
-    let enabled = opt_bool(body, "enabled")?;
+    let events = f.value("events")?.map(valid_events).transpose()?;
+    let enabled = f.opt_bool("enabled")?;
     let description = valid_description(&f)?;
 
     let current = endpoint_of(deps, &merchant_id, endpoint_raw).await?;

@@ -1,0 +1,15 @@
+//! The three banks' response readers (Nestpay, Garanti GVPS, Posnet): any bytes, no panic.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(reply) = paygate_bank_nestpay::response::parse(data) {
+        let _ = paygate_bank_nestpay::status::read_status(&reply);
+        let _ = paygate_bank_nestpay::status::read_history(&reply);
+    }
+    if let Ok(resp) = paygate_bank_garanti::response::parse_response(data) {
+        let _ = paygate_bank_garanti::status::parse_order_inq(&resp);
+        let _ = paygate_bank_garanti::status::parse_history(&resp);
+    }
+    let _ = paygate_bank_posnet::response::parse(data);
+});
