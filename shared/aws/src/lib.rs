@@ -17,6 +17,11 @@ pub mod moto;
 
 use aws_config::{retry::RetryConfig, BehaviorVersion, Region, SdkConfig};
 use aws_credential_types::{provider::SharedCredentialsProvider, Credentials};
+use aws_smithy_runtime_api::client::{
+    connector_metadata::ConnectorMetadata,
+    http::{HttpClient, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector},
+    runtime_components::RuntimeComponents,
+};
 
 /// The SDK's retries for every deployed function and for `make dev` alike: standard mode
 /// (throttling, 5xx and transient transport errors, exponential backoff with jitter), three
@@ -37,10 +42,21 @@ pub struct Clients {
 
 impl Clients {
     /// From the environment (region, credentials, and `AWS_ENDPOINT_URL` when set, e.g. to
-    /// point a local run at moto), with [`retry_config`].
+    /// point a local run at moto), with [`retry_config`] and [`https_client`].
+    ///
+    /// When `AWS_ACCESS_KEY_ID` is set (always on Lambda) the credentials are read from the
+    /// environment directly: the default chain would otherwise build its web-identity
+    /// provider's STS client, and with it an HTTPS connector, at init (issue 9).
     pub async fn from_env() -> Self {
-        let conf = aws_config::load_defaults(BehaviorVersion::latest()).await;
-        Self::from_config(&conf.into_builder().retry_config(retry_config()).build())
+        let mut loader = aws_config::defaults(BehaviorVersion::latest())
+            .http_client(https_client())
+            .retry_config(retry_config());
+        if std::env::var_os("AWS_ACCESS_KEY_ID").is_some() {
+            loader = loader.credentials_provider(
+                aws_config::environment::EnvironmentVariableCredentialsProvider::new(),
+            );
+        }
+        Self::from_config(&loader.load().await)
     }
 
     /// For a local endpoint (moto, the dev server): static `test`/`test` credentials and the
@@ -62,6 +78,69 @@ impl Clients {
             secrets: secrets::Client::new(conf),
         }
     }
+}
+
+/// The SDK's HTTPS client: rustls (AWS-LC) trusting the compiled-in Mozilla roots
+/// (`webpki-root-certs`) instead of the platform store, which `rustls-native-certs` reads and
+/// parses from disk (the CA bundle and every hashed file) — 79 % of a function's start-up
+/// instructions before (issue 9). The trust store is built when the first connection needs
+/// it, not at init: see [`ConnectOnFirstUse`].
+// The one `expect`: a TLS context holding only a trust store cannot fail to build.
+#[allow(clippy::expect_used)]
+pub fn https_client() -> SharedHttpClient {
+    use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode, TlsContext, TrustStore};
+    let trust = TrustStore::empty()
+        .with_native_roots(false)
+        .with_pem_certificate(webpki_roots_pem());
+    let context = TlsContext::builder()
+        .with_trust_store(trust)
+        .build()
+        .expect("a TLS context from a trust store alone always builds");
+    SharedHttpClient::new(ConnectOnFirstUse(
+        aws_smithy_http_client::Builder::new()
+            .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
+            .tls_context(context)
+            .build_https(),
+    ))
+}
+
+/// The SDK's hyper client minus its eager validation: `validate_base_client_config` builds a
+/// throw-away connector (and with it the whole TLS trust store, ~10 M instructions) every
+/// time a service client is constructed, three times per function at init. Connectors are
+/// still built, once per timeout setting and cached, by the inner client on first use.
+#[derive(Debug)]
+struct ConnectOnFirstUse(SharedHttpClient);
+
+impl HttpClient for ConnectOnFirstUse {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        self.0.http_connector(settings, components)
+    }
+
+    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
+        self.0.connector_metadata()
+    }
+}
+
+/// `webpki_root_certs::TLS_SERVER_ROOT_CERTS` as one PEM bundle (the SDK's trust store takes
+/// PEM only).
+fn webpki_roots_pem() -> Vec<u8> {
+    use base64::Engine as _;
+    let mut pem = String::with_capacity(300 * 1024);
+    for cert in webpki_root_certs::TLS_SERVER_ROOT_CERTS {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(cert.as_ref());
+        pem.push_str("-----BEGIN CERTIFICATE-----\n");
+        for line in b64.as_bytes().chunks(64) {
+            // base64 output is ASCII, so every 64-byte chunk is a whole str
+            pem.push_str(std::str::from_utf8(line).unwrap_or_default());
+            pem.push('\n');
+        }
+        pem.push_str("-----END CERTIFICATE-----\n");
+    }
+    pem.into_bytes()
 }
 
 fn local_config(endpoint: &str, region: &str, retry: RetryConfig) -> SdkConfig {

@@ -42,7 +42,8 @@ pub const ENV_EXTRA_CA: &str = "PAYGATE_WEBHOOK_EXTRA_CA";
 pub struct SenderConfig {
     /// Exempt addresses; [`EgressPolicy::strict`] in production.
     pub policy: EgressPolicy,
-    /// Extra trusted root certificates (PEM, one or more), merged with the system roots.
+    /// Extra trusted root certificates (PEM, one or more), added to the compiled-in
+    /// webpki roots.
     pub extra_ca_pem: Option<Vec<u8>>,
     /// Deadline for a whole attempt; capped at [`DELIVERY_TIMEOUT`].
     pub timeout: Duration,
@@ -70,6 +71,8 @@ pub enum ConfigError {
     },
     #[error("extra CA certificates: {0}")]
     BadCa(String),
+    #[error("cannot build the TLS configuration: {0}")]
+    Tls(rustls::Error),
     #[error("cannot build the HTTP client: {0}")]
     Client(reqwest::Error),
 }
@@ -77,7 +80,7 @@ pub enum ConfigError {
 impl SenderConfig {
     /// The production defaults, plus the two local-development variables
     /// [`ENV_ALLOW_ADDRS`] and [`ENV_EXTRA_CA`] when set. Neither exists in the deployed
-    /// template, so a deployed function always gets the strict policy and system roots.
+    /// template, so a deployed function always gets the strict policy and the webpki roots.
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_vars(|k| std::env::var(k).ok())
     }
@@ -124,22 +127,18 @@ impl HttpSender {
     ) -> Result<Self, ConfigError> {
         let policy = Arc::new(config.policy);
         let timeout = config.timeout.min(DELIVERY_TIMEOUT);
-        let mut builder = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .dns_resolver(SafeResolver::new(resolver, policy.clone()))
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .https_only(true)
             .connect_timeout(timeout)
             .user_agent(USER_AGENT);
-        if let Some(pem) = &config.extra_ca_pem {
-            let certs = reqwest::Certificate::from_pem_bundle(pem)
-                .map_err(|e| ConfigError::BadCa(e.to_string()))?;
-            if certs.is_empty() {
-                return Err(ConfigError::BadCa("no certificate in the PEM data".into()));
-            }
-            builder = builder.tls_certs_merge(certs);
-        }
-        let client = builder.build().map_err(ConfigError::Client)?;
+        let tls = crate::sender::roots::tls_config(config.extra_ca_pem.as_deref())?;
+        let client = builder
+            .tls_backend_preconfigured(tls)
+            .build()
+            .map_err(ConfigError::Client)?;
         Ok(Self {
             client,
             policy,

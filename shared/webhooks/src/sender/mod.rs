@@ -9,7 +9,7 @@
 //! use paygate_domain::ports::WebhookSender;
 //! use paygate_webhooks::{signed_headers, HttpSender, SenderConfig};
 //!
-//! // Once per process (Lambda init): strict policy, system roots, 10 s per attempt.
+//! // Once per process (Lambda init): strict policy, compiled-in webpki roots, 10 s per attempt.
 //! let sender = HttpSender::new(SenderConfig::from_env()?)?;
 //! let body = br#"{"id":"evt_1"}"#.to_vec();
 //! let headers = signed_headers("payment.captured", "dlv_1", &["whsec_…"], 1_795_251_600, &body);
@@ -20,6 +20,7 @@
 
 pub mod client;
 pub mod deliver;
+mod roots;
 pub mod ssrf;
 
 pub use client::{
