@@ -199,6 +199,7 @@ async fn setup(seed: u64) -> Soak {
         ),
     );
     let provider = Arc::new(NestpayProvider::new(
+        paygate_bank_nestpay::Nestpay,
         BankTransport::new(Duration::from_millis(250)).unwrap(),
         creds,
     ));

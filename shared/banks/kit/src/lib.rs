@@ -7,13 +7,16 @@
 //! (`sim::faults`: scripted or seeded time-outs before/after applying, dropped connections,
 //! technical errors, late bookings; counters; per-order ledger via `SimState::ledger`).
 //!
-//! A protocol lives in its own crate under `shared/banks/<name>/` (adapter + simulator) and
-//! is registered with one line in `paygate_compose::providers`.
+//! A protocol lives in its own crate under `shared/banks/<name>/`, every one the same shape: it
+//! implements [`Protocol`] (see [`protocol`] for the files of the folder) and the kit's
+//! [`Adapter`] runs it as the gateway's provider; it is registered with one line in
+//! `paygate_compose::providers`.
 
 pub mod amount;
 pub mod call;
 pub mod credentials;
 pub mod encoding;
+pub mod protocol;
 pub mod retry;
 pub mod transport;
 pub mod xml;
@@ -23,5 +26,6 @@ pub mod sim;
 
 pub use call::{CallError, Verdict};
 pub use credentials::{account_config, AccountCredentials, CredentialStore, MemoryCredentials};
+pub use protocol::{Adapter, Op, Protocol, Refusal, Session, TestOrderRoute, Wire};
 pub use retry::{Recheck, StepRetry};
 pub use transport::{BankTransport, TransportError};

@@ -1,20 +1,24 @@
 //! Nestpay / EST v3 (Asseco, now Payten): the `CC5Request` / `CC5Response` XML API that
 //! İşbank, Akbank (legacy), TEB, Halkbank, Ziraat, Şekerbank, Finansbank and others run their
-//! virtual POS on (provider code [`PROVIDER_CODE`]).
+//! virtual POS on (provider code [`PROVIDER_CODE`]), on the kit's skeleton
+//! ([`paygate_bankkit::protocol`]):
 //!
+//! - [`config`]: what the account's secret holds.
 //! - [`request`] encodes requests: plain credentials in every document (`Name`, `Password`,
-//!   `ClientId`; the API has no hash — that exists only on the 3-D form), decimal-TL amounts,
-//!   ISO 4217 numeric currencies, ISO-8859-9 text. The document is POSTed as the raw request
-//!   body to the account's `/fim/api` URL (see this crate's README, "Sources": MEWS `EstPos::send`).
+//!   `ClientId`; [`hash`]: the API has none), decimal-TL amounts, ISO 4217 numeric
+//!   currencies, ISO-8859-9 text, POSTed as the raw body to the account's `/fim/api` URL.
 //! - [`response`] reads `CC5Response` and classifies it (both `ProcReturnCode` and `Response`
 //!   must say approved; `Extra/ERRORCODE` becomes the bank code).
 //! - [`status`] combines `ORDERSTATUS` and `ORDERHISTORY` (partial refunds are visible only
 //!   in the history) into a [`paygate_domain::BankStatus`].
-//! - [`adapter`] is the [`paygate_domain::ports::PosProvider`].
 //! - `sim` (feature `sim`) is a simulator speaking the same wire protocol.
+//!
+//! Operations: capture = `PostAuth`, cancel = `Void`, refund = `Credit`, query =
+//! `ORDERSTATUS` (+ `ORDERHISTORY`), points = `MAXIPUANSORGU` where the account's
+//! `pointsInquiry` flag allows it.
 
-pub mod adapter;
-pub mod credentials;
+pub mod config;
+pub mod hash;
 pub mod request;
 pub mod response;
 pub mod status;
@@ -22,8 +26,19 @@ pub mod status;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use adapter::NestpayProvider;
-pub use credentials::ApiCredentials;
+use async_trait::async_trait;
+use paygate_bankkit::{protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, Wire};
+use paygate_domain::{
+    bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult},
+    ports::BankOperation,
+    Currency,
+};
+
+pub use config::ApiCredentials;
+use config::PointsInquiry;
+use request::{CardFields, Request};
+use response::{Reply, Verdict};
+use status::StatusAnswer;
 
 /// The provider code accounts refer to.
 pub const PROVIDER_CODE: &str = "nestpay";
@@ -31,3 +46,187 @@ pub const PROVIDER_CODE: &str = "nestpay";
 /// The path of the API on a Nestpay host (`https://<bank host>/fim/api`). Accounts store the
 /// full URL as their `endpointUrl`.
 pub const API_PATH: &str = "/fim/api";
+
+/// The code a `Void` refusal carries for "no sale eligible for void"; after the end-of-day
+/// cut Nestpay refuses a void of a live sale the same way.
+const NO_ELIGIBLE_SALE: &str = "CORE-2008";
+
+/// The Nestpay protocol.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Nestpay;
+
+/// The gateway's provider for Nestpay accounts.
+pub type NestpayProvider = Adapter<Nestpay>;
+
+#[async_trait]
+impl Protocol for Nestpay {
+    const CODE: &'static str = PROVIDER_CODE;
+    type Config = ApiCredentials;
+    type Request<'a> = Request<'a>;
+    type Reply = Reply;
+
+    fn config(
+        &self,
+        creds: &paygate_bankkit::AccountCredentials,
+    ) -> Result<ApiCredentials, String> {
+        ApiCredentials::from_account(creds).map_err(|e| e.to_string())
+    }
+
+    fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
+        Ok(match op {
+            Op::Capture(op) => Request::PostAuth {
+                order_id: &op.order_id,
+                amount: op.amount,
+            },
+            Op::Cancel(op) => Request::Void {
+                order_id: &op.order_id,
+            },
+            Op::Refund(op) => Request::Credit {
+                order_id: &op.order_id,
+                amount: op.amount,
+                currency: op.currency,
+            },
+            Op::Status { order_id } => Request::OrderStatus { order_id },
+            // The card's fields are built (and checked) by `points_inquiry`.
+            Op::Points { .. } => return Err(Refusal::not_supported("single points")),
+        })
+    }
+
+    fn kind(req: &Request<'_>) -> &'static str {
+        req.kind()
+    }
+
+    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
+        Wire::post(
+            &cfg.endpoint_url,
+            request::CONTENT_TYPE,
+            request::encode(cfg, req),
+        )
+    }
+
+    fn decode(&self, body: &[u8]) -> Result<Reply, String> {
+        response::parse(body)
+    }
+
+    fn outcome(&self, reply: &Reply) -> BankOutcome {
+        response::outcome(reply)
+    }
+
+    /// An `ORDERSTATUS` answer alone (the query adds `ORDERHISTORY` where needed).
+    fn status(&self, reply: &Reply) -> BankStatus {
+        match status::read_status(reply) {
+            StatusAnswer::NotFound { code } => BankStatus::not_found(&code),
+            StatusAnswer::Failed { code } => BankStatus::unavailable(&code),
+            StatusAnswer::Found(line) => status::combine(&line, None),
+        }
+    }
+
+    fn points(&self, reply: &Reply) -> PointsResult {
+        points_of(reply)
+    }
+
+    /// Nestpay answers a void after the end-of-day cut like any ineligible void; when the
+    /// order still holds a live, unrefunded sale, the cut is why (refund instead).
+    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        match s.operate(Op::Cancel(op)).await {
+            BankOutcome::Declined { code, message, .. } if code == NO_ELIGIBLE_SALE => {
+                let st = self.query(s, &op.order_id).await;
+                BankOutcome::Declined {
+                    code,
+                    message,
+                    after_cutoff: st.found && st.state == BankState::Approved,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// `ORDERSTATUS`, then `ORDERHISTORY` for sold or refunded orders.
+    async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
+        let reply = match s.call(&Request::OrderStatus { order_id }).await {
+            Ok(r) => r,
+            Err(e) => return e.status(),
+        };
+        let line = match status::read_status(&reply) {
+            StatusAnswer::Found(line) if status::needs_history(&line) => line,
+            _ => return self.status(&reply),
+        };
+        match s.call(&Request::OrderHistory { order_id }).await {
+            Ok(reply) => match status::read_history(&reply) {
+                Ok(history) => status::combine(&line, Some(&history)),
+                Err(code) => BankStatus::unavailable(&code),
+            },
+            Err(e) => e.status(),
+        }
+    }
+
+    /// `MAXIPUANSORGU`, for accounts whose `pointsInquiry` flag enables it.
+    async fn points_inquiry(
+        &self,
+        s: &Session<'_, Self>,
+        card: &CardDetails,
+        currency: Currency,
+    ) -> PointsResult {
+        let Some(PointsInquiry::MaxiPuan) = s.config().points_inquiry() else {
+            return Refusal::new(
+                "points_inquiry_not_enabled",
+                "this Nestpay account is not enabled for a points inquiry (credential `pointsInquiry`)",
+            )
+            .points();
+        };
+        let Some(fields) = CardFields::from_card(card) else {
+            return PointsResult::Declined {
+                code: "invalid_card".to_owned(),
+                message: "the card's expiry is not a valid month and year".to_owned(),
+            };
+        };
+        match s
+            .call(&Request::MaxiPuan {
+                card: &fields,
+                currency,
+            })
+            .await
+        {
+            Ok(reply) => points_of(&reply),
+            Err(e) => PointsResult::Error {
+                code: "transport".to_owned(),
+                message: e.describe(),
+            },
+        }
+    }
+
+    /// The simulator's admin route: `POST <endpointUrl>/_sim/orders` with the client id.
+    fn test_order_route(&self, cfg: &ApiCredentials) -> Option<TestOrderRoute> {
+        Some(TestOrderRoute {
+            url: format!("{}/_sim/orders", cfg.endpoint_url.trim_end_matches('/')),
+            extra: vec![("clientId", cfg.client_id.clone())],
+        })
+    }
+}
+
+/// Maps a `MAXIPUANSORGU` answer.
+fn points_of(reply: &Reply) -> PointsResult {
+    match response::classify(reply) {
+        Verdict::Approved => match response::maxipuan_minor(reply) {
+            Some(minor) => PointsResult::Ok {
+                balances: vec![PointsBalance {
+                    name: "Maximum".to_owned(),
+                    value: paygate_bankkit::amount::to_decimal(minor),
+                    amount_minor: minor,
+                }],
+            },
+            None => PointsResult::Error {
+                code: "malformed".to_owned(),
+                message: "approved answer without a MAXIPUAN balance".to_owned(),
+            },
+        },
+        Verdict::Declined => PointsResult::Declined {
+            code: reply.bank_code(),
+            message: reply.message(),
+        },
+        Verdict::Error | Verdict::Unknown => PointsResult::Error {
+            code: reply.bank_code(),
+            message: reply.message(),
+        },
+    }
+}

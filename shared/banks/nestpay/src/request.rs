@@ -9,7 +9,7 @@
 use paygate_bankkit::{amount, encoding, xml::XmlBuilder};
 use paygate_domain::{CardDetails, Currency};
 
-use crate::credentials::ApiCredentials;
+use crate::config::ApiCredentials;
 
 /// The request body's content type: the raw XML document, in its declared charset.
 pub const CONTENT_TYPE: &str = "text/xml; charset=ISO-8859-9";

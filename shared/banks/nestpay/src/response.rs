@@ -121,6 +121,33 @@ fn decode(body: &[u8]) -> Result<String, String> {
 
 pub use paygate_bankkit::Verdict;
 
+/// What an answer to a money-moving request means.
+pub fn outcome(reply: &Reply) -> paygate_domain::BankOutcome {
+    use paygate_domain::BankOutcome;
+    let code = reply.bank_code();
+    let message = reply.message();
+    let non_empty = |s: &str| {
+        let s = s.trim();
+        (!s.is_empty()).then(|| s.to_owned())
+    };
+    match classify(reply) {
+        Verdict::Approved => BankOutcome::Approved {
+            code: reply.proc_return_code.trim().to_owned(),
+            auth_code: non_empty(&reply.auth_code),
+            rrn: non_empty(&reply.host_ref_num),
+        },
+        Verdict::Declined => BankOutcome::Declined {
+            code,
+            message,
+            after_cutoff: false,
+        },
+        Verdict::Error => BankOutcome::Error { code, message },
+        Verdict::Unknown => BankOutcome::Unknown {
+            reason: format!("the bank's answer does not settle the outcome ({code}: {message})"),
+        },
+    }
+}
+
 /// Classifies an answer; see the module doc and the README's mapping table.
 pub fn classify(reply: &Reply) -> Verdict {
     match (reply.proc_approved(), reply.response_approved()) {

@@ -64,7 +64,7 @@ async fn card_and_password_never_reach_the_logs() {
 
     let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
     assert!(
-        text.contains("nestpay points inquiry"),
+        text.contains("bank points inquiry") && text.contains("provider=\"nestpay\""),
         "the test must see the adapter's logs:\n{text}"
     );
     assert!(

@@ -72,6 +72,7 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
     Ok(Providers::new()
         .register(sim)
         .register(Arc::new(paygate_bank_nestpay::NestpayProvider::new(
+            paygate_bank_nestpay::Nestpay,
             t.clone(),
             c.clone(),
         )))

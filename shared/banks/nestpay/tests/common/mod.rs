@@ -5,7 +5,7 @@ use std::{sync::Arc, time::Duration};
 
 use paygate_bank_nestpay::{
     sim::{self, SimCredentials},
-    NestpayProvider, API_PATH, PROVIDER_CODE,
+    Nestpay, NestpayProvider, API_PATH, PROVIDER_CODE,
 };
 use paygate_bankkit::{
     sim::{Faults, SimServer, SimState},
@@ -80,7 +80,8 @@ pub async fn bank() -> Bank {
             Some("maxipuan"),
         ),
     );
-    let provider = NestpayProvider::new(BankTransport::new(TIMEOUT).unwrap(), creds.clone());
+    let provider =
+        NestpayProvider::new(Nestpay, BankTransport::new(TIMEOUT).unwrap(), creds.clone());
     Bank {
         server,
         state,
