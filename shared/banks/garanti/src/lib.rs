@@ -1,20 +1,21 @@
 //! Garanti BBVA virtual POS (GVPS): `GVPSRequest`/`GVPSResponse` XML posted to
-//! `<endpoint>/VPServlet`.
+//! `<endpoint>/VPServlet`, on the kit's skeleton ([`paygate_bankkit::protocol`]).
 //!
-//! - [`adapter`]: the [`paygate_domain::ports::PosProvider`] (`postauth`, `void`, `refund`,
-//!   `orderinq` + `orderhistoryinq`, `rewardinq`), with test-order registration for the
-//!   simulator.
+//! - [`config`]: the account secret's keys and the endpoint's URLs.
 //! - [`request`], [`hash`]: request encoding and the SHA-512 `HashData` rule (API version
 //!   `512`).
 //! - [`response`], [`status`], [`points`]: answer decoding and mapping onto the gateway's
 //!   outcomes, statuses and points balances.
+//! - [`cancel`]: the two-void cancel of a captured pre-authorization.
 //! - `sim` (feature `sim`): a GVPS simulator with the bank's rules and codes.
 //!
+//! Operations: capture = `postauth`, cancel = `orderhistoryinq` then the `void`s still
+//! missing, refund = `refund`, query = `orderinq` + `orderhistoryinq`, points = `rewardinq`.
 //! Nothing here logs a request or response body: they carry hashes and, for `rewardinq`,
 //! the card number.
 
-pub mod adapter;
 pub mod cancel;
+pub mod config;
 pub mod hash;
 pub mod points;
 pub mod request;
@@ -24,4 +25,179 @@ pub mod status;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use adapter::{keys, GarantiConfig, GarantiProvider, PROVIDER_CODE};
+use async_trait::async_trait;
+use paygate_bankkit::{
+    protocol::TestOrderRoute, AccountCredentials, Adapter, Op, Protocol, Refusal, Session,
+    StepRetry, Wire,
+};
+use paygate_domain::{ports::BankOperation, BankOutcome, BankStatus, PointsResult};
+
+pub use config::{admin_url, keys, servlet_url, GarantiConfig};
+use request::{Request, TxnType, CONTENT_TYPE, FIXED_AMOUNT, REWARD_INQUIRY_AMOUNT};
+use response::{GvpsResponse, Verdict};
+use status::{combine, is_not_found, parse_history, parse_order_inq};
+
+/// Provider code accounts refer to.
+pub const PROVIDER_CODE: &str = "garanti";
+
+/// The GVPS protocol, with how the second void of a two-step cancel is retried.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Garanti {
+    retry: StepRetry,
+}
+
+impl Garanti {
+    /// How the second void of a two-step cancel is retried (default [`StepRetry::default`]).
+    pub fn with_step_retry(retry: StepRetry) -> Self {
+        Self { retry }
+    }
+}
+
+/// The gateway's provider for Garanti accounts.
+pub type GarantiProvider = Adapter<Garanti>;
+
+#[async_trait]
+impl Protocol for Garanti {
+    const CODE: &'static str = PROVIDER_CODE;
+    type Config = GarantiConfig;
+    type Request<'a> = Request<'a>;
+    type Reply = GvpsResponse;
+
+    fn config(&self, creds: &AccountCredentials) -> Result<GarantiConfig, String> {
+        GarantiConfig::from_credentials(creds).map_err(|e| e.to_string())
+    }
+
+    fn request<'a>(&'a self, cfg: &'a GarantiConfig, op: Op<'a>) -> Result<Request<'a>, Refusal> {
+        Ok(match op {
+            // Amounts in kuruş.
+            Op::Capture(op) => cfg.request(
+                TxnType::PostAuth,
+                &op.order_id,
+                op.amount.to_string(),
+                op.currency,
+            ),
+            Op::Refund(op) => cfg.request(
+                TxnType::Refund,
+                &op.order_id,
+                op.amount.to_string(),
+                op.currency,
+            ),
+            // A cancel reads the history first (`cancel`).
+            Op::Cancel(op) => cancel::void_request(cfg, op, None),
+            Op::Status { order_id } => read_request(cfg, TxnType::OrderInq, order_id),
+            Op::Points { card, currency } => {
+                let mut req = cfg.request(
+                    TxnType::RewardInq,
+                    "",
+                    REWARD_INQUIRY_AMOUNT.to_owned(),
+                    currency,
+                );
+                req.card = Some(card);
+                req
+            }
+        })
+    }
+
+    fn kind(req: &Request<'_>) -> &'static str {
+        req.txn.wire()
+    }
+
+    fn encode(&self, cfg: &GarantiConfig, req: &Request<'_>) -> Wire {
+        Wire::post(
+            servlet_url(&cfg.endpoint_url),
+            CONTENT_TYPE,
+            req.to_xml().into_bytes(),
+        )
+    }
+
+    fn decode(&self, body: &[u8]) -> Result<GvpsResponse, String> {
+        response::parse_response(body).map_err(|e| e.to_string())
+    }
+
+    fn outcome(&self, reply: &GvpsResponse) -> BankOutcome {
+        reply.outcome()
+    }
+
+    /// An answer naming another order settles nothing.
+    fn answers(&self, req: &Request<'_>, reply: &GvpsResponse) -> bool {
+        reply.order_id.is_empty() || reply.order_id == req.order_id
+    }
+
+    /// An `orderinq` answer alone (the query adds the history).
+    fn status(&self, reply: &GvpsResponse) -> BankStatus {
+        if is_not_found(reply) {
+            return BankStatus::not_found(&reply.bank_code());
+        }
+        if reply.verdict() != Verdict::Approved {
+            return BankStatus::unavailable(&reply.bank_code());
+        }
+        match parse_order_inq(reply) {
+            Ok(inq) => combine(&inq, &[]),
+            Err(_) => BankStatus::unavailable("response"),
+        }
+    }
+
+    fn points(&self, reply: &GvpsResponse) -> PointsResult {
+        points::result(reply)
+    }
+
+    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        cancel::cancel_order(s, self.retry, op).await
+    }
+
+    /// `orderinq` for the order's status, then `orderhistoryinq` for voids and refunds.
+    async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
+        let cfg = s.config();
+        let inq = match s
+            .call(&read_request(cfg, TxnType::OrderInq, order_id))
+            .await
+        {
+            Ok(r) if is_not_found(&r) || r.verdict() != Verdict::Approved => {
+                return self.status(&r)
+            }
+            Ok(r) => match parse_order_inq(&r) {
+                Ok(inq) => inq,
+                Err(_) => return BankStatus::unavailable("response"),
+            },
+            Err(e) => return e.status(),
+        };
+        let history = match s
+            .call(&read_request(cfg, TxnType::OrderHistoryInq, order_id))
+            .await
+        {
+            Ok(r) if is_not_found(&r) => Vec::new(),
+            Ok(r) if r.verdict() == Verdict::Approved => match parse_history(&r) {
+                Ok(h) => h,
+                Err(_) => return BankStatus::unavailable("response"),
+            },
+            Ok(r) => return BankStatus::unavailable(&r.bank_code()),
+            Err(e) => return e.status(),
+        };
+        combine(&inq, &history)
+    }
+
+    /// The simulator's `POST /_sim/orders` beside the servlet, for the account's terminal.
+    fn test_order_route(&self, cfg: &GarantiConfig) -> Option<TestOrderRoute> {
+        Some(TestOrderRoute {
+            url: admin_url(&cfg.endpoint_url, "/_sim/orders"),
+            extra: vec![
+                ("terminalId", cfg.terminal_id.clone()),
+                ("merchantId", cfg.merchant_id.clone()),
+            ],
+        })
+    }
+}
+
+/// A read-only request (its amount is the fixed one the bank ignores).
+pub(crate) fn read_request<'a>(
+    cfg: &'a GarantiConfig,
+    txn: TxnType,
+    order_id: &'a str,
+) -> Request<'a> {
+    cfg.request(
+        txn,
+        order_id,
+        FIXED_AMOUNT.to_owned(),
+        paygate_domain::Currency::Try,
+    )
+}

@@ -204,6 +204,7 @@ async fn test_orders_register_once_and_only_at_the_simulator() {
             .account_credentials(&format!("{}/VPServlet", plain.url)),
     );
     let provider = paygate_bank_garanti::GarantiProvider::new(
+        paygate_bank_garanti::Garanti::default(),
         BankTransport::new(std::time::Duration::from_secs(2)).unwrap(),
         creds,
     );
@@ -273,14 +274,14 @@ async fn no_card_data_or_secret_reaches_the_logs() {
 
     let logs = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
     assert!(
-        logs.contains("garanti points inquiry"),
+        logs.contains("bank points inquiry") && logs.contains("provider=\"garanti\""),
         "logging is captured: {logs}"
     );
     assert!(
         logs.contains("482491******7011"),
         "the masked card is what is logged"
     );
-    assert!(logs.contains("garanti operation"));
+    assert!(logs.contains("bank operation"));
     for secret in [
         TEST_BONUS_CARD,
         "4543600299100712",

@@ -188,6 +188,13 @@ pub trait Protocol: Send + Sync + Sized + 'static {
     /// What an answer to a money-moving request means (`response.rs`).
     fn outcome(&self, reply: &Self::Reply) -> BankOutcome;
 
+    /// Whether `reply` answers `req` (e.g. it names the same order). An answer about
+    /// something else settles nothing: the money request's outcome is then unknown.
+    fn answers(&self, req: &Self::Request<'_>, reply: &Self::Reply) -> bool {
+        let _ = (req, reply);
+        true
+    }
+
     /// What an answer to a status request says about the order (`status.rs`).
     fn status(&self, reply: &Self::Reply) -> BankStatus;
 
@@ -291,8 +298,16 @@ impl<'a, P: Protocol> Session<'a, P> {
 
     /// Sends a money-moving request and maps its answer.
     pub async fn send(&self, req: &P::Request<'_>) -> BankOutcome {
+        let p = &self.adapter.protocol;
         match self.call(req).await {
-            Ok(reply) => self.adapter.protocol.outcome(&reply),
+            Ok(reply) if !p.answers(req, &reply) => {
+                tracing::warn!(provider = P::CODE, account_id = %self.account.id,
+                    request = P::kind(req), "the bank answered about something else");
+                BankOutcome::Unknown {
+                    reason: "the bank answered for another order".to_owned(),
+                }
+            }
+            Ok(reply) => p.outcome(&reply),
             Err(e) => e.outcome(),
         }
     }

@@ -77,6 +77,7 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             c.clone(),
         )))
         .register(Arc::new(paygate_bank_garanti::GarantiProvider::new(
+            paygate_bank_garanti::Garanti::default(),
             t.clone(),
             c.clone(),
         )))

@@ -34,9 +34,20 @@ use paygate_bankkit::{
     sim::{dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState},
     AccountCredentials,
 };
+use paygate_domain::ports::TestOrder;
 use serde::{Deserialize, Serialize};
 
-pub use crate::adapter::RegisterOrder;
+/// The body of the simulator's `POST /_sim/orders`: the order and the terminal it is for (what
+/// the adapter's test-order route sends: the order with `terminalId` and `merchantId`).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegisterOrder {
+    pub terminal_id: String,
+    pub merchant_id: String,
+    #[serde(flatten)]
+    pub order: TestOrder,
+}
+
 use crate::keys;
 
 /// One points programme balance of a card, in kuruş (`BNS` Bonus, `FBB` FirmBonus, …).

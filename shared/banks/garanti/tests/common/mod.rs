@@ -8,11 +8,11 @@ use std::{
 };
 
 use paygate_bank_garanti::{
-    adapter::servlet_url,
     request::{Request, Signer, TxnType, CONTENT_TYPE, FIXED_AMOUNT},
     response::{parse_response, GvpsResponse},
+    servlet_url,
     sim::{self, SimCredentials},
-    GarantiProvider,
+    Garanti, GarantiProvider,
 };
 use paygate_bankkit::{
     sim::{Faults, SimServer, SimState},
@@ -99,8 +99,11 @@ pub async fn bank_with_timeout(timeout_ms: u64) -> Bank {
             .collect();
     creds.insert(account.id.clone(), secret);
     Bank {
-        provider: GarantiProvider::new(transport.clone(), creds.clone())
-            .with_step_retry(quick_retry()),
+        provider: GarantiProvider::new(
+            Garanti::with_step_retry(quick_retry()),
+            transport.clone(),
+            creds.clone(),
+        ),
         server,
         state,
         account,
