@@ -59,17 +59,15 @@ async fn a_half_done_cancel_is_completed_by_the_reconciler() {
             ],
         ),
     );
-    let provider = Arc::new(
-        PosnetProvider::new(
-            BankTransport::new(Duration::from_millis(300)).unwrap(),
-            creds,
-        )
-        .with_step_retry(StepRetry {
+    let provider = Arc::new(PosnetProvider::new(
+        paygate_bank_posnet::Posnet::with_step_retry(StepRetry {
             retries: 3,
             backoff: Duration::from_millis(5),
             budget: Duration::from_secs(10),
         }),
-    );
+        BankTransport::new(Duration::from_millis(300)).unwrap(),
+        creds,
+    ));
     let clock = Arc::new(ManualClock::at(super::T0));
     let store = Arc::new(MemoryPayments::default());
     let accounts = Arc::new(MemoryAccounts::default());

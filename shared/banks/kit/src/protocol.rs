@@ -289,9 +289,11 @@ impl<'a, P: Protocol> Session<'a, P> {
             .await
             .map_err(CallError::Transport)
             .and_then(|raw| p.decode(&raw).map_err(CallError::Malformed));
-        if let Err(e) = &answer {
-            tracing::warn!(provider = P::CODE, account_id = %self.account.id,
-                request = P::kind(req), error = %e.detail(), "bank call without a usable answer");
+        match &answer {
+            Ok(_) => tracing::debug!(provider = P::CODE, account_id = %self.account.id,
+                request = P::kind(req), "bank answered"),
+            Err(e) => tracing::warn!(provider = P::CODE, account_id = %self.account.id,
+                request = P::kind(req), error = %e.detail(), "bank call without a usable answer"),
         }
         answer
     }

@@ -1,3 +1,8 @@
+//! Capture and cancel, which address transactions the order read (`agreement`) finds.
+//!
+//! Capture: the authorization's `hostlogkey`, then `capt`; a failed read moved no money (an
+//! `Error`, or the bank's refusal), never `Unknown`.
+//!
 //! Cancel: resumable, safe to repeat, never leaving an authorization's hold open unsaid.
 //!
 //! Posnet reverses one transaction at a time; a captured authorization needs its capture
@@ -16,15 +21,15 @@
 //!   reversal that went through unseen is not sent again; still not confirmed →
 //!   `Unknown`, never `Error`: the capture's reversal moved money.
 
-use paygate_bankkit::Recheck;
 use std::time::Instant;
 
-use paygate_domain::{ports::BankOperation, BankOutcome, PosAccount};
+use paygate_bankkit::{Recheck, Session, StepRetry};
+use paygate_domain::{ports::BankOperation, BankOutcome};
 
 use crate::{
-    adapter::{Posnet, PosnetProvider},
-    codes, request, response,
+    agreement, codes, order_id, request, response,
     status::{self, Entry, Kind, Order},
+    wire, Posnet, Request,
 };
 
 /// What the order read before a reversal gave.
@@ -35,119 +40,168 @@ enum Read {
     Inconclusive(String),
 }
 
-impl PosnetProvider {
-    async fn read_order(&self, p: &Posnet, order_id: &str) -> Read {
-        let xml = request::agreement(p.terminal(), order_id);
-        let reply = match self.call(p, "agreement", order_id, &xml).await {
-            Ok(r) => r,
-            Err(e) => return Read::Inconclusive(e.message()),
+async fn read_order(s: &Session<'_, Posnet>, wire_order_id: &str) -> Read {
+    let reply = match s.call(&agreement(s.config(), wire_order_id)).await {
+        Ok(r) => r,
+        Err(e) => return Read::Inconclusive(e.describe()),
+    };
+    if !reply.is_approved() {
+        return if codes::is_not_found(reply.code()) {
+            Read::Refused(response::outcome(&reply))
+        } else {
+            Read::Inconclusive(format!("{}: {}", reply.code(), reply.resp_text))
         };
-        if !reply.is_approved() {
-            return if codes::is_not_found(reply.code()) {
-                Read::Refused(response::outcome(&reply))
-            } else {
-                Read::Inconclusive(format!("{}: {}", reply.code(), reply.resp_text))
-            };
-        }
-        match status::order(&reply) {
-            Ok(order) => Read::Order(order),
-            Err(why) => Read::Inconclusive(why),
-        }
     }
-
-    fn reverse_xml(p: &Posnet, e: &Entry) -> String {
-        request::reverse(
-            p.terminal(),
-            e.kind.reversal().unwrap_or(request::Reversal::Sale),
-            &e.host_log_key,
-            Some(&e.auth_code),
-        )
-    }
-
-    pub(crate) async fn cancel_order(
-        &self,
-        account: &PosAccount,
-        op: &BankOperation,
-    ) -> Result<BankOutcome, BankOutcome> {
-        let started = Instant::now();
-        let (p, order_id) = self.prepare(account, &op.order_id).await?;
-        let correlation = op.transaction_id.as_str();
-        let order = match self.read_order(&p, &order_id).await {
-            Read::Order(o) => o,
-            Read::Refused(outcome) => return Ok(outcome),
-            Read::Inconclusive(why) => {
-                return Ok(unknown(format!(
-                    "the order could not be read before the reversal ({why}); nothing was sent"
-                )))
-            }
-        };
-        if is_cancelled(&order) {
-            return Ok(already_cancelled());
-        }
-        let targets: Vec<Entry> = order.to_reverse().into_iter().cloned().collect();
-        let Some((first, rest)) = targets.split_first() else {
-            // Nothing approved to reverse (only failed attempts): the bank's own refusal.
-            let xml = request::reverse_by_order(p.terminal(), request::Reversal::Sale, &order_id);
-            return Ok(self.operate(&p, "reverse", correlation, &xml).await);
-        };
-        let outcome = self
-            .operate(&p, "reverse", correlation, &Self::reverse_xml(&p, first))
-            .await;
-        match (&outcome, rest.first()) {
-            (BankOutcome::Approved { .. }, Some(auth)) => Ok(self
-                .release_hold(account, &p, &order_id, correlation, auth.clone(), started)
-                .await),
-            _ => Ok(outcome),
-        }
-    }
-
-    /// Step 2: the authorization's reversal, retried within the budget.
-    async fn release_hold(
-        &self,
-        account: &PosAccount,
-        p: &Posnet,
-        order_id: &str,
-        correlation: &str,
-        auth: Entry,
-        started: Instant,
-    ) -> BankOutcome {
-        let step = |auth: Entry| async move {
-            self.operate(p, "reverse", correlation, &Self::reverse_xml(p, &auth))
-                .await
-        };
-        let recheck = || async {
-            let Read::Order(order) = self.read_order(p, order_id).await else {
-                return Recheck::Unread;
-            };
-            if is_cancelled(&order) {
-                return Recheck::Done(already_cancelled());
-            }
-            match order.to_reverse().as_slice() {
-                [only] if only.kind == Kind::Auth => Recheck::Again((*only).clone()),
-                _ => {
-                    Recheck::Changed("the order changed while its authorization was being released")
-                }
-            }
-        };
-        let timeout = self.transport.timeout();
-        match self
-            .retry
-            .finish_step(timeout, started, auth, step, recheck)
-            .await
-        {
-            Some(outcome) => outcome,
-            None => {
-                tracing::warn!(provider = crate::PROVIDER_CODE, account_id = %account.id,
-                    order_id = %order_id, "capture reversed; the authorization's reversal is not confirmed");
-                unknown(
-                    "the capture was reversed but the authorization's reversal is not confirmed"
-                        .to_owned(),
-                )
-            }
-        }
+    match status::order(&reply) {
+        Ok(order) => Read::Order(order),
+        Err(why) => Read::Inconclusive(why),
     }
 }
 
+/// The order's transactions, before a capture. A failure here moved no money.
+async fn lookup(s: &Session<'_, Posnet>, wire_order_id: &str) -> Result<Order, BankOutcome> {
+    let reply = s
+        .call(&agreement(s.config(), wire_order_id))
+        .await
+        .map_err(|e| BankOutcome::Error {
+            code: e.code().to_owned(),
+            message: format!("order lookup before capture failed: {}", e.describe()),
+        })?;
+    if !reply.is_approved() {
+        return Err(response::outcome(&reply));
+    }
+    let order = status::order(&reply).map_err(|why| BankOutcome::Error {
+        code: "response".to_owned(),
+        message: format!("order lookup before capture: {why}"),
+    })?;
+    if order.entries.is_empty() {
+        return Err(BankOutcome::Declined {
+            code: codes::NOT_FOUND.to_owned(),
+            message: codes::text(codes::NOT_FOUND).to_owned(),
+            after_cutoff: false,
+        });
+    }
+    Ok(order)
+}
+
+/// `agreement`, then `capt` of the authorization it finds.
+pub(crate) async fn capture(
+    s: &Session<'_, Posnet>,
+    op: &BankOperation,
+) -> Result<BankOutcome, BankOutcome> {
+    let cfg = s.config();
+    let wire_id = order_id(cfg, &op.order_id).map_err(|r| r.outcome())?;
+    let order = lookup(s, &wire_id).await?;
+    let target = order
+        .to_capture()
+        .map(|e| e.host_log_key.clone())
+        .unwrap_or_default();
+    let req = Request {
+        what: "capt",
+        correlation: op.transaction_id.as_str().to_owned(),
+        xml: request::capt(
+            cfg.terminal(),
+            &target,
+            &wire::wire_amount(op.amount),
+            cfg.currency(op.currency),
+        ),
+    };
+    Ok(s.send(&req).await)
+}
+
+fn reverse(s: &Session<'_, Posnet>, correlation: &str, e: &Entry) -> Request {
+    Request {
+        what: "reverse",
+        correlation: correlation.to_owned(),
+        xml: request::reverse(
+            s.config().terminal(),
+            e.kind.reversal().unwrap_or(request::Reversal::Sale),
+            &e.host_log_key,
+            Some(&e.auth_code),
+        ),
+    }
+}
+
+pub(crate) async fn cancel_order(
+    s: &Session<'_, Posnet>,
+    retry: StepRetry,
+    op: &BankOperation,
+) -> Result<BankOutcome, BankOutcome> {
+    let started = Instant::now();
+    let wire_id = order_id(s.config(), &op.order_id).map_err(|r| r.outcome())?;
+    let correlation = op.transaction_id.as_str();
+    let order = match read_order(s, &wire_id).await {
+        Read::Order(o) => o,
+        Read::Refused(outcome) => return Ok(outcome),
+        Read::Inconclusive(why) => {
+            return Ok(unknown(format!(
+                "the order could not be read before the reversal ({why}); nothing was sent"
+            )))
+        }
+    };
+    if is_cancelled(&order) {
+        return Ok(already_cancelled());
+    }
+    let targets: Vec<Entry> = order.to_reverse().into_iter().cloned().collect();
+    let Some((first, rest)) = targets.split_first() else {
+        // Nothing approved to reverse (only failed attempts): the bank's own refusal.
+        let req = Request {
+            what: "reverse",
+            correlation: correlation.to_owned(),
+            xml: request::reverse_by_order(
+                s.config().terminal(),
+                request::Reversal::Sale,
+                &wire_id,
+            ),
+        };
+        return Ok(s.send(&req).await);
+    };
+    let outcome = s.send(&reverse(s, correlation, first)).await;
+    match (&outcome, rest.first()) {
+        (BankOutcome::Approved { .. }, Some(auth)) => {
+            Ok(release_hold(s, retry, &wire_id, correlation, auth.clone(), started).await)
+        }
+        _ => Ok(outcome),
+    }
+}
+
+/// Step 2: the authorization's reversal, retried within the budget.
+async fn release_hold(
+    s: &Session<'_, Posnet>,
+    retry: StepRetry,
+    wire_order_id: &str,
+    correlation: &str,
+    auth: Entry,
+    started: Instant,
+) -> BankOutcome {
+    let step = |auth: Entry| async move { s.send(&reverse(s, correlation, &auth)).await };
+    let recheck = || async {
+        let Read::Order(order) = read_order(s, wire_order_id).await else {
+            return Recheck::Unread;
+        };
+        if is_cancelled(&order) {
+            return Recheck::Done(already_cancelled());
+        }
+        match order.to_reverse().as_slice() {
+            [only] if only.kind == Kind::Auth => Recheck::Again((*only).clone()),
+            _ => Recheck::Changed("the order changed while its authorization was being released"),
+        }
+    };
+    match retry
+        .finish_step(s.call_timeout(), started, auth, step, recheck)
+        .await
+    {
+        Some(outcome) => outcome,
+        None => {
+            tracing::warn!(provider = crate::PROVIDER_CODE, account_id = %s.account().id,
+                order_id = %wire_order_id, "capture reversed; the authorization's reversal is not confirmed");
+            unknown(
+                "the capture was reversed but the authorization's reversal is not confirmed"
+                    .to_owned(),
+            )
+        }
+    }
+}
 /// Approved once, nothing live now, nothing refunded: fully reversed.
 fn is_cancelled(order: &Order) -> bool {
     order.original.is_some() && order.live.is_empty() && order.refunded == 0

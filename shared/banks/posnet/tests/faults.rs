@@ -218,7 +218,7 @@ async fn card_data_never_reaches_the_logs() {
 
     let logged = String::from_utf8_lossy(&sink.0.lock().unwrap()).into_owned();
     assert!(
-        logged.contains("pointInquiry") && logged.contains("posnet answered"),
+        logged.contains("pointInquiry") && logged.contains("bank answered"),
         "the log was captured: {logged}"
     );
     for secret in [

@@ -348,7 +348,7 @@ async fn wrong_credentials_get_the_bank_auth_error_as_error() {
     // Missing credentials: stopped before sending.
     let empty = bank.account_with("acc_empty1", &[("mid", MID)]);
     assert!(
-        matches!(bank.provider.refund(&empty, &op).await, BankOutcome::Error { code, .. } if code == "credentials")
+        matches!(bank.provider.refund(&empty, &op).await, BankOutcome::Error { code, .. } if code == "config")
     );
     // The sale was untouched by all of it.
     assert_eq!(bank.query("PGCRED1").await.state, BankState::Approved);
@@ -405,7 +405,7 @@ async fn order_ids_are_formatted_per_account_and_never_truncated() {
         &[("mid", MID), ("tid", TID), ("currencyCodeTry", "YTL")],
     );
     assert!(
-        matches!(bank.provider.refund(&bad, &op("PGYT1", 1_000)).await, BankOutcome::Error { code, .. } if code == "credentials")
+        matches!(bank.provider.refund(&bad, &op("PGYT1", 1_000)).await, BankOutcome::Error { code, .. } if code == "config")
     );
 }
 
@@ -460,10 +460,9 @@ async fn the_test_order_helper_fails_against_a_real_bank() {
         .register(&real, &order)
         .await
     {
-        Err(StoreError::Unavailable(msg)) => assert!(
-            msg.contains("/real/_sim/orders") && msg.contains("404"),
-            "{msg}"
-        ),
+        Err(StoreError::Unavailable(msg)) => {
+            assert!(msg.contains("simulator") && msg.contains("404"), "{msg}")
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -471,6 +470,7 @@ async fn the_test_order_helper_fails_against_a_real_bank() {
 #[test]
 fn the_support_matrix_is_all_five_operations() {
     let provider = paygate_bank_posnet::PosnetProvider::new(
+        paygate_bank_posnet::Posnet::default(),
         paygate_bankkit::BankTransport::new(std::time::Duration::from_secs(1)).unwrap(),
         std::sync::Arc::new(paygate_bankkit::MemoryCredentials::default()),
     );

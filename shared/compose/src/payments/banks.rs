@@ -81,7 +81,11 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             t.clone(),
             c.clone(),
         )))
-        .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(t, c))))
+        .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(
+            paygate_bank_posnet::Posnet::default(),
+            t,
+            c,
+        ))))
 }
 
 fn payments(w: &Wiring) -> Result<Arc<DynamoPayments>, ConfigError> {

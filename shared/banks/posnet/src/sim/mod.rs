@@ -6,7 +6,7 @@
 //! contradict them), malformed fields, unknown references and every rule in [`rules`].
 //!
 //! Admin routes (not Posnet's): `POST /_sim/orders` (a `TestOrder` plus `mid`; the order id
-//! in its 24-character bank form), `POST /_sim/end-of-day`, `POST /_sim/faults` (JSON
+//! in its 24-character bank form, or the gateway's with `orderIdPrefix`), `POST /_sim/end-of-day`, `POST /_sim/faults` (JSON
 //! `{latencyMs, technicalErrors, dropAfterProcessing, dropBeforeProcessing, only}`; `only`
 //! names the one operation element the faults hit, e.g. `"capt"`, so the order lookup before
 //! a capture can pass while the capture itself is dropped). Nothing is logged: requests can
@@ -156,8 +156,13 @@ async fn service(State(sim): State<Sim>, headers: HeaderMap, body: Bytes) -> Res
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct OrderBody {
     mid: String,
+    /// The account's order id prefix (the adapter's test-order route sends it): the order id
+    /// is then the gateway's, turned into its 24-character bank form here.
+    #[serde(default)]
+    order_id_prefix: Option<String>,
     #[serde(flatten)]
     order: TestOrder,
 }
@@ -170,7 +175,19 @@ fn admin_error(status: StatusCode, code: &str, text: &str) -> Response {
         .into_response()
 }
 
-async fn register(State(sim): State<Sim>, Json(body): Json<OrderBody>) -> Response {
+async fn register(State(sim): State<Sim>, Json(mut body): Json<OrderBody>) -> Response {
+    if let Some(prefix) = &body.order_id_prefix {
+        match wire::wire_order_id(&body.order.order_id, prefix) {
+            Ok(id) => body.order.order_id = id,
+            Err(_) => {
+                return admin_error(
+                    StatusCode::BAD_REQUEST,
+                    codes::BAD_PACKET,
+                    "PAKET HATALI (ORDERID)",
+                )
+            }
+        }
+    }
     let o = &body.order;
     if body.mid != sim.creds.mid {
         return admin_error(

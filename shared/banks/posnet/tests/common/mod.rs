@@ -6,7 +6,7 @@ use std::{sync::Arc, time::Duration};
 use paygate_bank_posnet::{
     response::{self, Reply},
     sim::{self, SimCredentials},
-    wire, PosnetProvider,
+    wire, Posnet, PosnetProvider,
 };
 use paygate_bankkit::{
     sim::SimServer, sim::SimState, AccountCredentials, BankTransport, MemoryCredentials, StepRetry,
@@ -70,11 +70,15 @@ impl Bank {
             ),
         );
         let transport = BankTransport::new(timeout).unwrap();
-        let provider = PosnetProvider::new(transport, creds.clone()).with_step_retry(StepRetry {
-            retries: 3,
-            backoff: Duration::from_millis(5),
-            budget: Duration::from_secs(10),
-        });
+        let provider = PosnetProvider::new(
+            Posnet::with_step_retry(StepRetry {
+                retries: 3,
+                backoff: Duration::from_millis(5),
+                budget: Duration::from_secs(10),
+            }),
+            transport,
+            creds.clone(),
+        );
         Self {
             server,
             state,
