@@ -227,13 +227,7 @@ pub trait Protocol: Send + Sync + Sized + 'static {
         currency: Currency,
     ) -> PointsResult {
         match self.request(s.config(), Op::Points { card, currency }) {
-            Ok(req) => match s.call(&req).await {
-                Ok(reply) => self.points(&reply),
-                Err(e) => {
-                    let (code, message) = e.code_and_message();
-                    PointsResult::Error { code, message }
-                }
-            },
+            Ok(req) => s.inquire(&req).await,
             Err(refused) => refused.points(),
         }
     }
@@ -327,6 +321,17 @@ impl<'a, P: Protocol> Session<'a, P> {
         match self.call(req).await {
             Ok(reply) => self.adapter.protocol.status(&reply),
             Err(e) => e.status(),
+        }
+    }
+
+    /// Sends a points inquiry and reads the balances.
+    pub async fn inquire(&self, req: &P::Request<'_>) -> PointsResult {
+        match self.call(req).await {
+            Ok(reply) => self.adapter.protocol.points(&reply),
+            Err(e) => {
+                let (code, message) = e.code_and_message();
+                PointsResult::Error { code, message }
+            }
         }
     }
 

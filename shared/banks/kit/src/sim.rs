@@ -16,7 +16,10 @@ use std::{
     time::Duration,
 };
 
-use paygate_domain::{ports::TestOrderState, Currency};
+use paygate_domain::{
+    ports::{TestOrder, TestOrderState},
+    Currency,
+};
 
 pub mod faults;
 mod serve;
@@ -206,6 +209,18 @@ impl OrderBook {
     }
 
     /// Registers an order as the test helper asks (`settled` puts it before today).
+    /// [`Self::register`] of a test order the adapter's test-order route sent.
+    pub fn register_test_order(&mut self, client: &str, o: &TestOrder) -> Result<(), Refusal> {
+        self.register(
+            client,
+            &o.order_id,
+            o.amount,
+            o.currency,
+            o.state,
+            o.settled,
+        )
+    }
+
     pub fn register(
         &mut self,
         client: &str,

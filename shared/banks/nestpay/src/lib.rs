@@ -180,19 +180,11 @@ impl Protocol for Nestpay {
                 message: "the card's expiry is not a valid month and year".to_owned(),
             };
         };
-        match s
-            .call(&Request::MaxiPuan {
-                card: &fields,
-                currency,
-            })
-            .await
-        {
-            Ok(reply) => points_of(&reply),
-            Err(e) => PointsResult::Error {
-                code: "transport".to_owned(),
-                message: e.describe(),
-            },
-        }
+        s.inquire(&Request::MaxiPuan {
+            card: &fields,
+            currency,
+        })
+        .await
     }
 
     /// The simulator's admin route: `POST <endpointUrl>/_sim/orders` with the client id.

@@ -204,13 +204,7 @@ impl Protocol for Posnet {
             correlation: format!("PI{account}{seq:08}"),
             xml: request::point_inquiry(s.config().terminal(), &number, &exp),
         };
-        match s.call(&req).await {
-            Ok(reply) => response::points(&reply),
-            Err(e) => {
-                let (code, message) = e.code_and_message();
-                PointsResult::Error { code, message }
-            }
-        }
+        s.inquire(&req).await
     }
 
     /// The simulator's `POST <origin>/_sim/orders`, for the account's merchant number and

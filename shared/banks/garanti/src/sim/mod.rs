@@ -265,14 +265,10 @@ async fn register_order(
         return (StatusCode::FORBIDDEN, "unknown terminal or merchant".into());
     }
     let o = &req.order;
-    let registered = sim.state.book().register(
-        &sim.creds.terminal_id,
-        &o.order_id,
-        o.amount,
-        o.currency,
-        o.state,
-        o.settled,
-    );
+    let registered = sim
+        .state
+        .book()
+        .register_test_order(&sim.creds.terminal_id, o);
     match registered {
         Ok(()) => (StatusCode::CREATED, "registered".into()),
         Err(Refusal::Duplicate) => (StatusCode::CONFLICT, "order id already used".into()),

@@ -278,14 +278,7 @@ async fn admin_order(State(sim): State<Arc<Nestpay>>, Json(body): Json<AdminOrde
         return (StatusCode::NOT_FOUND, "unknown clientId").into_response();
     }
     let o = &body.order;
-    let registered = sim.state.book().register(
-        &body.client_id,
-        &o.order_id,
-        o.amount,
-        o.currency,
-        o.state,
-        o.settled,
-    );
+    let registered = sim.state.book().register_test_order(&body.client_id, o);
     match registered {
         Ok(()) => StatusCode::CREATED.into_response(),
         Err(Refusal::Duplicate) => (

@@ -205,14 +205,7 @@ async fn register(State(sim): State<Sim>, Json(mut body): Json<OrderBody>) -> Re
             "PAKET HATALI (ORDERID/AMOUNT)",
         );
     }
-    let result = sim.state.book().register(
-        &body.mid,
-        &o.order_id,
-        o.amount,
-        o.currency,
-        o.state,
-        o.settled,
-    );
+    let result = sim.state.book().register_test_order(&body.mid, o);
     match result {
         Ok(()) => Json(json!({ "ok": true })).into_response(),
         Err(Refusal::Duplicate) => admin_error(
