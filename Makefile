@@ -133,6 +133,7 @@ bench: venv
 	@mkdir -p target/bench
 	gcc -O2 -o target/bench/floor infra/bench/floor/floor.c
 	$(MOTO) BENCH_FLOOR=$(CURDIR)/target/bench/floor cargo run -q -p paygate-bench --bin paygate-bench
+	cargo run --release -q -p paygate-bench --bin handler-cpu
 
 # cargo-lambda (pip, brings zig) cross-compiles every function once; each template.yaml
 # function's CodeUri points at target/lambda/<bin>/. The arm64 Rust std comes from
