@@ -127,13 +127,16 @@ chaos: venv
 # table (init median/p90 to the first GET /next, callgrind instructions when valgrind is
 # present, first and warm event over moto, peak RSS, stripped and zip sizes; arm64 zips when
 # `make build-lambda` has run). BENCH_RUNS (15), BENCH_EVENT_RUNS (3), BENCH_ONLY=a,b,
-# BENCH_CALLGRIND=0. Then the handler CPU figures (handler-cpu).
+# BENCH_CALLGRIND=0. Then the handler CPU figures (infra/bench/src/bin/handler-cpu.rs:
+# BENCH_CPU_ROUNDS, BENCH_CPU_OPS) and the webhook deliverer's throughput
+# (tests/benches/webhook_throughput.rs: BENCH_WEBHOOK_DELIVERIES).
 bench: venv
 	cargo build --release $(addprefix --bin ,$(LAMBDA_BINS))
 	@mkdir -p target/bench
 	gcc -O2 -o target/bench/floor infra/bench/floor/floor.c
 	$(MOTO) BENCH_FLOOR=$(CURDIR)/target/bench/floor cargo run -q -p paygate-bench --bin paygate-bench
 	cargo run --release -q -p paygate-bench --bin handler-cpu
+	cargo bench -q -p paygate-tests --bench webhook_throughput
 
 # cargo-lambda (pip, brings zig) cross-compiles every function once; each template.yaml
 # function's CodeUri points at target/lambda/<bin>/. The arm64 Rust std comes from
