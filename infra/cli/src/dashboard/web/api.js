@@ -1,5 +1,5 @@
 "use strict";
-// paygate dashboard: what every page shares. No framework and no innerHTML: every value
+// paygate dashboard: what every page shares. No framework and no HTML parsing: every value
 // reaches the page through text nodes or attributes set one by one (PG.el), so nothing the
 // API returns is ever parsed as HTML.
 
