@@ -216,7 +216,7 @@ def main():
             executable_path=args.chromium,
             headless=True,
             args=FLAGS,
-            viewport={"width": 1280, "height": 860},
+            viewport={"width": 1200, "height": 560},
         )
         try:
             page = ctx.new_page()

@@ -175,9 +175,7 @@ pub async fn aws_chain_signer(region: &str) -> Result<Signer, CliError> {
 }
 
 /// [`aws_chain_signer`] and when the credentials expire (`None`: long-term keys).
-pub async fn aws_chain_credentials(
-    region: &str,
-) -> Result<(Signer, Option<SystemTime>), CliError> {
+pub async fn aws_chain_credentials(region: &str) -> Result<(Signer, Option<SystemTime>), CliError> {
     use aws_credential_types::provider::ProvideCredentials;
     let conf = aws_config::defaults(aws_config::BehaviorVersion::latest())
         .region(aws_config::Region::new(region.to_owned()))

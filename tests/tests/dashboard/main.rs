@@ -6,6 +6,7 @@
 //! Needs `/usr/bin/chromium` and `.venv/pw` (Playwright): `bash scripts/chromium.sh`, which
 //! `make test` runs first. With `PAYGATE_DASHBOARD_SHOTS=<dir>` the script also writes the
 //! README's screenshots there (`make dashboard-screenshots`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::{path::PathBuf, process::Stdio, time::Duration};
 
@@ -111,7 +112,10 @@ async fn the_dashboard_works_in_headless_chromium() {
         "the browser test failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
-    assert!(stdout.contains("dashboard browser test: passed"), "{stdout}");
+    assert!(
+        stdout.contains("dashboard browser test: passed"),
+        "{stdout}"
+    );
     // AND the receiver saw what the page did: one test event at /ok, three attempts at /fail
     assert_eq!(rx.hooks_to("/ok").len(), 1);
     let fail: Vec<_> = rx.hooks_to("/fail");

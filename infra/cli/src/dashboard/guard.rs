@@ -143,7 +143,9 @@ pub fn method_ok(method: &str) -> Result<(), Refusal> {
 /// The segments of a forwardable path (`/admin/v1/merchants/<id>/<at least one more>`), or
 /// the refusal.
 pub fn admin_segments(path: &str) -> Result<Vec<&str>, Refusal> {
-    let rest = path.strip_prefix("/admin/v1/merchants/").ok_or(Refusal::Path)?;
+    let rest = path
+        .strip_prefix("/admin/v1/merchants/")
+        .ok_or(Refusal::Path)?;
     let segments: Vec<&str> = rest.split('/').collect();
     let plain = |s: &&str| {
         !s.is_empty()
@@ -166,7 +168,9 @@ pub fn admin_segments(path: &str) -> Result<Vec<&str>, Refusal> {
 pub fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
     let Some(q) = query else { return Vec::new() };
     url::form_urlencoded::parse(q.as_bytes())
-        .filter(|(k, _)| !k.is_empty() && k.len() <= 32 && k.bytes().all(|b| b.is_ascii_alphabetic()))
+        .filter(|(k, _)| {
+            !k.is_empty() && k.len() <= 32 && k.bytes().all(|b| b.is_ascii_alphabetic())
+        })
         .take(10)
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect()

@@ -67,9 +67,7 @@ impl SignerSource {
                 clock,
             } => {
                 let mut cur = current.lock().await;
-                let stale = cur
-                    .1
-                    .is_some_and(|exp| exp <= clock() + REFRESH_BEFORE);
+                let stale = cur.1.is_some_and(|exp| exp <= clock() + REFRESH_BEFORE);
                 if stale {
                     *cur = aws_chain_credentials(region).await?;
                 }

@@ -131,7 +131,9 @@ async fn route(d: &Dashboard, req: Request) -> Response {
     match assets::get(&path) {
         Some(asset) => {
             let body = if asset.is_page {
-                asset.body.replace(assets::TOKEN_PLACEHOLDER, d.guard.token())
+                asset
+                    .body
+                    .replace(assets::TOKEN_PLACEHOLDER, d.guard.token())
             } else {
                 asset.body.to_owned()
             };

@@ -97,11 +97,7 @@ async fn dashboard(base: &str) -> u16 {
         signing: "test credentials".to_owned(),
         clock: crate::client::system_now,
     };
-    tokio::spawn(server::serve(
-        listener,
-        Arc::new(d),
-        std::future::pending(),
-    ));
+    tokio::spawn(server::serve(listener, Arc::new(d), std::future::pending()));
     port
 }
 
@@ -165,7 +161,12 @@ fn assert_signed(seen: &Seen, upstream_host: &str) {
     let headers: Vec<(&str, &str)> = auth
         .signed_headers
         .iter()
-        .map(|h| (h.as_str(), seen.header(h).unwrap_or_else(|| panic!("{h} sent"))))
+        .map(|h| {
+            (
+                h.as_str(),
+                seen.header(h).unwrap_or_else(|| panic!("{h} sent")),
+            )
+        })
         .collect();
     let uri = format!("http://{upstream_host}{}", seen.uri);
     let expected = compute_signature(
@@ -242,17 +243,28 @@ async fn only_admin_merchant_paths_and_methods_reach_the_api() {
         ("POST", "/v1/payments/pay_1/capture", 405),
         ("GET", "/admin/v2/merchants/m/webhook-endpoints", 404),
         ("GET", "/admin/v1/merchants/m", 404),
-        ("GET", "/admin/v1/merchants/m/%2e%2e/%2e%2e/v1/payments", 404),
+        (
+            "GET",
+            "/admin/v1/merchants/m/%2e%2e/%2e%2e/v1/payments",
+            404,
+        ),
         ("GET", "/admin/v1/merchants/m/a%2Fb", 404),
         ("PUT", "/admin/v1/merchants/m/webhook-endpoints", 405),
-        ("GET", "/admin/v1/merchants/m/webhook-endpoints/../../../../v1/payments/p", 404),
+        (
+            "GET",
+            "/admin/v1/merchants/m/webhook-endpoints/../../../../v1/payments/p",
+            404,
+        ),
         ("GET", "/https://evil.example/admin/v1/merchants/m/x", 404),
     ] {
         let (status, _, body) = Call::new(port, method, path).send(port).await;
         assert_eq!(status, want, "{method} {path}: {body}");
         let v: Value = serde_json::from_str(&body).unwrap();
         assert!(
-            v["error"]["code"].as_str().unwrap().starts_with("dashboard_"),
+            v["error"]["code"]
+                .as_str()
+                .unwrap()
+                .starts_with("dashboard_"),
             "{body}"
         );
     }
