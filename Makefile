@@ -14,6 +14,8 @@
 #   make chaos         the money-safety soak, longer and with its figures (PAYGATE_SOAK_OPS, PAYGATE_SOAK_SEED)
 #   make fuzz          cargo-fuzz on the parsers of untrusted input, FUZZ_SECONDS (60) per target (README, Fuzzing)
 #   make cli ARGS="…"  the paygate CLI (cargo run -p paygate-cli -- $ARGS), e.g. ARGS="--local endpoints list"
+#   make dashboard     the dashboard web page at http://127.0.0.1:3001 against make dev (paygate --local dashboard)
+#   make dashboard-screenshots  the README's dashboard PNGs into docs/img/ (headless Chromium)
 #
 # Python tools (moto, cfn-lint, cargo-lambda, aws-sam-cli) live in .venv/, pinned and
 # installed on demand by scripts/venv.sh; a fresh clone needs only python3, cargo and rustup.
@@ -31,7 +33,7 @@ LAMBDA_BINS := $(shell sed -n 's|^ *CodeUri: target/lambda/\([A-Za-z0-9_-]*\)/ *
 LAMBDA_TARGET := aarch64-unknown-linux-gnu
 STAGE ?= dev
 
-.PHONY: fuzz bench chaos help venv toolchain dev test lint audit audit-tools fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli
+.PHONY: fuzz bench chaos help venv toolchain dev test lint audit audit-tools fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli browser dashboard dashboard-screenshots
 
 help:
 	@sed -n 's/^#   make /  make /p' $(MAKEFILE_LIST)
@@ -68,6 +70,20 @@ listen-cert:
 ARGS ?= --help
 cli:
 	cargo run -q -p paygate-cli -- $(ARGS)
+
+# `paygate dashboard` with the local admin credentials against `make dev` (start that first):
+# http://127.0.0.1:$${PAYGATE_DASHBOARD_PORT:-3001}, the API at $${PAYGATE_API_URL:-http://127.0.0.1:3000}.
+dashboard:
+	cargo run -q -p paygate-cli -- --local dashboard
+
+# Debian's chromium (apt-get, only when /usr/bin/chromium is missing) and Playwright (PyPI,
+# .venv/pw) for the dashboard's browser test; never Playwright's own browser download.
+browser:
+	@bash scripts/chromium.sh
+
+# The dashboard's browser test with screenshots: writes docs/img/dashboard-*.png.
+dashboard-screenshots: venv browser
+	PAYGATE_DASHBOARD_SHOTS=$(CURDIR)/docs/img $(MOTO) cargo test -p paygate-tests --test dashboard -- --nocapture
 
 fmt:
 	cargo fmt --all
@@ -112,7 +128,9 @@ sam-validate:
 # One process per test binary, so each binary shares one moto server across its tests
 # (nextest's process-per-test would start a moto for every test).
 # scripts/venv.sh schemathesis: .venv/st for the conformance run (tests/tests/conformance.rs).
-test: venv lint
+# scripts/chromium.sh: /usr/bin/chromium and .venv/pw for the dashboard's browser test
+# (tests/tests/dashboard).
+test: venv browser lint
 	@bash scripts/venv.sh schemathesis
 	$(MOTO) cargo test --workspace --no-fail-fast
 

@@ -30,6 +30,11 @@ pub struct Ctx {
     pub api_key: Option<String>,
     /// Present when the command calls the admin API.
     pub signer: Option<Signer>,
+    /// Whether `signer` came from the AWS credential chain (and so may expire and be
+    /// resolved again: `paygate dashboard` runs for hours).
+    pub signer_from_chain: bool,
+    /// Every merchant of the seed file with `--local` (seed order), else none.
+    pub seed_merchants: Vec<String>,
     /// Print the API's JSON as is.
     pub json: bool,
     pub http: reqwest::Client,
@@ -166,6 +171,11 @@ pub fn parse_seed(text: &str) -> Result<LocalSeed, String> {
 /// Credentials from the standard AWS chain (environment, profiles, SSO, process, web
 /// identity, container and instance roles), resolved once.
 pub async fn aws_chain_signer(region: &str) -> Result<Signer, CliError> {
+    aws_chain_credentials(region).await.map(|(s, _)| s)
+}
+
+/// [`aws_chain_signer`] and when the credentials expire (`None`: long-term keys).
+pub async fn aws_chain_credentials(region: &str) -> Result<(Signer, Option<SystemTime>), CliError> {
     use aws_credential_types::provider::ProvideCredentials;
     let conf = aws_config::defaults(aws_config::BehaviorVersion::latest())
         .region(aws_config::Region::new(region.to_owned()))
@@ -179,14 +189,15 @@ pub async fn aws_chain_signer(region: &str) -> Result<Signer, CliError> {
         .provide_credentials()
         .await
         .map_err(|e| CliError::Credentials(format!("{}; {hint}", client::error_chain(&e))))?;
-    Ok(Signer {
+    let signer = Signer {
         key: crate::sigv4::AccessKey {
             access_key_id: creds.access_key_id().to_owned(),
             secret_access_key: creds.secret_access_key().to_owned(),
         },
         session_token: creds.session_token().map(str::to_owned),
         region: region.to_owned(),
-    })
+    };
+    Ok((signer, creds.expiry()))
 }
 
 /// Builds the context of a command. `admin`: whether it calls the admin API (only then are
@@ -196,8 +207,10 @@ pub async fn context(global: &Global, admin: bool) -> Result<Ctx, CliError> {
     let mut merchant = global.merchant.clone();
     let mut api_key = global.api_key.clone();
     let mut signer = None;
+    let mut seed_merchants = Vec::new();
     if global.local {
         let seed = read_seed(&seed_path(global.seed.as_deref()))?;
+        seed_merchants.clone_from(&seed.merchants);
         if merchant.is_none() {
             merchant = seed.merchants.first().cloned();
         }
@@ -223,7 +236,9 @@ pub async fn context(global: &Global, admin: bool) -> Result<Ctx, CliError> {
         base,
         merchant,
         api_key,
+        signer_from_chain: signer.is_some() && !global.local,
         signer,
+        seed_merchants,
         json: global.json,
         http: client::http_client()?,
         clock: client::system_now,

@@ -8,6 +8,8 @@
 //! * `listen`: a local HTTPS receiver, registered as an endpoint, printing each webhook
 //!   verified.
 //! * `verify`: check an `X-Svc-Signature` against a body.
+//! * `dashboard`: the same admin operations as a web page on `127.0.0.1`, each call signed
+//!   here ([`dashboard`]).
 //!
 //! [`run`] is the whole program (the binary only parses and calls it); [`run_async`] and
 //! the command modules are what tests drive.
@@ -15,6 +17,7 @@
 pub mod client;
 pub mod commands;
 pub mod config;
+pub mod dashboard;
 pub mod error;
 pub mod listen;
 pub mod model;
@@ -102,6 +105,8 @@ pub enum Command {
     Listen(ListenArgs),
     /// Verify a webhook's X-Svc-Signature against its raw body; prints `ok` or the reason.
     Verify(VerifyArgs),
+    /// Serve the dashboard web page on http://127.0.0.1:3001 (each admin call signed here).
+    Dashboard(dashboard::DashboardArgs),
 }
 
 /// Runs a parsed command line; returns the process exit status.

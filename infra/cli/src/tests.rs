@@ -289,3 +289,21 @@ fn the_command_tree_is_consistent() {
     use clap::CommandFactory;
     Cli::command().debug_assert();
 }
+
+#[test]
+fn dashboard_takes_a_port_and_defaults_to_3001() {
+    let Command::Dashboard(a) = parse(&["--local", "dashboard"]).command else {
+        panic!("not dashboard")
+    };
+    assert_eq!(a.port, crate::dashboard::DEFAULT_PORT);
+    assert_eq!(a.port, 3001);
+    let Command::Dashboard(a) = parse(&["dashboard", "--port", "0"]).command else {
+        panic!("not dashboard")
+    };
+    assert_eq!(a.port, 0);
+    assert!(needs_admin_for(&["dashboard"]));
+}
+
+fn needs_admin_for(args: &[&str]) -> bool {
+    commands::needs_admin(&parse(args).command)
+}

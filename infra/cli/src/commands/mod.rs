@@ -16,7 +16,10 @@ pub fn needs_admin(command: &Command) -> bool {
     match command {
         Command::Trigger(_) | Command::Verify(_) => false,
         Command::Listen(a) => !a.init_cert && a.secret.is_none(),
-        Command::Endpoints(_) | Command::Deliveries(_) | Command::TestEvent(_) => true,
+        Command::Endpoints(_)
+        | Command::Deliveries(_)
+        | Command::TestEvent(_)
+        | Command::Dashboard(_) => true,
     }
 }
 
@@ -33,6 +36,7 @@ pub async fn execute(
         Command::TestEvent(a) => endpoints::test_event(ctx, &a.id, out).await.map(drop),
         Command::Trigger(a) => trigger::run(ctx, a, out).await.map(drop),
         Command::Listen(a) => listen::run(ctx, a, out, shutdown).await,
+        Command::Dashboard(a) => crate::dashboard::run(ctx, a, out, shutdown).await,
         Command::Verify(_) => Err(CliError::usage("verify runs without a context")),
     }
 }

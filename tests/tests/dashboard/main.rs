@@ -1,0 +1,126 @@
+//! The dashboard in a real browser: a local stack, `paygate dashboard` (`--local`) over
+//! it, and a merchant's HTTPS receiver (`/ok` answers 200; `/fail` answers 500 twice, then
+//! 200), all on free ports; then `tests/browser/dashboard.py` drives the page in Debian's
+//! headless Chromium with Playwright (see the script for its scenarios) and must pass.
+//!
+//! Needs `/usr/bin/chromium` and `.venv/pw` (Playwright): `bash scripts/chromium.sh`, which
+//! `make test` runs first. With `PAYGATE_DASHBOARD_SHOTS=<dir>` the script also writes the
+//! README's screenshots there (`make dashboard-screenshots`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::{path::PathBuf, process::Stdio, time::Duration};
+
+use clap::Parser;
+use paygate_domain::webhook::RetrySchedule;
+use paygate_tests::{
+    receiver::{Answer, Receiver},
+    Stack, WebhookOptions,
+};
+
+/// The repository root (this crate is `tests/`).
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_works_in_headless_chromium() {
+    let python = root().join(".venv/pw/bin/python");
+    let chromium = PathBuf::from("/usr/bin/chromium");
+    assert!(
+        python.is_file() && chromium.is_file(),
+        "the browser test needs {} and {}: run `bash scripts/chromium.sh` (make test does)",
+        chromium.display(),
+        python.display()
+    );
+
+    // GIVEN a receiver, and a stack that reaches it, retrying once after 1 s
+    let rx = Receiver::start().await;
+    rx.script("/fail", [Answer::Status(500), Answer::Status(500)]);
+    let stack = Stack::start_with_webhooks(
+        "dash",
+        WebhookOptions {
+            sender: rx.sender_config(Duration::from_secs(2)),
+            schedule: RetrySchedule::parse("1s").expect("a retry schedule"),
+            sweep_every: Duration::from_secs(1),
+            sweep_grace: Duration::from_secs(10),
+            idle_poll: Duration::from_millis(100),
+            secret_cache_ttl: Duration::ZERO,
+        },
+    )
+    .await;
+
+    // AND `paygate --local --api-url <stack> dashboard --port 0`, as `make dashboard` runs it
+    let seed = root().join("infra/local/seed.json");
+    let cli = paygate_cli::Cli::try_parse_from([
+        "paygate",
+        "--local",
+        "--seed",
+        seed.to_str().expect("a UTF-8 path"),
+        "--api-url",
+        &stack.url,
+        "dashboard",
+        "--port",
+        "0",
+    ])
+    .expect("the command line parses");
+    let ctx = paygate_cli::config::context(&cli.global, true)
+        .await
+        .expect("the local context");
+    let (listener, dashboard) = paygate_cli::dashboard::bind(&ctx, 0)
+        .await
+        .expect("the dashboard binds");
+    let port = listener.local_addr().expect("an address").port();
+    let server = tokio::spawn(paygate_cli::dashboard::server::serve(
+        listener,
+        dashboard,
+        std::future::pending(),
+    ));
+
+    // WHEN the browser script drives the page
+    let mut cmd = tokio::process::Command::new(&python);
+    cmd.arg(root().join("tests/browser/dashboard.py"))
+        .arg("--url")
+        .arg(format!("http://127.0.0.1:{port}/"))
+        .arg("--ok-url")
+        .arg(rx.url("/ok"))
+        .arg("--fail-url")
+        .arg(rx.url("/fail"))
+        .arg("--chromium")
+        .arg(&chromium)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(dir) = std::env::var_os("PAYGATE_DASHBOARD_SHOTS") {
+        std::fs::create_dir_all(&dir).expect("the screenshot directory");
+        cmd.arg("--shots").arg(dir);
+    }
+    let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
+        .await
+        .expect("the browser test ends within 2 minutes")
+        .expect("python starts");
+    server.abort();
+
+    // THEN every scenario passed
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "the browser test failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(
+        stdout.contains("dashboard browser test: passed"),
+        "{stdout}"
+    );
+    // AND the receiver saw what the page did: one test event at /ok, three attempts at /fail
+    assert_eq!(rx.hooks_to("/ok").len(), 1);
+    let fail: Vec<_> = rx.hooks_to("/fail");
+    assert_eq!(fail.len(), 3, "two failures, then the resent attempt");
+    assert!(fail
+        .iter()
+        .all(|h| h.header("x-svc-delivery") == fail[0].header("x-svc-delivery")));
+}
