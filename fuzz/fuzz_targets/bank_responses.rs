@@ -1,4 +1,5 @@
-//! The three banks' response readers (Nestpay, Garanti GVPS, Posnet): any bytes, no panic.
+//! The banks' response readers (Nestpay, Garanti GVPS, Posnet, PayFlex, InterVPOS): any
+//! bytes, no panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
@@ -12,4 +13,17 @@ fuzz_target!(|data: &[u8]| {
         let _ = paygate_bank_garanti::status::parse_history(&resp);
     }
     let _ = paygate_bank_posnet::response::parse(data);
+    match paygate_bank_payflex::response::parse(data) {
+        Ok(paygate_bank_payflex::response::Reply::Search(s)) => {
+            let _ = paygate_bank_payflex::status::status(&s);
+        }
+        Ok(reply) => {
+            let _ = paygate_bank_payflex::response::outcome(&reply);
+        }
+        Err(_) => {}
+    }
+    if let Ok(reply) = paygate_bank_interpos::response::parse(data) {
+        let _ = paygate_bank_interpos::status::status(&reply);
+        let _ = paygate_bank_interpos::response::outcome(&reply);
+    }
 });

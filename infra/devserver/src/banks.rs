@@ -1,5 +1,5 @@
-//! The real bank protocols in the local stack: the Nestpay, Garanti GVPS and Posnet
-//! simulators (their crates' `sim` feature) run in-process, each accepting exactly the
+//! The real bank protocols in the local stack: the Nestpay, Garanti GVPS, Posnet, PayFlex
+//! and InterVPOS simulators (their crates' `sim` feature) run in-process, each accepting exactly the
 //! credentials `infra/local/seed.json` gives its accounts (`credentials`). Every seeded account
 //! of a real protocol gets its secret in (moto's) Secrets Manager under the stack's prefix,
 //! as deployed: `<prefix><accountId>` = `{"endpointUrl": <simulator URL + protocol path>,
@@ -168,7 +168,7 @@ fn started(
     })
 }
 
-/// Starts the three simulators with the seed accounts' credentials and stores every seeded
+/// Starts the simulators with the seed accounts' credentials and stores every seeded
 /// real-protocol account's secret under `secret_prefix`.
 pub(crate) async fn start(
     seed: &Seed,
@@ -262,6 +262,49 @@ pub(crate) async fn start(
             "Yapı Kredi Posnet (posnetRequest XML)",
             SERVICE_PATH,
             sim::try_start(creds).await,
+        )?);
+    }
+
+    // PayFlex (VakıfBank): one merchant (merchantId, password, terminalNo) per account.
+    {
+        use paygate_bank_payflex::{sim, PROVIDER_CODE, VPOS_PATH};
+        let mut creds = sim::SimCredentials::default();
+        for a in protocol_accounts(seed, PROVIDER_CODE) {
+            creds = creds.with(
+                required(a, "merchantId")?,
+                required(a, "password")?,
+                required(a, "terminalNo")?,
+            );
+        }
+        sims.push(started(
+            PROVIDER_CODE,
+            "VakıfBank PayFlex V4 (prmstr XML + search)",
+            VPOS_PATH,
+            sim::start(creds).await,
+        )?);
+    }
+
+    // InterVPOS (Denizbank): one shop per account; BonusInquiry where `pointsInquiry: bonus`.
+    {
+        use paygate_bank_interpos::{sim, API_PATH, PROVIDER_CODE};
+        let mut creds = sim::SimCredentials::default();
+        for a in protocol_accounts(seed, PROVIDER_CODE) {
+            let bonus = a
+                .credentials
+                .get("pointsInquiry")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("bonus"));
+            creds = creds.with(
+                required(a, "shopCode")?,
+                required(a, "userCode")?,
+                required(a, "userPass")?,
+                bonus,
+            );
+        }
+        sims.push(started(
+            PROVIDER_CODE,
+            "Denizbank InterVPOS (form, key=value;;)",
+            API_PATH,
+            sim::start(creds).await,
         )?);
     }
 
@@ -489,13 +532,15 @@ mod tests {
     #[test]
     fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
         let s = Seed::from_file(&crate::default_seed_path()).unwrap();
-        let needs: [(&str, &[&str]); 3] = [
+        let needs: [(&str, &[&str]); 5] = [
             ("nestpay", &["clientId", "name", "password"]),
             (
                 "garanti",
                 &["terminalId", "merchantId", "provPassword", "refundPassword"],
             ),
             ("posnet", &["mid", "tid"]),
+            ("payflex", &["merchantId", "password", "terminalNo"]),
+            ("interpos", &["shopCode", "userCode", "userPass"]),
         ];
         for (provider, keys) in needs {
             let accounts: Vec<_> = protocol_accounts(&s, provider).collect();

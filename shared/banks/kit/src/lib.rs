@@ -1,7 +1,7 @@
 //! What every bank protocol adapter needs, written once: per-account credentials (Secrets
 //! Manager), a bounded HTTP transport whose failures map to the right outcome (a request that
 //! may have reached the bank is *unknown*, never failed), ISO-8859-9 text, a small XML tree,
-//! decimal-TL amounts, a bounded step retry ([`StepRetry`]) for operations that must finish
+//! decimal-TL amounts, form bodies and `key=value;;` answers ([`form`]), a bounded step retry ([`StepRetry`]) for operations that must finish
 //! a second step once a first one moved money, and (feature `sim`) the toolkit the bank
 //! simulators are built from, including the deterministic money-request fault plan
 //! (`sim::faults`: scripted or seeded time-outs before/after applying, dropped connections,
@@ -16,6 +16,7 @@ pub mod amount;
 pub mod call;
 pub mod credentials;
 pub mod encoding;
+pub mod form;
 pub mod protocol;
 pub mod retry;
 pub mod transport;

@@ -81,6 +81,16 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             t.clone(),
             c.clone(),
         )))
+        .register(Arc::new(paygate_bank_payflex::PayFlexProvider::new(
+            paygate_bank_payflex::PayFlex,
+            t.clone(),
+            c.clone(),
+        )))
+        .register(Arc::new(paygate_bank_interpos::InterPosProvider::new(
+            paygate_bank_interpos::InterPos,
+            t.clone(),
+            c.clone(),
+        )))
         .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(
             paygate_bank_posnet::Posnet::default(),
             t,

@@ -1,0 +1,142 @@
+//! InterVPOS requests: `application/x-www-form-urlencoded` bodies. Field names and order
+//! follow MEWS `InterPosRequestDataMapper` (account data first: `UserCode`, `UserPass`,
+//! `ShopCode`; back-office operations address the order by `orgOrderId`; MEWS's `OrderId`
+//! is null there, which PHP's `http_build_query` leaves out) and, for `BonusInquiry`, the LNK
+//! `IvpBonusInquiryRequest` (`ShopCode`, `TxnType`, `OrderId`, `UserCode`, `UserPass`,
+//! `SecureType`, `Lang`, `Currency`, `Pan`, `Expiry`, `Cvv2`). Amounts are decimal TL with
+//! two decimals (`PurchAmount=10.00`; MEWS passes PHP's float text, `10`); currencies ISO
+//! 4217 numeric; `Expiry` is `MMYY`.
+
+use paygate_bankkit::{amount, form::Form};
+use paygate_domain::{CardDetails, Currency};
+
+use crate::config::ShopCredentials;
+
+/// The request body's content type.
+pub const CONTENT_TYPE: &str = paygate_bankkit::form::FORM_CONTENT_TYPE;
+/// `SecureType` of every back-office request.
+pub const NON_SECURE: &str = "NonSecure";
+/// `Lang`.
+pub const LANG: &str = "TR";
+
+/// Card fields as the API wants them. `Debug` hides them.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CardFields {
+    pub pan: String,
+    /// `MMYY`.
+    pub expiry: String,
+    pub cvv2: String,
+}
+
+impl CardFields {
+    /// `None` when the expiry is not a month and a year.
+    pub fn from_card(card: &CardDetails) -> Option<Self> {
+        let month: u8 = card.exp_month.trim().parse().ok()?;
+        let year = card.exp_year.trim();
+        if !(1..=12).contains(&month)
+            || !matches!(year.len(), 2 | 4)
+            || !year.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        Some(Self {
+            pan: card.number.chars().filter(|c| !c.is_whitespace()).collect(),
+            expiry: format!("{month:02}{}", &year[year.len() - 2..]),
+            cvv2: card.cvv.trim().to_owned(),
+        })
+    }
+}
+
+impl std::fmt::Debug for CardFields {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CardFields(***)")
+    }
+}
+
+/// One request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request<'a> {
+    /// Closes the pre-authorization of `order_id` for `amount`.
+    PostAuth {
+        order_id: &'a str,
+        amount: i64,
+        currency: Currency,
+    },
+    /// Cancels the order's last transaction (before the end-of-day cut).
+    Void { order_id: &'a str },
+    /// Refunds `amount` (full or partial) of a settled sale.
+    Refund { order_id: &'a str, amount: i64 },
+    /// The order's status (`StatusHistory`).
+    Status { order_id: &'a str },
+    /// The card's Bonus balance.
+    Bonus {
+        card: CardFields,
+        currency: Currency,
+    },
+}
+
+impl Request<'_> {
+    /// The `TxnType` (also the name logs use).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::PostAuth { .. } => "PostAuth",
+            Self::Void { .. } => "Void",
+            Self::Refund { .. } => "Refund",
+            Self::Status { .. } => "StatusHistory",
+            Self::Bonus { .. } => "BonusInquiry",
+        }
+    }
+}
+
+/// The form.
+pub fn form(c: &ShopCredentials, req: &Request<'_>) -> Form {
+    if let Request::Bonus { card, currency } = req {
+        return Form::new()
+            .field("ShopCode", &c.shop_code)
+            .field("TxnType", req.kind())
+            .field("OrderId", "")
+            .field("UserCode", &c.user_code)
+            .field("UserPass", &c.user_pass)
+            .field("SecureType", NON_SECURE)
+            .field("Lang", LANG)
+            .field("Currency", currency.numeric())
+            .field("Pan", &card.pan)
+            .field("Expiry", &card.expiry)
+            .field("Cvv2", &card.cvv2);
+    }
+    let f = Form::new()
+        .field("UserCode", &c.user_code)
+        .field("UserPass", &c.user_pass)
+        .field("ShopCode", &c.shop_code);
+    match req {
+        Request::PostAuth {
+            order_id,
+            amount,
+            currency,
+        } => f
+            .field("TxnType", req.kind())
+            .field("SecureType", NON_SECURE)
+            .field("orgOrderId", *order_id)
+            .field("PurchAmount", amount::to_decimal(*amount))
+            .field("Currency", currency.numeric())
+            .field("MOTO", "0"),
+        Request::Void { order_id } | Request::Status { order_id } => f
+            .field("orgOrderId", *order_id)
+            .field("TxnType", req.kind())
+            .field("SecureType", NON_SECURE)
+            .field("Lang", LANG),
+        Request::Refund { order_id, amount } => f
+            .field("orgOrderId", *order_id)
+            .field("PurchAmount", amount::to_decimal(*amount))
+            .field("TxnType", req.kind())
+            .field("SecureType", NON_SECURE)
+            .field("Lang", LANG)
+            .field("MOTO", "0"),
+        Request::Bonus { .. } => f,
+    }
+}
+
+/// The request body.
+pub fn encode(c: &ShopCredentials, req: &Request<'_>) -> Vec<u8> {
+    form(c, req).encode()
+}

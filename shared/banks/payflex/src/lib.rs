@@ -1,0 +1,250 @@
+//! VakıfBank PayFlex MPI VPOS V4 ("VPOS 7/24"; also Ziraat's and İşbank's PayFlex terminals):
+//! `VposRequest` XML form-posted as `prmstr=` to the VPOS endpoint, and a separate search
+//! service for the status (provider code [`PROVIDER_CODE`]), on the kit's skeleton
+//! ([`paygate_bankkit::protocol`]):
+//!
+//! - [`config`]: what the account's secret holds (the search URL defaults to the VPOS host).
+//! - [`request`] encodes requests (plain `MerchantId` + `Password`; [`hash`]: none).
+//! - [`response`] reads `VposResponse` and the search answer; `ResultCode 0000` approves.
+//! - [`status`] reads the order's transactions from the search answer.
+//! - `sim` (feature `sim`) is a simulator speaking the same protocol.
+//!
+//! Operations: capture = `Capture`, cancel = `Cancel` (same business day), refund = `Refund`,
+//! query = the search service. Each back-office request references the bank's transaction id
+//! of the original (`ReferenceTransactionId`), so capture, cancel and refund look the order up
+//! in the search service first (two calls; a failed lookup moved nothing). PayFlex has no
+//! points inquiry: [`Protocol::supported`] leaves it out and a points inquiry is refused
+//! `operation_not_supported` without a call.
+
+pub mod config;
+pub mod hash;
+pub mod request;
+pub mod response;
+pub mod status;
+
+#[cfg(feature = "sim")]
+pub mod sim;
+
+use async_trait::async_trait;
+use paygate_bankkit::{protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, Wire};
+use paygate_domain::{
+    account::{Operation, OperationSet},
+    bank::{BankOutcome, BankStatus},
+    ports::BankOperation,
+};
+
+pub use config::{MerchantCredentials, SEARCH_PATH, VPOS_PATH};
+use request::Request;
+use response::Reply;
+use status::{Lookup, Order};
+
+/// The provider code accounts refer to.
+pub const PROVIDER_CODE: &str = "payflex";
+
+/// The PayFlex V4 protocol.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PayFlex;
+
+/// The gateway's provider for PayFlex accounts.
+pub type PayFlexProvider = Adapter<PayFlex>;
+
+/// Which back-office request a lookup prepares.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Capture,
+    Cancel,
+    Refund,
+}
+
+impl Step {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Capture => "capture",
+            Self::Cancel => "cancel",
+            Self::Refund => "refund",
+        }
+    }
+
+    fn reference<'o>(self, order: &'o Order<'_>) -> Option<&'o str> {
+        match self {
+            Self::Capture => order.to_capture(),
+            Self::Cancel => order.to_cancel(),
+            Self::Refund => order.to_refund(),
+        }
+    }
+}
+
+impl PayFlex {
+    /// The search-then-operate flow: the order's transaction to reference, then the request.
+    /// A lookup that fails moved no money: its outcome is an `Error` (or a decline when the
+    /// bank has nothing to reference), never `Unknown`.
+    async fn referenced(
+        &self,
+        s: &Session<'_, Self>,
+        op: &BankOperation,
+        step: Step,
+    ) -> BankOutcome {
+        let what = step.name();
+        let reply = match s
+            .call(&Request::Search {
+                order_id: &op.order_id,
+            })
+            .await
+        {
+            Ok(Reply::Search(r)) => r,
+            Ok(Reply::Vpos(_)) => {
+                return BankOutcome::Error {
+                    code: "search".to_owned(),
+                    message: format!("the order lookup before the {what} got no search answer"),
+                }
+            }
+            Err(e) => {
+                return BankOutcome::Error {
+                    code: e.code().to_owned(),
+                    message: format!(
+                        "the order lookup before the {what} failed: {}",
+                        e.describe()
+                    ),
+                }
+            }
+        };
+        let order = match status::lookup(&reply) {
+            Lookup::Found(o) => o,
+            Lookup::Failed(code) => {
+                return BankOutcome::Error {
+                    code,
+                    message: format!(
+                        "the order lookup before the {what} failed: {}",
+                        reply.response_message
+                    ),
+                }
+            }
+            Lookup::Unreadable(why) => {
+                return BankOutcome::Error {
+                    code: "search".to_owned(),
+                    message: format!("the order lookup before the {what} was not readable ({why})"),
+                }
+            }
+            Lookup::NotFound => {
+                return BankOutcome::Declined {
+                    code: "order_not_found".to_owned(),
+                    message: "the bank has no transaction for this order".to_owned(),
+                    after_cutoff: false,
+                }
+            }
+        };
+        let Some(reference) = step.reference(&order) else {
+            return BankOutcome::Declined {
+                code: "no_reference".to_owned(),
+                message: format!("the order has no transaction a {what} can reference"),
+                after_cutoff: false,
+            };
+        };
+        let req = match step {
+            Step::Capture => Request::Capture {
+                reference,
+                amount: op.amount,
+                currency: op.currency,
+            },
+            Step::Cancel => Request::Cancel { reference },
+            Step::Refund => Request::Refund {
+                reference,
+                amount: op.amount,
+            },
+        };
+        s.send(&req).await
+    }
+}
+
+#[async_trait]
+impl Protocol for PayFlex {
+    const CODE: &'static str = PROVIDER_CODE;
+    type Config = MerchantCredentials;
+    type Request<'a> = Request<'a>;
+    type Reply = Reply;
+
+    /// Capture, cancel, refund and query; no points inquiry.
+    fn supported(&self) -> OperationSet {
+        OperationSet::of(&[
+            Operation::Capture,
+            Operation::Cancel,
+            Operation::Refund,
+            Operation::Query,
+        ])
+    }
+
+    fn config(
+        &self,
+        creds: &paygate_bankkit::AccountCredentials,
+    ) -> Result<MerchantCredentials, String> {
+        MerchantCredentials::from_account(creds).map_err(|e| e.to_string())
+    }
+
+    /// Only the status is a single request; money requests need the lookup (see
+    /// [`PayFlex::referenced`]).
+    fn request<'a>(
+        &'a self,
+        _cfg: &'a MerchantCredentials,
+        op: Op<'a>,
+    ) -> Result<Request<'a>, Refusal> {
+        match op {
+            Op::Status { order_id } => Ok(Request::Search { order_id }),
+            Op::Points { .. } => Err(Refusal::not_supported("points inquiry")),
+            Op::Capture(_) | Op::Cancel(_) | Op::Refund(_) => Err(Refusal::new(
+                "reference_required",
+                "PayFlex back-office requests reference the bank's transaction id",
+            )),
+        }
+    }
+
+    fn kind(req: &Request<'_>) -> &'static str {
+        req.kind()
+    }
+
+    fn encode(&self, cfg: &MerchantCredentials, req: &Request<'_>) -> Wire {
+        Wire::post(
+            request::url(cfg, req),
+            request::CONTENT_TYPE,
+            request::encode(cfg, req),
+        )
+    }
+
+    fn decode(&self, body: &[u8]) -> Result<Reply, String> {
+        response::parse(body)
+    }
+
+    fn outcome(&self, reply: &Reply) -> BankOutcome {
+        response::outcome(reply)
+    }
+
+    fn status(&self, reply: &Reply) -> BankStatus {
+        match reply {
+            Reply::Search(s) => status::status(s),
+            Reply::Vpos(v) => BankStatus::unavailable(if v.result_code.is_empty() {
+                "search"
+            } else {
+                &v.result_code
+            }),
+        }
+    }
+
+    async fn capture(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        self.referenced(s, op, Step::Capture).await
+    }
+
+    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        self.referenced(s, op, Step::Cancel).await
+    }
+
+    async fn refund(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        self.referenced(s, op, Step::Refund).await
+    }
+
+    /// The simulator's admin route: `POST <origin>/_sim/orders` with the merchant id.
+    fn test_order_route(&self, cfg: &MerchantCredentials) -> Option<TestOrderRoute> {
+        Some(TestOrderRoute {
+            url: format!("{}/_sim/orders", cfg.origin()),
+            extra: vec![("merchantId", cfg.merchant_id.clone())],
+        })
+    }
+}

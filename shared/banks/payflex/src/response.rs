@@ -1,0 +1,302 @@
+//! `VposResponse` (capture, cancel, refund) and the search service's answer, and what an
+//! answer to a money request means.
+//!
+//! `ResultCode` `0000` is the only approval (MEWS `PayFlexV4PosResponseDataMapper`). Other
+//! codes: `9xxx` are the merchant's set-up and the service's own failures (`9039`/`9065`
+//! "Üye işyeri bulunamadı", the technical error) — refused before processing, nothing moved;
+//! every other code is a refusal of the operation on its merits (`0312` card refused, `1083`
+//! already cancelled, `1059` fully refunded, `1082` after the end-of-day cut). An answer with
+//! no `ResultCode` at all settles nothing (*unknown*, settled by the search service).
+
+use paygate_bankkit::xml::{self, Element};
+use paygate_domain::BankOutcome;
+
+pub use paygate_bankkit::Verdict;
+
+/// The approval code.
+pub const APPROVED: &str = "0000";
+/// "Gün sonu yapılmış işlem iptal edilemez": a cancel after the end-of-day cut (the
+/// simulator's code; see the README).
+pub const AFTER_CUTOFF: &str = "1082";
+
+/// A `VposResponse` (missing elements read as empty).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VposReply {
+    pub transaction_type: String,
+    pub transaction_id: String,
+    pub reference_transaction_id: String,
+    pub result_code: String,
+    pub result_detail: String,
+    pub auth_code: String,
+    pub rrn: String,
+    pub currency_amount: String,
+    pub host_date: String,
+}
+
+/// One `TransactionSearchResultInfo` line of the search answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchLine {
+    /// `Sale`, `Auth`, `Capture`, `Cancel`, `Refund`.
+    pub transaction_type: String,
+    pub transaction_id: String,
+    pub reference_transaction_id: String,
+    pub order_id: String,
+    pub result_code: String,
+    pub response_message: String,
+    pub auth_code: String,
+    pub rrn: String,
+    pub currency_amount: String,
+    pub is_canceled: String,
+    pub is_reversed: String,
+    pub is_refunded: String,
+    pub is_captured: String,
+    pub total_refund_amount: String,
+}
+
+impl SearchLine {
+    pub fn approved(&self) -> bool {
+        self.result_code.trim() == APPROVED
+    }
+
+    pub fn flag(v: &str) -> bool {
+        v.trim().eq_ignore_ascii_case("true")
+    }
+}
+
+/// The search service's answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchReply {
+    /// `ResponseInfo/Status`: `Success` or `Error`.
+    pub status: String,
+    pub response_code: String,
+    pub response_message: String,
+    pub lines: Vec<SearchLine>,
+}
+
+/// One decoded answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    Vpos(VposReply),
+    Search(SearchReply),
+}
+
+impl Reply {
+    /// The bank's code: `ResultCode`, or the search answer's `ResponseCode`.
+    pub fn bank_code(&self) -> String {
+        let code = match self {
+            Self::Vpos(v) => v.result_code.trim(),
+            Self::Search(s) => s.response_code.trim(),
+        };
+        if code.is_empty() {
+            "unknown".to_owned()
+        } else {
+            code.to_owned()
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            Self::Vpos(v) => v.result_detail.trim().to_owned(),
+            Self::Search(s) => s.response_message.trim().to_owned(),
+        }
+    }
+}
+
+/// Reads an answer: UTF-8 XML (MEWS decodes it as such); an HTML page (the bank's firewall
+/// answers one) or anything else is `Err`.
+pub fn parse(body: &[u8]) -> Result<Reply, String> {
+    let text = std::str::from_utf8(body).map_err(|_| "the answer is not UTF-8".to_owned())?;
+    let text = text.trim_start_matches('\u{feff}').trim();
+    let root = xml::parse(text).map_err(|e| e.to_string())?;
+    match root.name.as_str() {
+        "VposResponse" => Ok(Reply::Vpos(vpos(&root))),
+        _ if root.child("ResponseInfo").is_some() => Ok(Reply::Search(search(&root))),
+        other => Err(format!("unexpected root element <{other}>")),
+    }
+}
+
+fn text(e: &Element, name: &str) -> String {
+    e.text_at(&[name]).unwrap_or("").trim().to_owned()
+}
+
+fn vpos(root: &Element) -> VposReply {
+    let t = |n: &str| text(root, n);
+    VposReply {
+        transaction_type: t("TransactionType"),
+        transaction_id: t("TransactionId"),
+        reference_transaction_id: t("ReferenceTransactionId"),
+        result_code: t("ResultCode"),
+        result_detail: t("ResultDetail"),
+        auth_code: t("AuthCode"),
+        rrn: t("Rrn"),
+        currency_amount: t("CurrencyAmount"),
+        host_date: t("HostDate"),
+    }
+}
+
+fn search(root: &Element) -> SearchReply {
+    let info = root.child("ResponseInfo");
+    let i = |n: &str| info.map(|e| text(e, n)).unwrap_or_default();
+    let lines = root
+        .child("TransactionSearchResultInfo")
+        .map(|list| {
+            list.children_named("TransactionSearchResultInfo")
+                .map(|l| {
+                    let t = |n: &str| text(l, n);
+                    let amount = if l.child("CurrencyAmount").is_some() {
+                        t("CurrencyAmount")
+                    } else {
+                        t("Amount")
+                    };
+                    SearchLine {
+                        transaction_type: t("TransactionType"),
+                        transaction_id: t("TransactionId"),
+                        reference_transaction_id: t("ReferenceTransactionId"),
+                        order_id: t("OrderId"),
+                        result_code: t("ResultCode"),
+                        response_message: t("ResponseMessage"),
+                        auth_code: t("AuthCode"),
+                        rrn: t("Rrn"),
+                        currency_amount: amount,
+                        is_canceled: t("IsCanceled"),
+                        is_reversed: t("IsReversed"),
+                        is_refunded: t("IsRefunded"),
+                        is_captured: t("IsCaptured"),
+                        total_refund_amount: t("TotalRefundAmount"),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    SearchReply {
+        status: i("Status"),
+        response_code: i("ResponseCode"),
+        response_message: i("ResponseMessage"),
+        lines,
+    }
+}
+
+/// The class of a `ResultCode` (see the module doc).
+pub fn classify_code(code: &str) -> Verdict {
+    let code = code.trim();
+    if code == APPROVED {
+        Verdict::Approved
+    } else if code.is_empty() {
+        Verdict::Unknown
+    } else if code.starts_with('9') {
+        Verdict::Error
+    } else {
+        Verdict::Declined
+    }
+}
+
+/// What an answer to a money-moving request means.
+pub fn outcome(reply: &Reply) -> BankOutcome {
+    let Reply::Vpos(v) = reply else {
+        return BankOutcome::Unknown {
+            reason: "a search answer to a money request".to_owned(),
+        };
+    };
+    let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+    let (code, message) = (reply.bank_code(), reply.message());
+    match classify_code(&v.result_code) {
+        Verdict::Approved => BankOutcome::Approved {
+            code,
+            auth_code: non_empty(&v.auth_code),
+            rrn: non_empty(&v.rrn),
+        },
+        Verdict::Declined => BankOutcome::Declined {
+            after_cutoff: code == AFTER_CUTOFF,
+            code,
+            message,
+        },
+        Verdict::Error => BankOutcome::Error { code, message },
+        Verdict::Unknown => BankOutcome::Unknown {
+            reason: "the bank's answer has no result code".to_owned(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MEWS `PayFlexV4PosSerializerTest::decodeDataProvider`.
+    const MEWS_DECODE: &str = "<?xml version=\"1.0\" encoding=\"utf-8\"?><VposResponse><ResultCode>9039</ResultCode><ResultDetail>Üye işyeri bulunamadı.</ResultDetail><InstallmentTable /></VposResponse>";
+
+    /// MEWS `PayFlexV4PosResponseDataMapperTest::cancelDataProvider` `success_1` as XML.
+    const MEWS_CANCEL: &str = "<VposResponse><MerchantId>000100000013506</MerchantId><TransactionType>Cancel</TransactionType><TransactionId>4a8e979308de4568b500afc00187a501</TransactionId><ReferenceTransactionId>3f30ab117aa74826b448afc0018789fa</ReferenceTransactionId><ResultCode>0000</ResultCode><ResultDetail>İŞLEM BAŞARILI</ResultDetail><InstallmentTable /><CampaignResult /><AuthCode>836044</AuthCode><HostDate>20230309234556</HostDate><Rrn>306823971363</Rrn><TerminalNo>VP000579</TerminalNo><CurrencyAmount>1.01</CurrencyAmount><CurrencyCode>949</CurrencyCode><BatchNo>300</BatchNo><TLAmount>1.01</TLAmount></VposResponse>";
+
+    fn vpos_reply(code: &str) -> Reply {
+        Reply::Vpos(VposReply {
+            result_code: code.into(),
+            result_detail: "x".into(),
+            ..VposReply::default()
+        })
+    }
+
+    #[test]
+    fn decodes_the_mews_fixtures() {
+        let r = parse(MEWS_DECODE.as_bytes()).unwrap();
+        assert_eq!(r.bank_code(), "9039");
+        assert_eq!(r.message(), "Üye işyeri bulunamadı.");
+        assert!(matches!(outcome(&r), BankOutcome::Error { code, .. } if code == "9039"));
+        let c = parse(MEWS_CANCEL.as_bytes()).unwrap();
+        let Reply::Vpos(v) = &c else { panic!() };
+        assert_eq!(
+            v.reference_transaction_id,
+            "3f30ab117aa74826b448afc0018789fa"
+        );
+        assert_eq!(
+            outcome(&c),
+            BankOutcome::Approved {
+                code: "0000".into(),
+                auth_code: Some("836044".into()),
+                rrn: Some("306823971363".into())
+            }
+        );
+    }
+
+    /// MEWS `serializer` exception cases: an HTML firewall page and an empty body.
+    #[test]
+    fn html_and_empty_answers_are_unreadable() {
+        let html = "<html><head><title>Request Rejected</title></head><body>The requested URL was rejected. Please consult with your administrator.<br><br>Your support ID is: 11795445874629392419<br><br><a href='javascript:history.back();'>[Go Back]</a></body></html>";
+        assert!(parse(html.as_bytes()).is_err());
+        assert!(parse(b"").is_err());
+        assert!(parse(&[0xFF, 0xFE]).is_err());
+    }
+
+    #[test]
+    fn classification() {
+        // MEWS fixtures: card refused, already cancelled, fully refunded.
+        for code in ["0312", "1083", "1059"] {
+            assert!(
+                matches!(
+                    outcome(&vpos_reply(code)),
+                    BankOutcome::Declined {
+                        after_cutoff: false,
+                        ..
+                    }
+                ),
+                "{code}"
+            );
+        }
+        assert!(matches!(
+            outcome(&vpos_reply(AFTER_CUTOFF)),
+            BankOutcome::Declined {
+                after_cutoff: true,
+                ..
+            }
+        ));
+        for code in ["9039", "9065", "9998"] {
+            assert!(
+                matches!(outcome(&vpos_reply(code)), BankOutcome::Error { .. }),
+                "{code}"
+            );
+        }
+        assert!(matches!(
+            outcome(&vpos_reply("")),
+            BankOutcome::Unknown { .. }
+        ));
+    }
+}

@@ -1,0 +1,371 @@
+//! The order's state from the search service's answer, and the transaction a back-office
+//! request must reference.
+//!
+//! The answer lists the order's transactions (`TransactionSearchResultInfo`): the original
+//! `Sale` or `Auth` carries `IsCanceled`, `IsReversed`, `IsRefunded` (MEWS mapper) and, per the
+//! ANP README, `IsCaptured` and `TotalRefundAmount`; a `Capture` line closes an `Auth`,
+//! `Refund` lines carry each refunded amount. Amounts are decimal TL (`90.50`).
+//!
+//! | answer | state |
+//! |---|---|
+//! | `ResponseCode` ≠ `0000` (credentials, service error) | unavailable (the query failed) |
+//! | `0000`, no line | not found |
+//! | a line without `ResultCode`, unreadable amounts, flags that contradict the lines | unavailable (never a guess) |
+//! | no approved `Sale`/`Auth`, a refused one | `declined` |
+//! | `IsCanceled` or `IsReversed` | `cancelled` |
+//! | `Auth` not captured | `preauth` (held amount) |
+//! | `Sale`, or `Auth` + approved `Capture` | `approved`, `partially_refunded` or `refunded` by the refunded total |
+
+use paygate_bankkit::amount;
+use paygate_domain::{BankState, BankStatus};
+
+use crate::response::{SearchLine, SearchReply, APPROVED};
+
+/// What the search answer says about an order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup<'a> {
+    /// The query failed (its code).
+    Failed(String),
+    NotFound,
+    /// The order's lines are not readable as one state (why).
+    Unreadable(String),
+    Found(Order<'a>),
+}
+
+/// An order's transactions, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Order<'a> {
+    /// The approved `Sale` or `Auth`, if any.
+    pub original: Option<&'a SearchLine>,
+    /// The approved, live `Capture` of an `Auth`.
+    pub capture: Option<&'a SearchLine>,
+    pub refused: Option<&'a SearchLine>,
+    pub refunded: i64,
+}
+
+fn money(s: &str) -> Option<i64> {
+    amount::parse_decimal(s)
+}
+
+/// Reads a search answer.
+pub fn lookup(reply: &SearchReply) -> Lookup<'_> {
+    if reply.response_code.trim() != APPROVED {
+        let code = reply.response_code.trim();
+        return Lookup::Failed(if code.is_empty() { "search" } else { code }.to_owned());
+    }
+    if reply.lines.is_empty() {
+        return Lookup::NotFound;
+    }
+    if reply.lines.iter().any(|l| l.result_code.trim().is_empty()) {
+        return Lookup::Unreadable("a transaction without a result".into());
+    }
+    let is_original = |l: &&SearchLine| matches!(l.transaction_type.as_str(), "Sale" | "Auth");
+    let original = reply
+        .lines
+        .iter()
+        .filter(is_original)
+        .find(|l| l.approved());
+    let refused = reply
+        .lines
+        .iter()
+        .filter(is_original)
+        .find(|l| !l.approved());
+    let capture = reply.lines.iter().find(|l| {
+        l.transaction_type == "Capture" && l.approved() && !SearchLine::flag(&l.is_canceled)
+    });
+    let mut refunded = 0i64;
+    for l in reply.lines.iter().filter(|l| {
+        l.transaction_type == "Refund" && l.approved() && !SearchLine::flag(&l.is_canceled)
+    }) {
+        let Some(a) = money(&l.currency_amount) else {
+            return Lookup::Unreadable("a refund amount".into());
+        };
+        refunded = refunded.saturating_add(a);
+    }
+    if let Some(o) = original {
+        let total = o.total_refund_amount.trim();
+        if !total.is_empty() {
+            match money(total) {
+                // Without refund lines the total is the only figure; with them they must agree.
+                Some(t) if refunded == 0 => refunded = t,
+                Some(t) if t == refunded => {}
+                _ => return Lookup::Unreadable("TotalRefundAmount".into()),
+            }
+        }
+    }
+    Lookup::Found(Order {
+        original,
+        capture,
+        refused,
+        refunded,
+    })
+}
+
+impl Order<'_> {
+    /// The transaction a capture references: the open `Auth`.
+    pub fn to_capture(&self) -> Option<&str> {
+        self.original
+            .filter(|o| o.transaction_type == "Auth")
+            .map(|o| o.transaction_id.as_str())
+    }
+
+    /// The transaction a cancel references: the live capture, else the original.
+    pub fn to_cancel(&self) -> Option<&str> {
+        self.capture
+            .or(self.original)
+            .map(|l| l.transaction_id.as_str())
+    }
+
+    /// The transaction a refund references: the capture, else the sale.
+    pub fn to_refund(&self) -> Option<&str> {
+        self.to_cancel()
+    }
+}
+
+fn unavailable(code: &str) -> BankStatus {
+    BankStatus::unavailable(code)
+}
+
+/// The order's state (see the module table).
+pub fn status(reply: &SearchReply) -> BankStatus {
+    let order = match lookup(reply) {
+        Lookup::Failed(code) => return unavailable(&code),
+        Lookup::NotFound => return BankStatus::not_found(APPROVED),
+        Lookup::Unreadable(why) => return unavailable(&format!("search:{why}")),
+        Lookup::Found(o) => o,
+    };
+    let found = |state, line: &SearchLine, amount, refunded, code: &str| BankStatus {
+        found: true,
+        state,
+        amount,
+        refunded_amount: refunded,
+        code: code.to_owned(),
+        auth_code: line.auth_code.clone(),
+        rrn: line.rrn.clone(),
+    };
+    let Some(original) = order.original else {
+        return match order.refused {
+            Some(r) => found(
+                BankState::Declined,
+                r,
+                money(&r.currency_amount).unwrap_or(0),
+                0,
+                &r.result_code,
+            ),
+            // Only cancels or refunds without their original: not a state to act on.
+            None => unavailable("search:no original transaction"),
+        };
+    };
+    let Some(held) = money(&original.currency_amount) else {
+        return unavailable("search:amount");
+    };
+    if SearchLine::flag(&original.is_canceled) || SearchLine::flag(&original.is_reversed) {
+        return found(BankState::Cancelled, original, held, 0, APPROVED);
+    }
+    let captured = SearchLine::flag(&original.is_captured);
+    let amount = match (original.transaction_type.as_str(), order.capture) {
+        ("Sale", _) => held,
+        ("Auth", Some(c)) => match money(&c.currency_amount) {
+            Some(a) => a,
+            None => return unavailable("search:capture amount"),
+        },
+        // Captured per the flag, but no capture line to tell the amount.
+        (_, None) if captured => return unavailable("search:capture"),
+        _ => {
+            if order.refunded > 0 {
+                return unavailable("search:refund of an open pre-authorization");
+            }
+            return found(BankState::Preauth, original, held, 0, APPROVED);
+        }
+    };
+    let fully = SearchLine::flag(&original.is_refunded);
+    let state = match order.refunded {
+        r if r >= amount && r > 0 => BankState::Refunded,
+        r if r > 0 => BankState::PartiallyRefunded,
+        _ => BankState::Approved,
+    };
+    // `IsRefunded` marks a full refund (ANP: a partly refunded sale stays paid).
+    if fully != (state == BankState::Refunded) {
+        return unavailable("search:IsRefunded");
+    }
+    found(state, original, amount, order.refunded, APPROVED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::response::{parse, Reply};
+
+    fn search(lines: &str) -> SearchReply {
+        let doc = format!("<SearchResponse><ResponseInfo><Status>Success</Status><ResponseCode>0000</ResponseCode><ResponseMessage>Succeeded.</ResponseMessage></ResponseInfo><TransactionSearchResultInfo>{lines}</TransactionSearchResultInfo></SearchResponse>");
+        match parse(doc.as_bytes()).unwrap() {
+            Reply::Search(s) => s,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn line(kind: &str, id: &str, code: &str, amount: &str, flags: &str) -> String {
+        format!("<TransactionSearchResultInfo><TransactionType>{kind}</TransactionType><TransactionId>{id}</TransactionId><OrderId>O1</OrderId><ResultCode>{code}</ResultCode><AuthCode>A{id}</AuthCode><Rrn>R{id}</Rrn><CurrencyAmount>{amount}</CurrencyAmount>{flags}</TransactionSearchResultInfo>")
+    }
+
+    const OPEN: &str = "<IsReversed>false</IsReversed><IsCanceled>false</IsCanceled><IsRefunded>false</IsRefunded>";
+
+    /// MEWS `statusTestDataProvider` `success_pay` (abridged).
+    #[test]
+    fn the_mews_sale_is_approved() {
+        let s = search("<TransactionSearchResultInfo><MerchantId>655500056</MerchantId><TransactionType>Sale</TransactionType><TransactionId>b2d71cc5-d242-4b01-8479-d56eb8f74d7c</TransactionId><OrderId>z2d71cc5-d242-4b01-8479-d56eb8f74d7</OrderId><ResultCode>0000</ResultCode><ResponseMessage>İŞLEM BAŞARILI</ResponseMessage><HostResultCode>000</HostResultCode><AuthCode>11234</AuthCode><HostDate>1130145930</HostDate><Rrn>201101240006</Rrn><CurrencyAmount>90.50</CurrencyAmount><AmountCode>949</AmountCode><GainedPoint>0</GainedPoint><TotalPoint>100</TotalPoint><IsReversed>false</IsReversed><IsCanceled>false</IsCanceled><IsRefunded>false</IsRefunded></TransactionSearchResultInfo>");
+        let st = status(&s);
+        assert_eq!(
+            (st.state, st.amount, st.auth_code.as_str(), st.rrn.as_str()),
+            (BankState::Approved, 9_050, "11234", "201101240006")
+        );
+    }
+
+    /// MEWS `fail1`: the merchant is unknown → the query failed, never "no record".
+    #[test]
+    fn a_failed_search_is_unavailable() {
+        let r = parse("<SearchResponse><ResponseInfo><Status>Error</Status><ResponseCode>9065</ResponseCode><ResponseMessage>Üye isyeri bulunamadi</ResponseMessage></ResponseInfo></SearchResponse>".as_bytes()).unwrap();
+        let Reply::Search(s) = r else { panic!() };
+        let st = status(&s);
+        assert!(
+            st.found && !st.is_conclusive() && st.code == "9065",
+            "{st:?}"
+        );
+        let none = search("");
+        assert!(!status(&none).found);
+    }
+
+    #[test]
+    fn preauth_capture_cancel_and_refunds() {
+        let auth = line("Auth", "T1", "0000", "200.00", OPEN);
+        let s = search(&auth);
+        assert_eq!(status(&s).state, BankState::Preauth);
+        let o = match lookup(&s) {
+            Lookup::Found(o) => o,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((o.to_capture(), o.to_cancel()), (Some("T1"), Some("T1")));
+
+        let captured = format!(
+            "{}{}",
+            line(
+                "Auth",
+                "T1",
+                "0000",
+                "200.00",
+                "<IsCaptured>true</IsCaptured><IsRefunded>false</IsRefunded>"
+            ),
+            line("Capture", "T2", "0000", "150.00", "")
+        );
+        let st = status(&search(&captured));
+        assert_eq!((st.state, st.amount), (BankState::Approved, 15_000));
+        let s = search(&captured);
+        let Lookup::Found(o) = lookup(&s) else {
+            panic!()
+        };
+        assert_eq!(o.to_refund(), Some("T2"));
+
+        let partly = format!(
+            "{}{}",
+            line("Sale", "T1", "0000", "100.00", OPEN),
+            line("Refund", "T3", "0000", "25.00", "")
+        );
+        let st = status(&search(&partly));
+        assert_eq!(
+            (st.state, st.amount, st.refunded_amount),
+            (BankState::PartiallyRefunded, 10_000, 2_500)
+        );
+        // A refused refund never counts.
+        let refused = format!("{partly}{}", line("Refund", "T4", "1059", "75.00", ""));
+        assert_eq!(status(&search(&refused)).refunded_amount, 2_500);
+
+        let full = format!(
+            "{}{}",
+            line(
+                "Sale",
+                "T1",
+                "0000",
+                "100.00",
+                "<IsRefunded>true</IsRefunded>"
+            ),
+            line("Refund", "T3", "0000", "100.00", "")
+        );
+        assert_eq!(status(&search(&full)).state, BankState::Refunded);
+
+        let cancelled = line(
+            "Sale",
+            "T1",
+            "0000",
+            "100.00",
+            "<IsCanceled>true</IsCanceled>",
+        );
+        assert_eq!(status(&search(&cancelled)).state, BankState::Cancelled);
+        let declined = line("Sale", "T1", "0312", "100.00", OPEN);
+        let st = status(&search(&declined));
+        assert_eq!((st.state, st.code.as_str()), (BankState::Declined, "0312"));
+    }
+
+    #[test]
+    fn contradictions_and_lines_in_progress_are_not_conclusive() {
+        for lines in [
+            // IsRefunded without the refunds to show it.
+            line(
+                "Sale",
+                "T1",
+                "0000",
+                "100.00",
+                "<IsRefunded>true</IsRefunded>",
+            ),
+            // A full refund without the flag.
+            format!(
+                "{}{}",
+                line("Sale", "T1", "0000", "100.00", OPEN),
+                line("Refund", "T2", "0000", "100.00", "")
+            ),
+            // A line without its result.
+            format!(
+                "{}{}",
+                line("Sale", "T1", "0000", "100.00", OPEN),
+                line("Refund", "T2", "", "10.00", "")
+            ),
+            // TotalRefundAmount disagreeing with the refund lines.
+            format!(
+                "{}{}",
+                line(
+                    "Sale",
+                    "T1",
+                    "0000",
+                    "100.00",
+                    "<TotalRefundAmount>30.00</TotalRefundAmount>"
+                ),
+                line("Refund", "T2", "0000", "10.00", "")
+            ),
+            // Captured per the flag, no capture line.
+            line(
+                "Auth",
+                "T1",
+                "0000",
+                "100.00",
+                "<IsCaptured>true</IsCaptured>",
+            ),
+            // A refund with no original.
+            line("Refund", "T2", "0000", "10.00", ""),
+            line("Sale", "T1", "0000", "1,2,3", OPEN),
+        ] {
+            assert!(!status(&search(&lines)).is_conclusive(), "{lines}");
+        }
+        // TotalRefundAmount alone (no refund lines) is read.
+        let total = line(
+            "Sale",
+            "T1",
+            "0000",
+            "100.00",
+            "<TotalRefundAmount>30.00</TotalRefundAmount><IsRefunded>false</IsRefunded>",
+        );
+        let st = status(&search(&total));
+        assert_eq!(
+            (st.state, st.refunded_amount),
+            (BankState::PartiallyRefunded, 3_000)
+        );
+    }
+}
