@@ -90,9 +90,11 @@ fn crates_depend_only_downward() {
             | "paygate-aws"
             | "paygate-bankkit"
             | "paygate-bank-simulator" => &["paygate-domain"],
-            "paygate-bank-nestpay" | "paygate-bank-garanti" | "paygate-bank-posnet" => {
-                &["paygate-domain", "paygate-bankkit"]
-            }
+            "paygate-bank-nestpay"
+            | "paygate-bank-garanti"
+            | "paygate-bank-posnet"
+            | "paygate-bank-payfor"
+            | "paygate-bank-akbankpos" => &["paygate-domain", "paygate-bankkit"],
             "paygate-http" => &["paygate-domain", "paygate-payments", "paygate-webhooks"],
             _ => return None,
         })

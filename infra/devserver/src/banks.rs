@@ -71,7 +71,7 @@ impl std::fmt::Debug for SeedCredentials {
 
 /// One running protocol simulator.
 pub struct BankSim {
-    /// The provider code its accounts use (`nestpay`, `garanti`, `posnet`).
+    /// The provider code its accounts use (`nestpay`, `garanti`, `posnet`, `payfor`, `akbankpos`).
     pub provider_code: &'static str,
     /// What it speaks, for the banner.
     pub protocol: &'static str,
@@ -168,7 +168,7 @@ fn started(
     })
 }
 
-/// Starts the three simulators with the seed accounts' credentials and stores every seeded
+/// Starts the protocol simulators with the seed accounts' credentials and stores every seeded
 /// real-protocol account's secret under `secret_prefix`.
 pub(crate) async fn start(
     seed: &Seed,
@@ -262,6 +262,45 @@ pub(crate) async fn start(
             "Yapı Kredi Posnet (posnetRequest XML)",
             SERVICE_PATH,
             sim::try_start(creds).await,
+        )?);
+    }
+
+    // PayFor (QNB Finansbank): one user per account (MbrId, MerchantId, UserCode, UserPass).
+    {
+        use paygate_bank_payfor::{sim, API_PATH, PROVIDER_CODE};
+        let mut creds = sim::SimCredentials::default();
+        for a in protocol_accounts(seed, PROVIDER_CODE) {
+            creds = creds.with(
+                required(a, "mbrId")?,
+                required(a, "merchantId")?,
+                required(a, "userCode")?,
+                required(a, "userPass")?,
+            );
+        }
+        sims.push(started(
+            PROVIDER_CODE,
+            "QNB Finansbank PayFor (PayforRequest XML)",
+            API_PATH,
+            sim::start(creds).await,
+        )?);
+    }
+
+    // Akbank's new POS: one terminal per account (its secret key checks the auth-hash).
+    {
+        use paygate_bank_akbankpos::{sim, API_PATH, PROVIDER_CODE};
+        let mut creds = sim::SimCredentials::default();
+        for a in protocol_accounts(seed, PROVIDER_CODE) {
+            creds = creds.with(
+                required(a, "merchantSafeId")?,
+                required(a, "terminalSafeId")?,
+                required(a, "secretKey")?,
+            );
+        }
+        sims.push(started(
+            PROVIDER_CODE,
+            "Akbank POS (JSON, HMAC-SHA512 auth-hash)",
+            API_PATH,
+            sim::start(creds).await,
         )?);
     }
 
@@ -489,8 +528,13 @@ mod tests {
     #[test]
     fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
         let s = Seed::from_file(&crate::default_seed_path()).unwrap();
-        let needs: [(&str, &[&str]); 3] = [
+        let needs: [(&str, &[&str]); 5] = [
             ("nestpay", &["clientId", "name", "password"]),
+            ("payfor", &["mbrId", "merchantId", "userCode", "userPass"]),
+            (
+                "akbankpos",
+                &["merchantSafeId", "terminalSafeId", "secretKey"],
+            ),
             (
                 "garanti",
                 &["terminalId", "merchantId", "provPassword", "refundPassword"],

@@ -28,7 +28,9 @@ pub mod sim;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use paygate_bankkit::{protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, Wire};
+use paygate_bankkit::{
+    protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, StepRetry, Wire,
+};
 use paygate_domain::{
     account::{Operation, OperationSet},
     bank::{BankOutcome, BankState, BankStatus},
@@ -185,8 +187,10 @@ impl Protocol for AkbankPos {
     /// the post-auth only, leaving the hold open (MEWS `success_pre_pay_post_pay_then_cancel`).
     /// The history is read first (unreadable → `Unknown`, nothing sent); a captured
     /// pre-authorization gets a second void; once the first moved money, anything short of a
-    /// confirmed release is `Unknown`, never `Error`.
+    /// confirmed release is `Unknown`, never `Error`. At most four calls, the
+    /// second void only while it and a read still fit the budget ([`StepRetry`]).
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        let started = std::time::Instant::now();
         let before = self.view(s, &op.order_id).await;
         if !before.status.is_conclusive() {
             return BankOutcome::Unknown {
@@ -203,6 +207,18 @@ impl Protocol for AkbankPos {
         {
             return first;
         }
+        let half_done = || {
+            BankOutcome::Unknown {
+            reason: "the capture was reversed; the release of the pre-authorization's hold is not confirmed".to_owned(),
+        }
+        };
+        // The second void and a read after it must still fit the operation's budget.
+        if StepRetry::default()
+            .wait_before(1, started, s.call_timeout())
+            .is_none()
+        {
+            return half_done();
+        }
         match s.operate(Op::Cancel(op)).await {
             approved @ BankOutcome::Approved { .. } => approved,
             _ => {
@@ -210,9 +226,7 @@ impl Protocol for AkbankPos {
                 if after.found && after.state == BankState::Cancelled {
                     first
                 } else {
-                    BankOutcome::Unknown {
-                        reason: "the capture was reversed; the release of the pre-authorization's hold is not confirmed".to_owned(),
-                    }
+                    half_done()
                 }
             }
         }

@@ -26,11 +26,13 @@ pub mod status;
 pub mod sim;
 
 use async_trait::async_trait;
+use std::time::Instant;
+
 use paygate_bankkit::{
-    protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, Verdict, Wire,
+    protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, StepRetry, Verdict, Wire,
 };
 use paygate_domain::{
-    bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult},
+    bank::{BankOutcome, BankStatus, CardDetails, PointsBalance, PointsResult},
     ports::BankOperation,
     Currency,
 };
@@ -54,61 +56,21 @@ pub struct PayFor;
 /// The gateway's provider for PayFor accounts.
 pub type PayForProvider = Adapter<PayFor>;
 
-/// The order as a cancel needs to see it: its state and whether a capture of a
-/// pre-authorization still stands.
-struct OrderView {
-    status: BankStatus,
-    captured_preauth: bool,
-}
-
 impl PayFor {
-    /// `OrderInquiry`, then `TxnHistory` for sold orders.
-    async fn view(&self, s: &Session<'_, Self>, order_id: &str) -> OrderView {
-        let plain = |status| OrderView {
-            status,
-            captured_preauth: false,
-        };
-        let reply = match s.call(&Request::OrderInquiry { order_id }).await {
-            Ok(r) => r,
-            Err(e) => return plain(e.status()),
-        };
-        let line = match status::read_inquiry(&reply) {
-            Inquiry::Found(line) => line,
-            Inquiry::NotFound { code } => return plain(BankStatus::not_found(&code)),
-            Inquiry::Failed { code } => return plain(BankStatus::unavailable(&code)),
-        };
-        let captured_preauth = status::captured_preauth(&line);
-        let status = if status::needs_history(&line) {
-            match s.call(&Request::TxnHistory { order_id }).await {
-                Ok(reply) => match status::read_history(&reply) {
-                    Ok(history) => status::combine(&line, Some(&history)),
-                    Err(code) => BankStatus::unavailable(&code),
-                },
-                Err(e) => e.status(),
-            }
-        } else {
-            status::combine(&line, None)
-        };
-        OrderView {
-            status,
-            captured_preauth,
-        }
-    }
-
-    /// One `Void`; a refusal of a live, unrefunded sale is the end-of-day cut's doing.
-    async fn void(
+    /// The order's main transaction (`OrderInquiry`), or the state that ends the read.
+    async fn main_line(
         &self,
         s: &Session<'_, Self>,
-        op: &BankOperation,
-        before: &BankStatus,
-    ) -> BankOutcome {
-        match s.operate(Op::Cancel(op)).await {
-            BankOutcome::Declined { code, message, .. } => BankOutcome::Declined {
-                code,
-                message,
-                after_cutoff: before.found && before.state == BankState::Approved,
-            },
-            other => other,
+        order_id: &str,
+    ) -> Result<response::Fields, BankStatus> {
+        let reply = s
+            .call(&Request::OrderInquiry { order_id })
+            .await
+            .map_err(|e| e.status())?;
+        match status::read_inquiry(&reply) {
+            Inquiry::Found(line) => Ok(line),
+            Inquiry::NotFound { code } => Err(BankStatus::not_found(&code)),
+            Inquiry::Failed { code } => Err(BankStatus::unavailable(&code)),
         }
     }
 }
@@ -184,41 +146,72 @@ impl Protocol for PayFor {
 
     /// PayFor's `Void` reverses the order's latest transaction: for a captured
     /// pre-authorization that is the `PostAuth` only, and the hold stays open (MEWS history
-    /// fixture `success_pre_pay_post_pay_then_cancel`). The order is read first; a captured
-    /// pre-authorization gets a second `Void` for the hold. Once the first void moved money,
-    /// anything short of a confirmed release is `Unknown` (a query or the reconciler
-    /// settles it), never `Error`.
+    /// fixture `success_pre_pay_post_pay_then_cancel`). The order's main transaction is read
+    /// first (unreadable → `Unknown`, nothing sent); a captured pre-authorization gets a
+    /// second `Void` for the hold, if it still fits the operation's time budget. Once the
+    /// first void moved money, anything short of a confirmed release is `Unknown` (a query
+    /// or the reconciler settles it), never `Error`. At most four calls.
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        let before = self.view(s, &op.order_id).await;
-        if !before.status.is_conclusive() {
-            return BankOutcome::Unknown {
+        let started = Instant::now();
+        let line = match self.main_line(s, &op.order_id).await {
+            Ok(line) => Some(line),
+            Err(st) if st.is_conclusive() => None,
+            Err(st) => return BankOutcome::Unknown {
                 reason: format!(
                     "the order's state could not be read before the void ({}); nothing was sent",
-                    before.status.code
+                    st.code
                 ),
-            };
-        }
-        let first = self.void(s, op, &before.status).await;
-        if !before.captured_preauth || !matches!(first, BankOutcome::Approved { .. }) {
+            },
+        };
+        let live_sale = line.as_ref().is_some_and(status::live_unrefunded_sale);
+        let captured = line.as_ref().is_some_and(status::captured_preauth);
+        let first = match s.operate(Op::Cancel(op)).await {
+            BankOutcome::Declined { code, message, .. } => BankOutcome::Declined {
+                code,
+                message,
+                after_cutoff: live_sale,
+            },
+            other => other,
+        };
+        if !captured || !matches!(first, BankOutcome::Approved { .. }) {
             return first;
+        }
+        let half_done = || {
+            BankOutcome::Unknown {
+            reason: "the capture was reversed; the release of the pre-authorization's hold is not confirmed".to_owned(),
+        }
+        };
+        if StepRetry::default()
+            .wait_before(1, started, s.call_timeout())
+            .is_none()
+        {
+            return half_done();
         }
         match s.operate(Op::Cancel(op)).await {
             approved @ BankOutcome::Approved { .. } => approved,
-            _ => {
-                let after = self.view(s, &op.order_id).await.status;
-                if after.found && after.state == BankState::Cancelled {
-                    first
-                } else {
-                    BankOutcome::Unknown {
-                        reason: "the capture was reversed; the release of the pre-authorization's hold is not confirmed".to_owned(),
-                    }
-                }
-            }
+            _ => match self.main_line(s, &op.order_id).await {
+                Ok(line) if status::voided(&line) => first,
+                _ => half_done(),
+            },
         }
     }
 
+    /// `OrderInquiry`, then `TxnHistory` for sales.
     async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
-        self.view(s, order_id).await.status
+        let line = match self.main_line(s, order_id).await {
+            Ok(line) => line,
+            Err(st) => return st,
+        };
+        if !status::needs_history(&line) {
+            return status::combine(&line, None);
+        }
+        match s.call(&Request::TxnHistory { order_id }).await {
+            Ok(reply) => match status::read_history(&reply) {
+                Ok(history) => status::combine(&line, Some(&history)),
+                Err(code) => BankStatus::unavailable(&code),
+            },
+            Err(e) => e.status(),
+        }
     }
 
     /// `ParaPuanInquiry` with the card.

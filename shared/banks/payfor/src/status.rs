@@ -69,7 +69,8 @@ fn flag(f: &Fields, key: &str) -> bool {
     f.get(key).eq_ignore_ascii_case("true")
 }
 
-fn voided(f: &Fields) -> bool {
+/// Whether the main transaction was voided.
+pub fn voided(f: &Fields) -> bool {
     flag(f, "IsVoided") || f.get("TxnStatus") == "V"
 }
 
@@ -84,6 +85,14 @@ pub fn needs_history(line: &Fields) -> bool {
         && matches!(line.get("TxnType"), "Auth" | "PostAuth")
         && line.get("TxnStatus") == "Y"
         && !voided(line)
+}
+
+/// Whether the main transaction is a live sale with nothing refunded (by the inquiry's own
+/// figures): a void of it refused is the end-of-day cut's doing.
+pub fn live_unrefunded_sale(line: &Fields) -> bool {
+    needs_history(line)
+        && line.amount("RefundedAmount").unwrap_or(0) == 0
+        && !flag(line, "IsRefunded")
 }
 
 /// Whether the order is a captured pre-authorization that still stands (PayFor's `Void`

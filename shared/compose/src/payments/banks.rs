@@ -80,7 +80,20 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             t.clone(),
             c.clone(),
         )))
-        .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(t, c))))
+        .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(
+            t.clone(),
+            c.clone(),
+        )))
+        .register(Arc::new(paygate_bank_payfor::PayForProvider::new(
+            paygate_bank_payfor::PayFor,
+            t.clone(),
+            c.clone(),
+        )))
+        .register(Arc::new(paygate_bank_akbankpos::AkbankPosProvider::new(
+            paygate_bank_akbankpos::AkbankPos::new(w.clock.clone()),
+            t,
+            c,
+        ))))
 }
 
 fn payments(w: &Wiring) -> Result<Arc<DynamoPayments>, ConfigError> {

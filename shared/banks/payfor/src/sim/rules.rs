@@ -37,7 +37,7 @@ const BAD_CARD: (&str, &str) = ("M041", "Geçersiz kart bilgisi.");
 
 /// BINs the simulator treats as QNB CardFinans cards (ParaPuan inquiry allowed); 415565 is
 /// the QNB test card of the MEWS examples.
-pub const PARAPUAN_BINS: &[&str] = &["415565", "435653", "524346", "545616", "554960"];
+pub const PARAPUAN_BINS: &[&str] = &["415565", "435653", "524346", "545616"];
 
 /// The simulated ParaPuan balance of a card: its last six digits read as kuruş.
 pub fn parapuan_of(number: &str) -> i64 {
