@@ -1,4 +1,5 @@
-//! The three banks' response readers (Nestpay, Garanti GVPS, Posnet): any bytes, no panic.
+//! The banks' response readers (Nestpay, Garanti GVPS, Posnet, PayFor, Akbank POS): any
+//! bytes, no panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
@@ -12,4 +13,17 @@ fuzz_target!(|data: &[u8]| {
         let _ = paygate_bank_garanti::status::parse_history(&resp);
     }
     let _ = paygate_bank_posnet::response::parse(data);
+    if let Ok(reply) = paygate_bank_payfor::response::parse(data) {
+        let _ = paygate_bank_payfor::response::outcome(&reply);
+        if let paygate_bank_payfor::status::Inquiry::Found(line) =
+            paygate_bank_payfor::status::read_inquiry(&reply)
+        {
+            let history = paygate_bank_payfor::status::read_history(&reply).unwrap_or_default();
+            let _ = paygate_bank_payfor::status::combine(&line, Some(&history));
+        }
+    }
+    if let Ok(reply) = paygate_bank_akbankpos::response::parse(data) {
+        let _ = paygate_bank_akbankpos::response::outcome(&reply);
+        let _ = paygate_bank_akbankpos::status::from_history(&reply);
+    }
 });

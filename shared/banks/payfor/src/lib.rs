@@ -156,12 +156,14 @@ impl Protocol for PayFor {
         let line = match self.main_line(s, &op.order_id).await {
             Ok(line) => Some(line),
             Err(st) if st.is_conclusive() => None,
-            Err(st) => return BankOutcome::Unknown {
-                reason: format!(
+            Err(st) => {
+                return BankOutcome::Unknown {
+                    reason: format!(
                     "the order's state could not be read before the void ({}); nothing was sent",
                     st.code
                 ),
-            },
+                }
+            }
         };
         let live_sale = line.as_ref().is_some_and(status::live_unrefunded_sale);
         let captured = line.as_ref().is_some_and(status::captured_preauth);
