@@ -1,5 +1,5 @@
-//! The banks' response readers (Nestpay, Garanti GVPS, Posnet, PayFlex, InterVPOS): any
-//! bytes, no panic.
+//! The banks' response readers (Nestpay, Garanti GVPS, Posnet, PayFlex, InterVPOS, PayFor,
+//! Akbank POS): any bytes, no panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
@@ -25,5 +25,18 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(reply) = paygate_bank_interpos::response::parse(data) {
         let _ = paygate_bank_interpos::status::status(&reply);
         let _ = paygate_bank_interpos::response::outcome(&reply);
+    }
+    if let Ok(reply) = paygate_bank_payfor::response::parse(data) {
+        let _ = paygate_bank_payfor::response::outcome(&reply);
+        if let paygate_bank_payfor::status::Inquiry::Found(line) =
+            paygate_bank_payfor::status::read_inquiry(&reply)
+        {
+            let history = paygate_bank_payfor::status::read_history(&reply).unwrap_or_default();
+            let _ = paygate_bank_payfor::status::combine(&line, Some(&history));
+        }
+    }
+    if let Ok(reply) = paygate_bank_akbankpos::response::parse(data) {
+        let _ = paygate_bank_akbankpos::response::outcome(&reply);
+        let _ = paygate_bank_akbankpos::status::from_history(&reply);
     }
 });

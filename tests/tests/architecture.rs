@@ -94,7 +94,9 @@ fn crates_depend_only_downward() {
             | "paygate-bank-garanti"
             | "paygate-bank-posnet"
             | "paygate-bank-payflex"
-            | "paygate-bank-interpos" => &["paygate-domain", "paygate-bankkit"],
+            | "paygate-bank-interpos"
+            | "paygate-bank-payfor"
+            | "paygate-bank-akbankpos" => &["paygate-domain", "paygate-bankkit"],
             "paygate-http" => &["paygate-domain", "paygate-payments", "paygate-webhooks"],
             _ => return None,
         })

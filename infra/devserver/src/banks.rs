@@ -71,7 +71,8 @@ impl std::fmt::Debug for SeedCredentials {
 
 /// One running protocol simulator.
 pub struct BankSim {
-    /// The provider code its accounts use (`nestpay`, `garanti`, `posnet`).
+    /// The provider code its accounts use (`nestpay`, `garanti`, `posnet`, `payflex`,
+    /// `interpos`, `payfor`, `akbankpos`).
     pub provider_code: &'static str,
     /// What it speaks, for the banner.
     pub protocol: &'static str,
@@ -308,6 +309,45 @@ pub(crate) async fn start(
         )?);
     }
 
+    // PayFor (QNB Finansbank): one user per account (MbrId, MerchantId, UserCode, UserPass).
+    {
+        use paygate_bank_payfor::{sim, API_PATH, PROVIDER_CODE};
+        let mut creds = sim::SimCredentials::default();
+        for a in protocol_accounts(seed, PROVIDER_CODE) {
+            creds = creds.with(
+                required(a, "mbrId")?,
+                required(a, "merchantId")?,
+                required(a, "userCode")?,
+                required(a, "userPass")?,
+            );
+        }
+        sims.push(started(
+            PROVIDER_CODE,
+            "QNB Finansbank PayFor (PayforRequest XML)",
+            API_PATH,
+            sim::start(creds).await,
+        )?);
+    }
+
+    // Akbank's new POS: one terminal per account (its secret key checks the auth-hash).
+    {
+        use paygate_bank_akbankpos::{sim, API_PATH, PROVIDER_CODE};
+        let mut creds = sim::SimCredentials::default();
+        for a in protocol_accounts(seed, PROVIDER_CODE) {
+            creds = creds.with(
+                required(a, "merchantSafeId")?,
+                required(a, "terminalSafeId")?,
+                required(a, "secretKey")?,
+            );
+        }
+        sims.push(started(
+            PROVIDER_CODE,
+            "Akbank POS (JSON, HMAC-SHA512 auth-hash)",
+            API_PATH,
+            sim::start(creds).await,
+        )?);
+    }
+
     let sims = BankSims {
         sims,
         secret_prefix: secret_prefix.to_owned(),
@@ -532,8 +572,13 @@ mod tests {
     #[test]
     fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
         let s = Seed::from_file(&crate::default_seed_path()).unwrap();
-        let needs: [(&str, &[&str]); 5] = [
+        let needs: [(&str, &[&str]); 7] = [
             ("nestpay", &["clientId", "name", "password"]),
+            ("payfor", &["mbrId", "merchantId", "userCode", "userPass"]),
+            (
+                "akbankpos",
+                &["merchantSafeId", "terminalSafeId", "secretKey"],
+            ),
             (
                 "garanti",
                 &["terminalId", "merchantId", "provPassword", "refundPassword"],

@@ -6,6 +6,7 @@
 //! quickly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod ankara;
 mod faults;
 mod operations;
 mod points;

@@ -81,6 +81,11 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             t.clone(),
             c.clone(),
         )))
+        .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(
+            paygate_bank_posnet::Posnet::default(),
+            t.clone(),
+            c.clone(),
+        )))
         .register(Arc::new(paygate_bank_payflex::PayFlexProvider::new(
             paygate_bank_payflex::PayFlex,
             t.clone(),
@@ -91,8 +96,13 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             t.clone(),
             c.clone(),
         )))
-        .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(
-            paygate_bank_posnet::Posnet::default(),
+        .register(Arc::new(paygate_bank_payfor::PayForProvider::new(
+            paygate_bank_payfor::PayFor,
+            t.clone(),
+            c.clone(),
+        )))
+        .register(Arc::new(paygate_bank_akbankpos::AkbankPosProvider::new(
+            paygate_bank_akbankpos::AkbankPos::new(w.clock.clone()),
             t,
             c,
         ))))

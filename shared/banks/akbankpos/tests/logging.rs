@@ -1,0 +1,79 @@
+//! The secret key, the auth-hash and the bodies never reach a log at TRACE. Its own test
+//! binary with a global subscriber.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::{
+    io::Write,
+    sync::{Arc, Mutex},
+};
+
+use common::{bank, op, SECRET};
+use paygate_bankkit::sim::Faults;
+use paygate_domain::ports::{PosProvider, TestOrderState};
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn secret_key_hash_and_bodies_never_reach_the_logs() {
+    let logs = Captured::default();
+    let sink = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || sink.clone())
+        .finish();
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+
+    let b = bank().await;
+    b.order("AK-LOG", 1_000, TestOrderState::Preauth, false)
+        .await;
+    let _ = b
+        .provider
+        .capture(&b.account, &op("AK-LOG", 1_000, true))
+        .await;
+    b.faults(Faults {
+        drop_after_processing: 1,
+        ..Faults::default()
+    });
+    let _ = b
+        .provider
+        .refund(&b.account, &op("AK-LOG", 10, false))
+        .await;
+    let _ = b.provider.query(&b.account, "AK-LOG").await;
+    let bad = b.other_account(
+        "acc_bad",
+        common::secret(&b.endpoint(), common::TERMINAL, "wrong-key"),
+    );
+    let _ = b.provider.query(&bad, "AK-LOG").await;
+
+    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        text.contains("provider=\"akbankpos\""),
+        "the test must see the adapter's logs:\n{text}"
+    );
+    for secret in [
+        SECRET,
+        "wrong-key",
+        "randomNumber",
+        "\"terminal\"",
+        "auth-hash:",
+    ] {
+        assert!(
+            !text.contains(secret),
+            "`{secret}` leaked into the logs:\n{text}"
+        );
+    }
+}

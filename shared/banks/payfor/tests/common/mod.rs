@@ -1,0 +1,176 @@
+//! A simulator on a loopback port and an adapter pointed at it.
+#![allow(dead_code)]
+
+use std::{sync::Arc, time::Duration};
+
+use paygate_bank_payfor::{
+    sim::{self, SimCredentials},
+    PayFor, PayForProvider, API_PATH, PROVIDER_CODE,
+};
+use paygate_bankkit::{
+    sim::{Faults, SimServer, SimState},
+    AccountCredentials, BankTransport, MemoryCredentials,
+};
+use paygate_domain::{
+    ports::{BankOperation, PosProvider, TestOrder, TestOrderState},
+    AccountId, CardDetails, Currency, MerchantId, OperationSet, PosAccount, TransactionId,
+};
+
+/// The QNB test store of the MEWS examples.
+pub const MBR_ID: &str = "5";
+pub const MERCHANT_ID: &str = "085300000009704";
+pub const USER_CODE: &str = "QNB_API_KULLANICI_3DPAY";
+pub const USER_PASS: &str = "UcBN0";
+/// The adapter's bound on one call; fault latency above it is a time-out.
+pub const TIMEOUT: Duration = Duration::from_millis(700);
+
+pub struct Bank {
+    pub server: SimServer,
+    pub state: Arc<SimState>,
+    pub provider: PayForProvider,
+    pub creds: Arc<MemoryCredentials>,
+    pub account: PosAccount,
+}
+
+pub fn account(id: &str) -> PosAccount {
+    PosAccount {
+        id: AccountId::parse(id).unwrap(),
+        merchant_id: MerchantId::parse("mch_a").unwrap(),
+        provider_code: PROVIDER_CODE.into(),
+        bank_code: "0111".into(),
+        bank_name: "QNB Bank".into(),
+        supported: OperationSet::all(),
+        label: String::new(),
+        mode: paygate_domain::Mode::Test,
+    }
+}
+
+/// Secret values for an account at `endpoint`.
+pub fn secret(
+    endpoint: &str,
+    merchant_id: &str,
+    user_code: &str,
+    user_pass: &str,
+) -> AccountCredentials {
+    AccountCredentials::new(
+        endpoint,
+        [
+            ("mbrId".to_owned(), MBR_ID.to_owned()),
+            ("merchantId".to_owned(), merchant_id.to_owned()),
+            ("userCode".to_owned(), user_code.to_owned()),
+            ("userPass".to_owned(), user_pass.to_owned()),
+        ],
+    )
+}
+
+/// The bank knows the QNB test store and a second one.
+pub async fn bank() -> Bank {
+    let accepted = SimCredentials::default()
+        .with(MBR_ID, MERCHANT_ID, USER_CODE, USER_PASS)
+        .with(MBR_ID, "085300000009999", "OTHER_API", "other");
+    let (server, state) = sim::start(accepted).await.unwrap();
+    let creds = Arc::new(MemoryCredentials::default());
+    let account = account("acc_qnb");
+    creds.insert(
+        account.id.clone(),
+        secret(
+            &format!("{}{API_PATH}", server.url),
+            MERCHANT_ID,
+            USER_CODE,
+            USER_PASS,
+        ),
+    );
+    let provider = PayForProvider::new(PayFor, BankTransport::new(TIMEOUT).unwrap(), creds.clone());
+    Bank {
+        server,
+        state,
+        provider,
+        creds,
+        account,
+    }
+}
+
+impl Bank {
+    pub fn endpoint(&self) -> String {
+        format!("{}{API_PATH}", self.server.url)
+    }
+
+    /// Registers an order through the adapter's test helper (the admin route).
+    pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
+        self.provider
+            .test_orders()
+            .unwrap()
+            .register(
+                &self.account,
+                &TestOrder {
+                    order_id: order_id.into(),
+                    amount,
+                    currency: Currency::Try,
+                    state,
+                    settled,
+                },
+            )
+            .await
+            .unwrap();
+    }
+
+    pub fn faults(&self, f: Faults) {
+        *self.state.faults() = f;
+    }
+
+    /// Another account of the same merchant at this bank, with other secret values.
+    pub fn other_account(&self, id: &str, secret: AccountCredentials) -> PosAccount {
+        let acc = account(id);
+        self.creds.insert(acc.id.clone(), secret);
+        acc
+    }
+
+    /// Posts a hand-written body to the API and reads the answer.
+    pub async fn raw(&self, body: &str) -> paygate_bank_payfor::response::Reply {
+        let bytes = BankTransport::new(TIMEOUT)
+            .unwrap()
+            .post(
+                &self.endpoint(),
+                "text/xml; charset=UTF-8",
+                body.as_bytes().to_vec(),
+            )
+            .await
+            .unwrap();
+        paygate_bank_payfor::response::parse(&bytes).unwrap()
+    }
+
+    pub async fn admin(
+        &self,
+        path: &str,
+        json: &str,
+    ) -> Result<Vec<u8>, paygate_bankkit::TransportError> {
+        BankTransport::new(TIMEOUT)
+            .unwrap()
+            .post(
+                &format!("{}{path}", self.server.url),
+                "application/json",
+                json.as_bytes().to_vec(),
+            )
+            .await
+    }
+}
+
+pub fn op(order_id: &str, amount: i64, full: bool) -> BankOperation {
+    BankOperation {
+        order_id: order_id.into(),
+        transaction_id: TransactionId::parse("txn_t1").unwrap(),
+        amount,
+        currency: Currency::Try,
+        full,
+    }
+}
+
+pub fn card(number: &str) -> CardDetails {
+    CardDetails {
+        number: number.into(),
+        exp_month: "1".into(),
+        exp_year: "2030".into(),
+        cvv: "123".into(),
+        holder: "Ayşe Yılmaz".into(),
+    }
+}
