@@ -16,6 +16,9 @@ use crate::{
 
 pub use crate::ids::{DeliveryId, WebhookEndpointId};
 
+pub mod health;
+pub use health::{DisablePolicy, DisabledReason, EndpointHealth, HealthAction};
+
 /// What an endpoint subscribes to: one event type, or every type (`*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EventFilter {
@@ -82,6 +85,10 @@ pub struct WebhookEndpoint {
     pub secret_version: u64,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Why the endpoint is disabled (`None` while enabled). `failing` is set only by the
+    /// auto-disable rule ([`health`]); enabling the endpoint clears it.
+    #[serde(default)]
+    pub disabled_reason: Option<DisabledReason>,
 }
 
 impl WebhookEndpoint {

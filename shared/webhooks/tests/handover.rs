@@ -89,6 +89,7 @@ fn world(endpoints: &[&str]) -> World {
             secret_version: 0,
             created_at: T0,
             updated_at: T0,
+            disabled_reason: None,
         });
         secrets.set(&format!("secret-{id}"), &["whsec_one"]);
     }

@@ -94,6 +94,7 @@ async fn world() -> World {
         secret_version: 0,
         created_at: T0,
         updated_at: T0,
+        disabled_reason: None,
     });
     let secrets = Arc::new(StaticSecrets::default());
     secrets.set("s1", &["whsec_one"]);

@@ -256,6 +256,7 @@ mod tests {
             secret_version: 0,
             created_at: T0,
             updated_at: T0.plus_millis(1),
+            disabled_reason: None,
         }
     }
 

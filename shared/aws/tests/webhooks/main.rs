@@ -47,6 +47,7 @@ fn endpoint(merchant: &MerchantId, id: &WebhookEndpointId) -> WebhookEndpoint {
         secret_version: 0,
         created_at: T0,
         updated_at: T0,
+        disabled_reason: None,
     }
 }
 

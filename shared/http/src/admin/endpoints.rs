@@ -192,6 +192,7 @@ pub async fn create(
         secret_version: 0,
         created_at: now,
         updated_at: now,
+        disabled_reason: None,
     };
     if let Err(e) = deps.endpoints.create_endpoint(&endpoint).await {
         // No endpoint points at the secret: remove it rather than leave an orphan.

@@ -78,6 +78,7 @@ impl World {
             secret_version: 0,
             created_at: T0,
             updated_at: T0,
+            disabled_reason: None,
         });
         self.secrets
             .set(&format!("secret-{id}"), &["whsec_current"]);
