@@ -5,6 +5,7 @@
 mod common;
 mod deliveries;
 mod endpoints;
+mod health;
 mod history;
 mod outbox;
 
