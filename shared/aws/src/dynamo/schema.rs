@@ -464,8 +464,13 @@ mod tests {
                 "createdAt",
                 "eventId",
                 "dueShard",
-                "nextAttemptAt"
+                "nextAttemptAt",
+                "pendingEndpoint"
             ]
+        );
+        assert_eq!(
+            API_KEYS.key_attributes(),
+            vec!["keyHash", "merchantId", "keyId"]
         );
         let ids: Vec<_> = TABLES.iter().map(|t| t.logical_id).collect();
         assert_eq!(ids.len(), 9);
