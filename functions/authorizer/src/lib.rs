@@ -20,7 +20,8 @@ pub async fn context_for(
     deps: &Deps,
     authorization: Option<&str>,
 ) -> std::collections::HashMap<String, Value> {
-    let result = paygate_payments::authenticate(deps.keys.as_ref(), authorization, deps.clock.now()).await;
+    let result =
+        paygate_payments::authenticate(deps.keys.as_ref(), authorization, deps.clock.now()).await;
     if let Err(e) = &result {
         tracing::info!(reason = %e, "request without a valid API key");
     }

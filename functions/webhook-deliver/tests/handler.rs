@@ -118,6 +118,8 @@ impl World {
                 queue: self.queue.clone(),
                 clock: Arc::new(ManualClock::at(T0)),
                 schedule: RetrySchedule::default(),
+                health: self.endpoints.clone(),
+                disable_policy: Default::default(),
             },
         }
     }

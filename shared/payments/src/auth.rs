@@ -107,7 +107,8 @@ mod tests {
     #[tokio::test]
     async fn valid_key_maps_to_merchant_and_mode() {
         let keys = store(Mode::Test, true);
-        let p = authenticate(&keys, Some(&format!("Bearer {KEY}")), NOW).await
+        let p = authenticate(&keys, Some(&format!("Bearer {KEY}")), NOW)
+            .await
             .unwrap();
         assert_eq!(p.merchant_id.as_str(), "mch_1");
         assert_eq!(p.mode, Mode::Test);
@@ -116,7 +117,10 @@ mod tests {
     #[tokio::test]
     async fn missing_malformed_unknown_inactive_and_mismatched_keys_fail() {
         let keys = store(Mode::Test, true);
-        assert_eq!(authenticate(&keys, None, NOW).await, Err(AuthError::Missing));
+        assert_eq!(
+            authenticate(&keys, None, NOW).await,
+            Err(AuthError::Missing)
+        );
         assert_eq!(
             authenticate(&keys, Some("  "), NOW).await,
             Err(AuthError::Missing)
@@ -134,12 +138,22 @@ mod tests {
             Err(AuthError::Invalid)
         );
         assert_eq!(
-            authenticate(&store(Mode::Test, false), Some(&format!("Bearer {KEY}")), NOW).await,
+            authenticate(
+                &store(Mode::Test, false),
+                Some(&format!("Bearer {KEY}")),
+                NOW
+            )
+            .await,
             Err(AuthError::Invalid)
         );
         // A record whose mode disagrees with the key's prefix is refused.
         assert_eq!(
-            authenticate(&store(Mode::Live, true), Some(&format!("Bearer {KEY}")), NOW).await,
+            authenticate(
+                &store(Mode::Live, true),
+                Some(&format!("Bearer {KEY}")),
+                NOW
+            )
+            .await,
             Err(AuthError::Invalid)
         );
     }

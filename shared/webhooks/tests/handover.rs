@@ -210,6 +210,8 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             schedule: RetrySchedule::default(),
+            health: Arc::new(MemoryEndpoints::default()),
+            disable_policy: Default::default(),
         };
         for (msg, _) in self.queue.drain() {
             deliver(&d, &msg).await.unwrap();

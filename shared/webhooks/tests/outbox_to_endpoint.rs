@@ -167,6 +167,8 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             schedule: RetrySchedule::default(),
+            health: self.endpoints.clone(),
+            disable_policy: Default::default(),
         };
         for (msg, _) in self.queue.drain() {
             deliver(&d, &msg).await.unwrap();
