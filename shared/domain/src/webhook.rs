@@ -420,6 +420,10 @@ impl<'a> Envelope<'a> {
     }
 }
 
+/// How long deliveries and their attempts are kept: 90 days after the delivery was created
+/// (the store's TTL; recover refuses to look further back).
+pub const DELIVERY_RETENTION_DAYS: i64 = 90;
+
 /// Sent as `User-Agent` on every webhook request.
 pub const USER_AGENT: &str = concat!("paygate-webhooks/", env!("CARGO_PKG_VERSION"));
 

@@ -200,7 +200,7 @@ pub const PENDING_INDEX: GsiDef = GsiDef {
 pub const DUE_SHARD: &str = "0";
 
 /// How long deliveries and their attempts are kept: 90 days after the delivery was created.
-pub const DELIVERY_RETENTION_DAYS: i64 = 90;
+pub const DELIVERY_RETENTION_DAYS: i64 = paygate_domain::webhook::DELIVERY_RETENTION_DAYS;
 
 /// Deliveries and their attempts, under `pk = <delivery id>`: the delivery item
 /// (`sk = "DELIVERY"`) and one item per attempt (`sk = "ATTEMPT#0001"`, `"ATTEMPT#0002"`, …).
