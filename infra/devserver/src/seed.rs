@@ -202,6 +202,8 @@ pub async fn load(
                 merchant_id: m.id.clone(),
                 mode: k.mode,
                 active: true,
+                expires_at: None,
+                last_used_at: None,
             };
             keys.put_key(&paygate_payments::hash_api_key(&k.key), &record)
                 .await?;
