@@ -3,6 +3,7 @@
 
 pub mod deliveries;
 pub mod endpoints;
+pub mod keys;
 pub mod listen;
 pub mod trigger;
 pub mod verify;
@@ -17,6 +18,7 @@ pub fn needs_admin(command: &Command) -> bool {
         Command::Trigger(_) | Command::Verify(_) => false,
         Command::Listen(a) => !a.init_cert && a.secret.is_none(),
         Command::Endpoints(_) | Command::Deliveries(_) | Command::TestEvent(_) => true,
+        Command::Keys(_) => true,
     }
 }
 
@@ -30,6 +32,7 @@ pub async fn execute(
     match command {
         Command::Endpoints(c) => endpoints::run(ctx, c, out).await,
         Command::Deliveries(c) => deliveries::run(ctx, c, out).await,
+        Command::Keys(c) => keys::run(ctx, c, out).await,
         Command::TestEvent(a) => endpoints::test_event(ctx, &a.id, out).await.map(drop),
         Command::Trigger(a) => trigger::run(ctx, a, out).await.map(drop),
         Command::Listen(a) => listen::run(ctx, a, out, shutdown).await,
