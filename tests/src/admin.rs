@@ -88,7 +88,11 @@ impl Stack {
         if let Signing::With { at, .. } = &mut req.signing {
             let offset = self.clock.offset_millis();
             let shift = std::time::Duration::from_millis(offset.unsigned_abs());
-            *at = if offset >= 0 { *at + shift } else { *at - shift };
+            *at = if offset >= 0 {
+                *at + shift
+            } else {
+                *at - shift
+            };
         }
         self.admin_request(req).await
     }

@@ -15,7 +15,10 @@ async fn status_with(stack: &Stack, key: &str, payment: &str) -> StatusCode {
 }
 
 async fn key_view(stack: &Stack, id: &str) -> Value {
-    let list = expect(stack.admin("GET", &path(ANATOLIA, "/api-keys"), None).await, 200);
+    let list = expect(
+        stack.admin("GET", &path(ANATOLIA, "/api-keys"), None).await,
+        200,
+    );
     list["data"]
         .as_array()
         .unwrap()
@@ -47,16 +50,27 @@ async fn issue_use_roll_expire_and_revoke_a_key() {
 
     // It works on the merchant API, as the merchant, in test mode.
     let payment = stack
-        .create_payment(&old_key, json!({"amount": 1000, "currency": "TRY", "status": "authorized"}))
+        .create_payment(
+            &old_key,
+            json!({"amount": 1000, "currency": "TRY", "status": "authorized"}),
+        )
         .await;
-    assert_eq!(status_with(&stack, &old_key, &payment).await, StatusCode::OK);
+    assert_eq!(
+        status_with(&stack, &old_key, &payment).await,
+        StatusCode::OK
+    );
     // The list never carries the key; it shows its last use.
     let listed = key_view(&stack, &old_id).await;
     assert!(listed.get("secret").is_none());
     assert!(!listed.to_string().contains(&old_key));
     assert!(listed["lastUsedAt"].is_string(), "{listed}");
     // Another merchant does not see it.
-    let other = expect(stack.admin("GET", &path(BOSPHORUS, "/api-keys"), None).await, 200);
+    let other = expect(
+        stack
+            .admin("GET", &path(BOSPHORUS, "/api-keys"), None)
+            .await,
+        200,
+    );
     assert!(!other.to_string().contains(&old_id));
 
     // Roll with a one-hour expiry: a new key; both work.
@@ -74,17 +88,33 @@ async fn issue_use_roll_expire_and_revoke_a_key() {
     let new_id = rolled["id"].as_str().unwrap().to_owned();
     assert_ne!(new_key, old_key);
     assert_eq!(key_view(&stack, &old_id).await["status"], json!("expiring"));
-    assert_eq!(status_with(&stack, &old_key, &payment).await, StatusCode::OK);
-    assert_eq!(status_with(&stack, &new_key, &payment).await, StatusCode::OK);
+    assert_eq!(
+        status_with(&stack, &old_key, &payment).await,
+        StatusCode::OK
+    );
+    assert_eq!(
+        status_with(&stack, &new_key, &payment).await,
+        StatusCode::OK
+    );
 
     // An hour later (the stack's clock moved, no sleeping): the old key is refused.
     stack.clock.advance_millis(HOUR_MS + 1_000);
-    assert_eq!(status_with(&stack, &old_key, &payment).await, StatusCode::UNAUTHORIZED);
-    assert_eq!(status_with(&stack, &new_key, &payment).await, StatusCode::OK);
+    assert_eq!(
+        status_with(&stack, &old_key, &payment).await,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        status_with(&stack, &new_key, &payment).await,
+        StatusCode::OK
+    );
     assert_eq!(key_view(&stack, &old_id).await["status"], json!("expired"));
     let again = expect(
         stack
-            .admin("POST", &path(ANATOLIA, &format!("/api-keys/{old_id}/roll")), Some(&json!({})))
+            .admin(
+                "POST",
+                &path(ANATOLIA, &format!("/api-keys/{old_id}/roll")),
+                Some(&json!({})),
+            )
             .await,
         409,
     );
@@ -93,19 +123,30 @@ async fn issue_use_roll_expire_and_revoke_a_key() {
     // Revoke: refused at once.
     let revoked = expect(
         stack
-            .admin("DELETE", &path(ANATOLIA, &format!("/api-keys/{new_id}")), None)
+            .admin(
+                "DELETE",
+                &path(ANATOLIA, &format!("/api-keys/{new_id}")),
+                None,
+            )
             .await,
         200,
     );
     assert_eq!(revoked["status"], json!("revoked"));
-    assert_eq!(status_with(&stack, &new_key, &payment).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        status_with(&stack, &new_key, &payment).await,
+        StatusCode::UNAUTHORIZED
+    );
     // The seeded key is untouched.
     let seeded = paygate_tests::keys().anatolia_test;
     assert_eq!(status_with(&stack, seeded, &payment).await, StatusCode::OK);
     // Another merchant cannot revoke Anatolia's key.
     expect(
         stack
-            .admin("DELETE", &path(BOSPHORUS, &format!("/api-keys/{old_id}")), None)
+            .admin(
+                "DELETE",
+                &path(BOSPHORUS, &format!("/api-keys/{old_id}")),
+                None,
+            )
             .await,
         404,
     );
