@@ -105,7 +105,6 @@ impl ShiftClock {
 
 impl paygate_domain::ports::Clock for ShiftClock {
     fn now(&self) -> paygate_domain::Timestamp {
-        use paygate_domain::ports::Clock as _;
         SystemClock.now().plus_millis(self.offset_millis())
     }
 }

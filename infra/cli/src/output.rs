@@ -51,7 +51,9 @@ pub fn fields(pairs: &[(&str, String)]) -> String {
         .collect()
 }
 
-/// An endpoint's health (`GET …/health`) as key/value lines.
+/// An endpoint's health (`GET …/health`) as key/value lines (the success rate, a ratio,
+/// shown as a percentage).
+#[allow(clippy::float_arithmetic)]
 pub fn health(v: &Value) -> String {
     let text = |k: &str| v[k].as_str().map_or_else(|| NONE.to_owned(), str::to_owned);
     let rate = v["successRate"]

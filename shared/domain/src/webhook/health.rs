@@ -174,7 +174,9 @@ impl EndpointHealth {
             })
     }
 
-    /// Successes over attempts in the window; `None` without attempts.
+    /// Successes over attempts in the window; `None` without attempts. A ratio for display
+    /// (never money), hence the one float division.
+    #[allow(clippy::float_arithmetic)]
     pub fn success_rate(&self, now: Timestamp) -> Option<f64> {
         let (attempts, succeeded) = self.window(now);
         (attempts > 0).then(|| f64::from(succeeded) / f64::from(attempts))
