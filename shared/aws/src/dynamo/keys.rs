@@ -136,6 +136,18 @@ impl DynamoApiKeys {
         Ok(())
     }
 
+    /// Stores (or replaces) a key with its metadata, unconditionally. For seeding.
+    pub async fn seed_key(&self, key_sha256_hex: &str, key: &ApiKey) -> Result<(), StoreError> {
+        self.client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(encode_key(key_sha256_hex, key)))
+            .send()
+            .await
+            .map_err(|e| unavailable("PutItem", &e))?;
+        Ok(())
+    }
+
     /// The item of a merchant's key, found through `byMerchant` (eventually consistent).
     async fn find_item(
         &self,

@@ -148,7 +148,9 @@ pub async fn list(deps: &EndpointsDeps, merchant_raw: &str) -> Result<ApiKeyList
 /// secret once). The old key keeps working until `now + expiresInHours` (default 24), or
 /// its earlier expiry if it was rolled already. A revoked or expired key is 409
 /// `api_key_inactive`. The old key's expiry is written first (conditionally on the expiry
-/// read), so a concurrent roll of the same key is a 409 and issues nothing.
+/// read), so a concurrent roll of the same key is a 409 and issues nothing. Should the new
+/// key then fail to be stored (a 500), the old key is expiring without a successor shown:
+/// the caller retries the roll, which issues the new key and keeps the earlier expiry.
 pub async fn roll(
     deps: &EndpointsDeps,
     merchant_raw: &str,
