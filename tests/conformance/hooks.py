@@ -114,7 +114,10 @@ def card_numbers_with_check_digits(ctx, body):
 #   invalid_request on `bankState`: the test helper takes it only with status `pending`;
 #   invalid_request on `url`: a webhook URL must parse as a URL with a host and no
 #     credentials, and an IP-literal host must be public (documented on WebhookUrl; the
-#     schema's pattern only says `^https://`).
+#     schema's pattern only says `^https://`);
+#   invalid_request on `since` / `until` (recover): the range depends on the clock: `since`
+#     must not be in the future nor older than the 90-day delivery retention, `until` must
+#     be after `since` (documented on RecoverRequest; a schema cannot say "now").
 STATE_DEPENDENT_400 = {
     ("amount_exceeds_authorized", None),
     ("amount_exceeds_refundable", None),
@@ -123,6 +126,8 @@ STATE_DEPENDENT_400 = {
     ("invalid_request", "cursor"),
     ("invalid_request", "bankState"),
     ("invalid_request", "url"),
+    ("invalid_request", "since"),
+    ("invalid_request", "until"),
 }
 
 

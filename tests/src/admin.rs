@@ -82,9 +82,19 @@ impl AdminRequest {
 
 impl Stack {
     /// Sends an admin request signed with the seed's admin credentials.
+    /// Signed at the stack's time (its clock may have been moved ahead).
     pub async fn admin(&self, method: &str, path: &str, body: Option<&Value>) -> Reply {
-        self.admin_request(AdminRequest::new(method, path, body))
-            .await
+        let mut req = AdminRequest::new(method, path, body);
+        if let Signing::With { at, .. } = &mut req.signing {
+            let offset = self.clock.offset_millis();
+            let shift = std::time::Duration::from_millis(offset.unsigned_abs());
+            *at = if offset >= 0 {
+                *at + shift
+            } else {
+                *at - shift
+            };
+        }
+        self.admin_request(req).await
     }
 
     /// Sends `req` as described (signed or not, tampered or not).

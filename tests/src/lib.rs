@@ -86,11 +86,36 @@ impl Reply {
     }
 }
 
+/// The system clock moved by an offset a test sets (to jump days ahead without sleeping):
+/// the stack's injected clock.
+#[derive(Debug, Default)]
+pub struct ShiftClock(std::sync::atomic::AtomicI64);
+
+impl ShiftClock {
+    /// Moves the clock `ms` further ahead.
+    pub fn advance_millis(&self, ms: i64) {
+        self.0.fetch_add(ms, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// How far ahead of the system clock it is.
+    pub fn offset_millis(&self) -> i64 {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl paygate_domain::ports::Clock for ShiftClock {
+    fn now(&self) -> paygate_domain::Timestamp {
+        SystemClock.now().plus_millis(self.offset_millis())
+    }
+}
+
 /// A running local stack and an HTTP client for it. Dropping it stops the server.
 pub struct Stack {
     /// `http://127.0.0.1:<port>`, no trailing slash.
     pub url: String,
     pub http: reqwest::Client,
+    /// The stack's clock (the system's unless a test moves it).
+    pub clock: Arc<ShiftClock>,
     server: DevServer,
 }
 
@@ -140,11 +165,12 @@ impl Stack {
         reconcile_every: Option<std::time::Duration>,
     ) -> Stack {
         let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
+        let clock = Arc::new(ShiftClock::default());
         let opts = Options {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             seed: seed().clone(),
             prefix: unique_prefix(label),
-            clock: Arc::new(SystemClock),
+            clock: clock.clone(),
             ids: Arc::new(RandomIds),
             webhook,
             bank_timeout,
@@ -157,6 +183,7 @@ impl Stack {
         Stack {
             url: server.url.clone(),
             http: reqwest::Client::new(),
+            clock,
             server,
         }
     }

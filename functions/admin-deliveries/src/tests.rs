@@ -24,14 +24,16 @@ fn deps() -> Deps {
         label: String::new(),
         mode: paygate_domain::Mode::Test,
     });
+    let endpoints = Arc::new(MemoryEndpoints::default());
     Deps {
         admin: paygate_http::admin::DeliveriesDeps {
             merchants: Arc::new(accounts),
-            endpoints: Arc::new(MemoryEndpoints::default()),
+            endpoints: endpoints.clone(),
             deliveries: Arc::new(MemoryDeliveries::default()),
             outbox: Arc::new(MemoryPayments::default()),
             queue: Arc::new(MemoryQueue::default()),
             clock: Arc::new(ManualClock::at(T0)),
+            health: endpoints.clone(),
         },
     }
 }

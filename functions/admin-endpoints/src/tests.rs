@@ -29,10 +29,11 @@ fn deps() -> Deps {
         label: String::new(),
         mode: paygate_domain::Mode::Test,
     });
+    let endpoints = Arc::new(MemoryEndpoints::default());
     Deps {
         admin: paygate_http::admin::EndpointsDeps {
             merchants: Arc::new(accounts),
-            endpoints: Arc::new(MemoryEndpoints::default()),
+            endpoints: endpoints.clone(),
             deliveries: Arc::new(MemoryDeliveries::default()),
             outbox: Arc::new(MemoryPayments::default()),
             queue: Arc::new(MemoryQueue::default()),
@@ -41,6 +42,8 @@ fn deps() -> Deps {
             ids: Arc::new(SeqIds::default()),
             egress: paygate_webhooks::EgressPolicy::strict(),
             secret_prefix: "paygate/test/webhooks/".into(),
+            health: endpoints.clone(),
+            keys: Arc::new(paygate_domain::testkit::MemoryKeys::default()),
         },
     }
 }

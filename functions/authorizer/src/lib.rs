@@ -20,7 +20,8 @@ pub async fn context_for(
     deps: &Deps,
     authorization: Option<&str>,
 ) -> std::collections::HashMap<String, Value> {
-    let result = paygate_payments::authenticate(deps.keys.as_ref(), authorization).await;
+    let result =
+        paygate_payments::authenticate(deps.keys.as_ref(), authorization, deps.clock.now()).await;
     if let Err(e) = &result {
         tracing::info!(reason = %e, "request without a valid API key");
     }
@@ -62,10 +63,15 @@ mod tests {
                 merchant_id: MerchantId::parse("mch_1").unwrap(),
                 mode: Mode::Live,
                 active: true,
+                expires_at: None,
+                last_used_at: None,
             },
         );
         let deps = Deps {
             keys: Arc::new(keys),
+            clock: Arc::new(paygate_domain::testkit::ManualClock::at(
+                paygate_domain::testkit::T0,
+            )),
         };
         let mut event = ApiGatewayV2CustomAuthorizerV2Request::default();
         event

@@ -118,6 +118,7 @@ impl World {
             secret_version: 0,
             created_at: T0,
             updated_at: T0,
+            disabled_reason: None,
         };
         let delivery = Delivery::new(&ev, &endpoint, T0);
         assert!(self.deliveries.create_delivery(&delivery).await.unwrap());

@@ -96,6 +96,7 @@ fn world() -> World {
         secret_version: 0,
         created_at: T0,
         updated_at: T0,
+        disabled_reason: None,
     });
     w.secrets
         .set("paygate/dev/webhooks/whe_1", &["whsec_current"]);
@@ -117,6 +118,8 @@ impl World {
                 queue: self.queue.clone(),
                 clock: Arc::new(ManualClock::at(T0)),
                 schedule: RetrySchedule::default(),
+                health: self.endpoints.clone(),
+                disable_policy: Default::default(),
             },
         }
     }

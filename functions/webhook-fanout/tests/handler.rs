@@ -69,6 +69,7 @@ fn endpoint(merchant: &str, id: &str) -> WebhookEndpoint {
         secret_version: 0,
         created_at: T0,
         updated_at: T0,
+        disabled_reason: None,
     }
 }
 

@@ -129,6 +129,8 @@ impl LocalStack<'_> {
                     "DELIVERIES_QUEUE_URL" => Ok(queues.deliveries.clone()),
                     "STAGE" => Ok("local".to_owned()),
                     "PAYGATE_WEBHOOK_RETRY_SCHEDULE" => Ok("30s,2m,10m,30m,2h,6h,12h,24h".into()),
+                    // The template parameter's default.
+                    "PAYGATE_WEBHOOK_DISABLE_MIN_ATTEMPTS" => Ok("20".into()),
                     _ => Err(format!("{var}: no local value for {value:?}")),
                 }
             }

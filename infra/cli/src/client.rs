@@ -282,6 +282,45 @@ impl AdminClient<'_> {
         self.call(Method::GET, url, None).await
     }
 
+    pub async fn recover(&self, endpoint: &str, body: &Value) -> Result<Value, CliError> {
+        let url = self.url(&["webhook-endpoints", endpoint, "recover"], &[])?;
+        self.call(Method::POST, url, Some(body)).await
+    }
+
+    pub async fn endpoint_health(&self, endpoint: &str) -> Result<Value, CliError> {
+        let url = self.url(&["webhook-endpoints", endpoint, "health"], &[])?;
+        self.call(Method::GET, url, None).await
+    }
+
+    pub async fn create_api_key(&self, body: &Value) -> Result<Value, CliError> {
+        let url = self.url(&["api-keys"], &[])?;
+        self.call(Method::POST, url, Some(body)).await
+    }
+
+    pub async fn list_api_keys(&self) -> Result<Value, CliError> {
+        let url = self.url(&["api-keys"], &[])?;
+        self.call(Method::GET, url, None).await
+    }
+
+    /// `expires_in_hours`: `None` for the server's default (24 h).
+    pub async fn roll_api_key(
+        &self,
+        id: &str,
+        expires_in_hours: Option<i64>,
+    ) -> Result<Value, CliError> {
+        let url = self.url(&["api-keys", id, "roll"], &[])?;
+        let body = match expires_in_hours {
+            Some(h) => serde_json::json!({ "expiresInHours": h }),
+            None => serde_json::json!({}),
+        };
+        self.call(Method::POST, url, Some(&body)).await
+    }
+
+    pub async fn revoke_api_key(&self, id: &str) -> Result<Value, CliError> {
+        let url = self.url(&["api-keys", id], &[])?;
+        self.call(Method::DELETE, url, None).await
+    }
+
     pub async fn resend_delivery(&self, id: &str) -> Result<Value, CliError> {
         let url = self.url(&["deliveries", id, "resend"], &[])?;
         self.call(Method::POST, url, Some(&serde_json::json!({})))

@@ -90,12 +90,15 @@ pub struct Global {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Webhook endpoints: create, list, rotate the signing secret, delete.
+    /// Webhook endpoints: create, list, rotate the signing secret, delete, recover, health.
     #[command(subcommand)]
     Endpoints(EndpointsCommand),
     /// Delivery history: list, show one with its attempts, resend.
     #[command(subcommand)]
     Deliveries(DeliveriesCommand),
+    /// API keys: issue, list, roll, revoke.
+    #[command(subcommand)]
+    Keys(commands::keys::KeysCommand),
     /// Send a `webhook.test` event to one endpoint.
     TestEvent(commands::endpoints::EndpointId),
     /// Run a test-mode scenario that produces a payment event.

@@ -51,6 +51,30 @@ pub fn fields(pairs: &[(&str, String)]) -> String {
         .collect()
 }
 
+/// An endpoint's health (`GET …/health`) as key/value lines (the success rate, a ratio,
+/// shown as a percentage).
+#[allow(clippy::float_arithmetic)]
+pub fn health(v: &Value) -> String {
+    let text = |k: &str| v[k].as_str().map_or_else(|| NONE.to_owned(), str::to_owned);
+    let rate = v["successRate"]
+        .as_f64()
+        .map_or_else(|| NONE.to_owned(), |r| format!("{:.1}%", r * 100.0));
+    let status = match v["disabledReason"].as_str() {
+        Some(why) => format!("{} ({why})", text("status")),
+        None => text("status"),
+    };
+    fields(&[
+        ("endpoint", text("endpointId")),
+        ("status", status),
+        ("success rate (24h)", rate),
+        ("attempts (24h)", v["attempts24h"].to_string()),
+        ("last success", text("lastSuccessAt")),
+        ("last failure", text("lastFailureAt")),
+        ("failing since", text("failingSince")),
+        ("backlog", v["backlog"].to_string()),
+    ])
+}
+
 /// One line of at most `max` characters: whitespace runs become one space, the rest is
 /// cut with `…`.
 pub fn snippet(text: &str, max: usize) -> String {

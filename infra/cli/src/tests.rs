@@ -291,6 +291,50 @@ fn the_command_tree_is_consistent() {
 }
 
 #[test]
+fn keys_and_endpoint_operations_parse() {
+    use crate::commands::keys::KeysCommand;
+    let cli = parse(&["keys", "create", "--mode", "live", "--name", "checkout"]);
+    let Command::Keys(KeysCommand::Create(a)) = cli.command else {
+        panic!("not keys create")
+    };
+    assert_eq!((a.mode, a.name.as_deref()), (Mode::Live, Some("checkout")));
+    let cli = parse(&["keys", "roll", "key_1", "--expires-in", "2h"]);
+    let Command::Keys(KeysCommand::Roll(a)) = cli.command else {
+        panic!("not keys roll")
+    };
+    assert_eq!((a.id.as_str(), a.expires_in_hours), ("key_1", Some(2)));
+    assert!(matches!(
+        parse(&["keys", "list"]).command,
+        Command::Keys(KeysCommand::List)
+    ));
+    assert!(matches!(
+        parse(&["keys", "revoke", "key_1"]).command,
+        Command::Keys(KeysCommand::Revoke(_))
+    ));
+    assert!(fails(&["keys", "create"]));
+    assert!(fails(&["keys", "roll", "key_1", "--expires-in", "8d"]));
+    let cli = parse(&[
+        "endpoints",
+        "recover",
+        "whe_1",
+        "--since",
+        "2026-11-20T00:00:00Z",
+    ]);
+    let Command::Endpoints(EndpointsCommand::Recover(a)) = cli.command else {
+        panic!("not recover")
+    };
+    assert_eq!(
+        (a.id.as_str(), a.since.as_str(), a.until),
+        ("whe_1", "2026-11-20T00:00:00Z", None)
+    );
+    assert!(fails(&["endpoints", "recover", "whe_1"]));
+    assert!(matches!(
+        parse(&["endpoints", "health", "whe_1"]).command,
+        Command::Endpoints(EndpointsCommand::Health(_))
+    ));
+}
+
+#[test]
 fn dashboard_takes_a_port_and_defaults_to_3001() {
     let Command::Dashboard(a) = parse(&["--local", "dashboard"]).command else {
         panic!("not dashboard")

@@ -112,6 +112,30 @@ pub fn router(app: Shared) -> Router {
             "/admin/v1/merchants/{merchantId}/events/{eventId}/deliveries",
             get(to(R::ListEventDeliveries)),
         )
+        .route(
+            "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/recover",
+            post(to(R::RecoverDeliveries)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/health",
+            get(to(R::EndpointHealth)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/api-keys",
+            post(to(R::CreateApiKey)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/api-keys",
+            get(to(R::ListApiKeys)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/api-keys/{keyId}/roll",
+            post(to(R::RollApiKey)),
+        )
+        .route(
+            "/admin/v1/merchants/{merchantId}/api-keys/{keyId}",
+            delete(to(R::RevokeApiKey)),
+        )
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(app)
 }

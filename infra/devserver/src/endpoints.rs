@@ -76,6 +76,7 @@ pub async fn put(
         secret_version: 0,
         created_at: now,
         updated_at: now,
+        disabled_reason: None,
     };
     endpoints.put_endpoint(&endpoint, false).await?;
     Ok(endpoint)

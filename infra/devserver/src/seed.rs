@@ -14,8 +14,8 @@ use paygate_domain::{
     payment::CreatedPayment,
     ports::{Clock, Expectation, PaymentChange, PaymentWriter},
     webhook::{EventFilter, WebhookEndpointId},
-    AccountConfigError, AccountId, ApiKeyRecord, BinInfo, Currency, MerchantId, Mode, Operation,
-    OperationSet, Payment, PaymentId, PaymentStatus, PosAccount, StoreError,
+    AccountConfigError, AccountId, BinInfo, Currency, MerchantId, Mode, Operation, OperationSet,
+    Payment, PaymentId, PaymentStatus, PosAccount, StoreError,
 };
 use serde::Deserialize;
 
@@ -197,13 +197,20 @@ pub async fn load(
     );
     for m in &seed.merchants {
         for k in &m.api_keys {
-            let record = ApiKeyRecord {
-                key_id: k.id.clone(),
+            // With its metadata, so the admin API lists it like an issued key (named
+            // "seed"; re-seeding keeps the key, its hash and id, and refreshes the rest).
+            let key = paygate_domain::apikey::ApiKey {
+                id: k.id.clone(),
                 merchant_id: m.id.clone(),
                 mode: k.mode,
-                active: true,
+                name: "seed".to_owned(),
+                last4: paygate_domain::apikey::last4(&k.key),
+                created_at: clock.now(),
+                expires_at: None,
+                last_used_at: None,
+                revoked_at: None,
             };
-            keys.put_key(&paygate_payments::hash_api_key(&k.key), &record)
+            keys.seed_key(&paygate_payments::hash_api_key(&k.key), &key)
                 .await?;
         }
         for a in &m.accounts {

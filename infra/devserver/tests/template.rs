@@ -248,12 +248,38 @@ fn admin_functions_touch_only_their_resources() {
         ("dynamodb:PutItem", "DeliveriesTable"),
         ("dynamodb:Query", "PosAccountsTable"),
         ("sqs:SendMessage", "DeliveriesQueue"),
+        // Settings updates and a re-enable's health reset are UpdateItems.
+        ("dynamodb:UpdateItem", "WebhookEndpointsTable"),
+        // API keys: issue (conditional put), roll and revoke (conditional updates).
+        ("dynamodb:PutItem", "ApiKeysTable"),
+        ("dynamodb:UpdateItem", "ApiKeysTable"),
+        ("dynamodb:GetItem", "ApiKeysTable"),
     ] {
         assert!(
             allows(&t, e, action, &get_att(table, "Arn")),
             "{e}: {action} on {table}"
         );
     }
+    let by_merchant: Value =
+        serde_norway::from_str("!Sub \"${ApiKeysTable.Arn}/index/byMerchant\"").unwrap();
+    assert!(
+        allows(&t, e, "dynamodb:Query", &by_merchant),
+        "{e}: Query on byMerchant"
+    );
+    // The deliver function writes endpoint health (and the auto-disable); the authorizer
+    // writes lastUsedAt.
+    assert!(allows(
+        &t,
+        "WebhookDeliverFunction",
+        "dynamodb:UpdateItem",
+        &get_att("WebhookEndpointsTable", "Arn")
+    ));
+    assert!(allows(
+        &t,
+        "AuthorizerFunction",
+        "dynamodb:UpdateItem",
+        &get_att("ApiKeysTable", "Arn")
+    ));
     let d = "AdminDeliveriesFunction";
     for (action, table) in [
         ("dynamodb:GetItem", "DeliveriesTable"),
@@ -267,7 +293,7 @@ fn admin_functions_touch_only_their_resources() {
             "{d}: {action} on {table}"
         );
     }
-    for index in ["byEndpoint", "byEvent"] {
+    for index in ["byEndpoint", "byEvent", "pendingByEndpoint"] {
         let arn: Value =
             serde_norway::from_str(&format!("!Sub \"${{DeliveriesTable.Arn}}/index/{index}\""))
                 .unwrap();
@@ -399,7 +425,10 @@ fn every_function_gets_the_table_variables_it_reads() {
         ("WebhookFanoutFunction", pipeline),
         ("WebhookDeliverFunction", pipeline),
         ("OutboxSweeperFunction", pipeline),
-        ("AdminEndpointsFunction", admin),
+        (
+            "AdminEndpointsFunction",
+            &[admin, &["API_KEYS_TABLE"]].concat(),
+        ),
         ("AdminDeliveriesFunction", admin),
     ];
     for (function, vars) in needs {

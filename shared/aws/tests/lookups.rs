@@ -23,6 +23,8 @@ async fn api_keys_round_trip_by_hash() {
         merchant_id: merchant(),
         mode: Mode::Live,
         active: false,
+        expires_at: None,
+        last_used_at: None,
     };
     env.keys.put_key(HASH, &rec).await.unwrap();
 
@@ -34,6 +36,117 @@ async fn api_keys_round_trip_by_hash() {
     );
     // AND another hash finds nothing
     assert_eq!(env.keys.find_key(&"0".repeat(64)).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn api_keys_are_issued_listed_rolled_revoked_and_touched() {
+    use paygate_domain::{apikey::ApiKey, ports::ApiKeyAdmin, Timestamp};
+    const T0: Timestamp = Timestamp::from_unix_millis(1_795_251_600_000);
+    let env = Env::new("keyadmin").await;
+    let m = merchant();
+    let key = |id: &str, at: i64| ApiKey {
+        id: ApiKeyId::parse(id).unwrap(),
+        merchant_id: m.clone(),
+        mode: Mode::Test,
+        name: format!("name of {id}"),
+        last4: "wxyz".into(),
+        created_at: T0.plus_millis(at),
+        expires_at: None,
+        last_used_at: None,
+        revoked_at: None,
+    };
+    let (a, b) = (key("key_a", 0), key("key_b", 1_000));
+    let (ha, hb) = ("a".repeat(64), "b".repeat(64));
+    env.keys.create_key(&ha, &a).await.unwrap();
+    env.keys.create_key(&hb, &b).await.unwrap();
+    // The same hash twice is refused.
+    assert!(matches!(
+        env.keys.create_key(&ha, &b).await,
+        Err(StoreError::AlreadyExists)
+    ));
+    // Listed newest first, only the merchant's.
+    assert_eq!(
+        env.keys.list_keys(&m).await.unwrap(),
+        vec![b.clone(), a.clone()]
+    );
+    assert!(env
+        .keys
+        .list_keys(&MerchantId::parse("mch_x").unwrap())
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(env.keys.get_key(&m, &a.id).await.unwrap(), Some(a.clone()));
+    assert_eq!(
+        env.keys
+            .get_key(&MerchantId::parse("mch_x").unwrap(), &a.id)
+            .await
+            .unwrap(),
+        None
+    );
+    // The authorizer's record follows.
+    assert_eq!(env.keys.find_key(&ha).await.unwrap(), Some(a.record()));
+
+    // Roll: the expiry is set only over the expected one.
+    let exp = T0.plus_millis(3_600_000);
+    env.keys.set_key_expiry(&m, &a.id, exp, None).await.unwrap();
+    assert!(matches!(
+        env.keys.set_key_expiry(&m, &a.id, exp, None).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    assert_eq!(
+        env.keys.find_key(&ha).await.unwrap().unwrap().expires_at,
+        Some(exp)
+    );
+
+    // Touch: at most once a minute.
+    env.keys.touch_key(&ha, T0).await.unwrap();
+    env.keys
+        .touch_key(&ha, T0.plus_millis(59_000))
+        .await
+        .unwrap();
+    assert_eq!(
+        env.keys.find_key(&ha).await.unwrap().unwrap().last_used_at,
+        Some(T0)
+    );
+    env.keys
+        .touch_key(&ha, T0.plus_millis(60_000))
+        .await
+        .unwrap();
+    assert_eq!(
+        env.keys.find_key(&ha).await.unwrap().unwrap().last_used_at,
+        Some(T0.plus_millis(60_000))
+    );
+    // An unknown hash is not created by a touch.
+    env.keys.touch_key(&"c".repeat(64), T0).await.unwrap();
+    assert_eq!(env.keys.find_key(&"c".repeat(64)).await.unwrap(), None);
+
+    // Revoke: at once, the first revocation stands, no roll afterwards.
+    let r = env
+        .keys
+        .revoke_key(&m, &b.id, T0.plus_millis(5))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.revoked_at, Some(T0.plus_millis(5)));
+    assert!(!env.keys.find_key(&hb).await.unwrap().unwrap().active);
+    let again = env
+        .keys
+        .revoke_key(&m, &b.id, T0.plus_millis(9))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.revoked_at, Some(T0.plus_millis(5)));
+    assert!(matches!(
+        env.keys.set_key_expiry(&m, &b.id, exp, None).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    assert_eq!(
+        env.keys
+            .revoke_key(&m, &ApiKeyId::parse("key_zz").unwrap(), T0)
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 fn pos(merchant: &MerchantId, id: &str, ops: &[Operation]) -> PosAccount {

@@ -1,7 +1,12 @@
 //! The dashboard's admin API: the `admin-endpoints` and `admin-deliveries` functions.
 
+use std::sync::Arc;
+
 use paygate_aws::{
-    dynamo::schema::{DELIVERIES, EVENTS, POS_ACCOUNTS, WEBHOOK_ENDPOINTS},
+    dynamo::{
+        schema::{API_KEYS, DELIVERIES, EVENTS, POS_ACCOUNTS, WEBHOOK_ENDPOINTS},
+        DynamoApiKeys,
+    },
     sqs::DELIVERIES_QUEUE,
 };
 use paygate_http::admin::{DeliveriesDeps, EndpointsDeps};
@@ -29,8 +34,10 @@ fn egress(w: &Wiring) -> Result<EgressPolicy, ConfigError> {
     }
 }
 
-/// `admin-endpoints`: create, list, read, update, delete endpoints; rotate; test events.
-/// Both admin functions get all five names; their IAM policies decide what they may use.
+/// `admin-endpoints`: create, list, read, update, delete endpoints; rotate; test events;
+/// API keys (issue, list, roll, revoke: `API_KEYS_TABLE` as well).
+/// Both admin functions get the five shared names; their IAM policies decide what they may
+/// use.
 pub struct AdminEndpoints {
     pub admin: EndpointsDeps,
 }
@@ -51,12 +58,15 @@ impl Build for AdminEndpoints {
                 ids: w.ids.clone(),
                 egress: egress(w)?,
                 secret_prefix: n.required(WEBHOOK_SECRET_PREFIX_ENV)?,
+                health: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
+                keys: Arc::new(DynamoApiKeys::new(db.clone(), n.table(&API_KEYS)?)),
             },
         })
     }
 }
 
-/// `admin-deliveries`: delivery history, one delivery, resend, an event's deliveries.
+/// `admin-deliveries`: delivery history, one delivery, resend, an event's deliveries; an
+/// endpoint's recover and health.
 pub struct AdminDeliveries {
     pub admin: DeliveriesDeps,
 }
@@ -72,6 +82,7 @@ impl Build for AdminDeliveries {
                 outbox: outbox(db, &n.table(&EVENTS)?),
                 queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
                 clock: w.clock.clone(),
+                health: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
             },
         })
     }

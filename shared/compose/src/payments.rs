@@ -23,6 +23,8 @@ pub use banks::{
 /// The authorizer: API keys.
 pub struct Authorizer {
     pub keys: Arc<dyn ApiKeyLookup>,
+    /// Expiry of rolled keys, `lastUsedAt`.
+    pub clock: Arc<dyn paygate_domain::ports::Clock>,
 }
 
 impl Build for Authorizer {
@@ -32,6 +34,7 @@ impl Build for Authorizer {
                 w.aws.dynamo.clone(),
                 w.names.table(&API_KEYS)?,
             )),
+            clock: w.clock.clone(),
         })
     }
 }

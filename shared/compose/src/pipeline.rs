@@ -6,6 +6,7 @@ use paygate_aws::{
     dynamo::schema::{DELIVERIES, EVENTS, WEBHOOK_ENDPOINTS},
     sqs::{DELIVERIES_QUEUE, EVENTS_QUEUE},
 };
+use paygate_domain::webhook::DisablePolicy;
 use paygate_domain::{ports::WebhookSender, webhook::RetrySchedule};
 use paygate_webhooks::{DeliverDeps, FanoutDeps, SweepDeps};
 
@@ -25,6 +26,22 @@ fn retry_schedule(w: &Wiring) -> Result<RetrySchedule, ConfigError> {
         Some(s) => Ok(s.clone()),
         None => schedule_from(&w.names),
     }
+}
+
+/// The auto-disable policy: 3 days to the warning, 5 to the disable, and at least
+/// `PAYGATE_WEBHOOK_DISABLE_MIN_ATTEMPTS` (default 20) failed attempts.
+fn disable_policy(names: &crate::Names) -> Result<DisablePolicy, ConfigError> {
+    let env = paygate_domain::webhook::health::MIN_ATTEMPTS_ENV;
+    let mut p = DisablePolicy::default();
+    if let Some(v) = names.optional(env) {
+        p.min_attempts = v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n: &u32| *n >= 1)
+            .ok_or_else(|| ConfigError::Malformed(env.into()))?;
+    }
+    Ok(p)
 }
 
 /// The retry schedule of this process's environment (the dev server's `make dev`).
@@ -96,6 +113,8 @@ impl Build for WebhookDeliver {
                 queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
                 clock: w.clock.clone(),
                 schedule: retry_schedule(w)?,
+                health: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
+                disable_policy: disable_policy(&w.names)?,
             },
         })
     }

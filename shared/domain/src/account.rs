@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{AccountId, ApiKeyId, MerchantId};
+use crate::time::Timestamp;
 
 /// Test or live. A key only ever sees objects of its own mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -174,8 +175,14 @@ pub struct ApiKeyRecord {
     pub key_id: ApiKeyId,
     pub merchant_id: MerchantId,
     pub mode: Mode,
-    /// Whether the key may still be used.
+    /// Whether the key may still be used: `false` once revoked.
     pub active: bool,
+    /// When a rolled key stops working (`None`: no expiry).
+    #[serde(default)]
+    pub expires_at: Option<Timestamp>,
+    /// When the key last authenticated a request (written at most once a minute).
+    #[serde(default)]
+    pub last_used_at: Option<Timestamp>,
 }
 
 /// One row of the BIN → issuing bank table.

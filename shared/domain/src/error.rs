@@ -77,4 +77,6 @@ pub mod code {
     pub const ENDPOINT_LIMIT_REACHED: &str = "endpoint_limit_reached";
     pub const ENDPOINT_DISABLED: &str = "endpoint_disabled";
     pub const DELIVERY_PENDING: &str = "delivery_pending";
+    pub const API_KEY_INACTIVE: &str = "api_key_inactive";
+    pub const API_KEY_LIMIT_REACHED: &str = "api_key_limit_reached";
 }

@@ -5,6 +5,7 @@
 //! No AWS, no network, no clock reads: everything with a side effect comes in through a port.
 
 pub mod account;
+pub mod apikey;
 pub mod bank;
 pub mod credentials;
 pub mod error;

@@ -76,6 +76,53 @@ pub trait PaymentWriter: Send + Sync {
 #[async_trait]
 pub trait ApiKeyLookup: Send + Sync {
     async fn find_key(&self, key_sha256_hex: &str) -> Result<Option<ApiKeyRecord>, StoreError>;
+    /// Sets the key's `lastUsedAt` to `now` unless it was set less than
+    /// [`crate::apikey::TOUCH_INTERVAL_MS`] before (then nothing is written and this is
+    /// `Ok`). Best effort: callers log a failure and go on.
+    async fn touch_key(
+        &self,
+        key_sha256_hex: &str,
+        now: crate::Timestamp,
+    ) -> Result<(), StoreError>;
+}
+
+/// The dashboard's side of API keys: issue, list, roll, revoke. Keys are stored by the
+/// SHA-256 of the key; the key itself never reaches the store.
+#[async_trait]
+pub trait ApiKeyAdmin: Send + Sync {
+    /// Stores a new key under its hash; `StoreError::AlreadyExists` when the hash is taken.
+    async fn create_key(
+        &self,
+        key_sha256_hex: &str,
+        key: &crate::apikey::ApiKey,
+    ) -> Result<(), StoreError>;
+    /// A merchant's keys (revoked and expired ones included), newest first.
+    async fn list_keys(
+        &self,
+        merchant: &MerchantId,
+    ) -> Result<Vec<crate::apikey::ApiKey>, StoreError>;
+    async fn get_key(
+        &self,
+        merchant: &MerchantId,
+        id: &crate::ids::ApiKeyId,
+    ) -> Result<Option<crate::apikey::ApiKey>, StoreError>;
+    /// Sets the key's expiry if it is not revoked and its expiry is still `expected`;
+    /// otherwise `StoreError::Conflict { current: None }` (changed meanwhile).
+    async fn set_key_expiry(
+        &self,
+        merchant: &MerchantId,
+        id: &crate::ids::ApiKeyId,
+        expires_at: crate::Timestamp,
+        expected: Option<crate::Timestamp>,
+    ) -> Result<(), StoreError>;
+    /// Revokes the key at `at` unless it is revoked already (the first revocation stands);
+    /// returns it as it is now, `None` when there is no such key.
+    async fn revoke_key(
+        &self,
+        merchant: &MerchantId,
+        id: &crate::ids::ApiKeyId,
+        at: crate::Timestamp,
+    ) -> Result<Option<crate::apikey::ApiKey>, StoreError>;
 }
 
 /// A merchant's POS accounts.
@@ -306,7 +353,7 @@ pub trait WebhookSender: Send + Sync {
 // The dashboard's admin API
 // ---------------------------------------------------------------------------------------
 
-use crate::webhook::DeliveryStatus;
+use crate::webhook::{DeliveryStatus, EndpointHealth};
 
 /// Which merchants exist (the admin API answers 404 for any other).
 #[async_trait]
@@ -331,6 +378,34 @@ pub trait EndpointAdmin: EndpointReader {
         &self,
         merchant: &MerchantId,
         id: &WebhookEndpointId,
+    ) -> Result<bool, StoreError>;
+}
+
+/// Endpoint health counters, kept on the endpoint (see `crate::webhook::health`).
+#[async_trait]
+pub trait EndpointHealthStore: Send + Sync {
+    /// The endpoint and its health; `None` when there is no such endpoint.
+    async fn get_health(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+    ) -> Result<Option<(WebhookEndpoint, EndpointHealth)>, StoreError>;
+    /// Every endpoint of a merchant with its health, ordered by endpoint id.
+    async fn list_health(
+        &self,
+        merchant: &MerchantId,
+    ) -> Result<Vec<(WebhookEndpoint, EndpointHealth)>, StoreError>;
+    /// Writes `health` if the endpoint exists and its stored health is still at version
+    /// `health.version - 1`. With `disable_at`, the same write disables the endpoint
+    /// (`enabled` false, reason `failing`, `updatedAt` = that time), on condition that it is
+    /// enabled. `false` when a condition failed (nothing written): read again and decide
+    /// again.
+    async fn put_health(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+        health: &EndpointHealth,
+        disable_at: Option<Timestamp>,
     ) -> Result<bool, StoreError>;
 }
 
@@ -364,6 +439,17 @@ pub trait DeliveryAdmin: DeliveryStore {
         id: &DeliveryId,
         now: Timestamp,
     ) -> Result<Option<Delivery>, StoreError>;
+    /// An endpoint's `failed` deliveries created in `[since, until)`, oldest first (by
+    /// `createdAt`, then id), at most `limit`; `true` beside them when more may follow.
+    async fn list_failed(
+        &self,
+        endpoint: &WebhookEndpointId,
+        since: Timestamp,
+        until: Timestamp,
+        limit: usize,
+    ) -> Result<(Vec<Delivery>, bool), StoreError>;
+    /// How many of the endpoint's deliveries are pending (first attempt or retrying).
+    async fn count_pending(&self, endpoint: &WebhookEndpointId) -> Result<u64, StoreError>;
 }
 
 /// Writes events to the outbox outside a payment change (the dashboard's test event).

@@ -16,6 +16,9 @@ use crate::{
 
 pub use crate::ids::{DeliveryId, WebhookEndpointId};
 
+pub mod health;
+pub use health::{DisablePolicy, DisabledReason, EndpointHealth, HealthAction};
+
 /// What an endpoint subscribes to: one event type, or every type (`*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EventFilter {
@@ -82,6 +85,10 @@ pub struct WebhookEndpoint {
     pub secret_version: u64,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Why the endpoint is disabled (`None` while enabled). `failing` is set only by the
+    /// auto-disable rule ([`health`]); enabling the endpoint clears it.
+    #[serde(default)]
+    pub disabled_reason: Option<DisabledReason>,
 }
 
 impl WebhookEndpoint {
@@ -412,6 +419,10 @@ impl<'a> Envelope<'a> {
         serde_json::to_vec(self).unwrap_or_default()
     }
 }
+
+/// How long deliveries and their attempts are kept: 90 days after the delivery was created
+/// (the store's TTL; recover refuses to look further back).
+pub const DELIVERY_RETENTION_DAYS: i64 = 90;
 
 /// Sent as `User-Agent` on every webhook request.
 pub const USER_AGENT: &str = concat!("paygate-webhooks/", env!("CARGO_PKG_VERSION"));

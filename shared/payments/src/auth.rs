@@ -1,6 +1,6 @@
 //! API keys: `sk_test_…` / `sk_live_…`, stored only as their SHA-256.
 
-use paygate_domain::{ids::ApiKeyId, ports::ApiKeyLookup, MerchantId, Mode};
+use paygate_domain::{ids::ApiKeyId, ports::ApiKeyLookup, MerchantId, Mode, Timestamp};
 use sha2::{Digest, Sha256};
 
 /// Who is calling: the merchant and mode a valid key maps to.
@@ -39,10 +39,13 @@ fn claimed_mode(key: &str) -> Option<Mode> {
     ok.then_some(mode)
 }
 
-/// Resolves an `Authorization` header value to a principal.
+/// Resolves an `Authorization` header value to a principal at `now`: a revoked key, or a
+/// rolled key past its expiry, is invalid. A valid key's `lastUsedAt` is written at most
+/// once a minute, best effort (a failed write is logged and the request goes on).
 pub async fn authenticate(
     keys: &dyn ApiKeyLookup,
     authorization: Option<&str>,
+    now: Timestamp,
 ) -> Result<Principal, AuthError> {
     let value = authorization.map(str::trim).filter(|v| !v.is_empty());
     let Some(value) = value else {
@@ -54,13 +57,19 @@ pub async fn authenticate(
         .map(str::trim)
         .ok_or(AuthError::Invalid)?;
     let mode = claimed_mode(key).ok_or(AuthError::Invalid)?;
+    let hash = hash_api_key(key);
     let record = keys
-        .find_key(&hash_api_key(key))
+        .find_key(&hash)
         .await
         .map_err(|_| AuthError::Unavailable)?
         .ok_or(AuthError::Invalid)?;
-    if !record.active || record.mode != mode {
+    if !record.usable(now) || record.mode != mode {
         return Err(AuthError::Invalid);
+    }
+    if record.needs_touch(now) {
+        if let Err(e) = keys.touch_key(&hash, now).await {
+            tracing::warn!(key_id = %record.key_id, error = %e, "lastUsedAt not updated");
+        }
     }
     Ok(Principal {
         merchant_id: record.merchant_id,
@@ -77,6 +86,7 @@ mod tests {
     use super::*;
 
     const KEY: &str = "sk_test_0123456789abcdefABCDEF";
+    const NOW: Timestamp = paygate_domain::testkit::T0;
 
     fn store(mode: Mode, active: bool) -> MemoryKeys {
         let keys = MemoryKeys::default();
@@ -87,6 +97,8 @@ mod tests {
                 merchant_id: MerchantId::parse("mch_1").unwrap(),
                 mode,
                 active,
+                expires_at: None,
+                last_used_at: None,
             },
         );
         keys
@@ -95,7 +107,7 @@ mod tests {
     #[tokio::test]
     async fn valid_key_maps_to_merchant_and_mode() {
         let keys = store(Mode::Test, true);
-        let p = authenticate(&keys, Some(&format!("Bearer {KEY}")))
+        let p = authenticate(&keys, Some(&format!("Bearer {KEY}")), NOW)
             .await
             .unwrap();
         assert_eq!(p.merchant_id.as_str(), "mch_1");
@@ -105,32 +117,97 @@ mod tests {
     #[tokio::test]
     async fn missing_malformed_unknown_inactive_and_mismatched_keys_fail() {
         let keys = store(Mode::Test, true);
-        assert_eq!(authenticate(&keys, None).await, Err(AuthError::Missing));
         assert_eq!(
-            authenticate(&keys, Some("  ")).await,
+            authenticate(&keys, None, NOW).await,
             Err(AuthError::Missing)
         );
         assert_eq!(
-            authenticate(&keys, Some(KEY)).await,
+            authenticate(&keys, Some("  "), NOW).await,
+            Err(AuthError::Missing)
+        );
+        assert_eq!(
+            authenticate(&keys, Some(KEY), NOW).await,
             Err(AuthError::Invalid)
         );
         assert_eq!(
-            authenticate(&keys, Some("Basic abc")).await,
+            authenticate(&keys, Some("Basic abc"), NOW).await,
             Err(AuthError::Invalid)
         );
         assert_eq!(
-            authenticate(&keys, Some("Bearer sk_test_0123456789abcdefXXXXXX")).await,
+            authenticate(&keys, Some("Bearer sk_test_0123456789abcdefXXXXXX"), NOW).await,
             Err(AuthError::Invalid)
         );
         assert_eq!(
-            authenticate(&store(Mode::Test, false), Some(&format!("Bearer {KEY}"))).await,
+            authenticate(
+                &store(Mode::Test, false),
+                Some(&format!("Bearer {KEY}")),
+                NOW
+            )
+            .await,
             Err(AuthError::Invalid)
         );
         // A record whose mode disagrees with the key's prefix is refused.
         assert_eq!(
-            authenticate(&store(Mode::Live, true), Some(&format!("Bearer {KEY}"))).await,
+            authenticate(
+                &store(Mode::Live, true),
+                Some(&format!("Bearer {KEY}")),
+                NOW
+            )
+            .await,
             Err(AuthError::Invalid)
         );
+    }
+
+    #[tokio::test]
+    async fn expired_and_revoked_keys_fail_and_use_is_recorded_once_a_minute() {
+        use paygate_domain::ports::ApiKeyAdmin;
+        let keys = store(Mode::Test, true);
+        let bearer = format!("Bearer {KEY}");
+        let m = MerchantId::parse("mch_1").unwrap();
+        let id = ApiKeyId::parse("key_1").unwrap();
+        authenticate(&keys, Some(&bearer), NOW).await.unwrap();
+        let used = |keys: &MemoryKeys| keys.find_key_sync().last_used_at;
+        assert_eq!(used(&keys), Some(NOW));
+        authenticate(&keys, Some(&bearer), NOW.plus_millis(59_000))
+            .await
+            .unwrap();
+        assert_eq!(used(&keys), Some(NOW), "touched at most once a minute");
+        authenticate(&keys, Some(&bearer), NOW.plus_millis(60_000))
+            .await
+            .unwrap();
+        assert_eq!(used(&keys), Some(NOW.plus_millis(60_000)));
+        // A failing touch never fails the request.
+        keys.fail_touches(true);
+        authenticate(&keys, Some(&bearer), NOW.plus_millis(600_000))
+            .await
+            .unwrap();
+        // Rolled: works until the expiry, not at it.
+        let exp = NOW.plus_millis(3_600_000);
+        keys.set_key_expiry(&m, &id, exp, None).await.unwrap();
+        authenticate(&keys, Some(&bearer), exp.plus_millis(-1))
+            .await
+            .unwrap();
+        assert_eq!(
+            authenticate(&keys, Some(&bearer), exp).await,
+            Err(AuthError::Invalid)
+        );
+        // Revoked: refused at once.
+        let keys = store(Mode::Test, true);
+        keys.revoke_key(&m, &id, NOW).await.unwrap();
+        assert_eq!(
+            authenticate(&keys, Some(&bearer), NOW).await,
+            Err(AuthError::Invalid)
+        );
+    }
+
+    trait FirstKey {
+        fn find_key_sync(&self) -> paygate_domain::apikey::ApiKey;
+    }
+
+    impl FirstKey for MemoryKeys {
+        fn find_key_sync(&self) -> paygate_domain::apikey::ApiKey {
+            self.all().remove(0).1
+        }
     }
 
     #[test]

@@ -9,10 +9,13 @@ use std::sync::Arc;
 
 use paygate_domain::{
     ports::{
-        Clock, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointReader, Outbox,
-        SigningSecrets, WebhookSender,
+        Clock, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointHealthStore, EndpointReader,
+        Outbox, SigningSecrets, WebhookSender,
     },
-    webhook::{hop_delay_secs, Attempt, AttemptError, DeliveryStatus, Envelope, RetrySchedule},
+    webhook::{
+        hop_delay_secs, Attempt, AttemptError, DeliveryStatus, DisablePolicy, Envelope,
+        RetrySchedule,
+    },
 };
 
 use crate::PipelineError;
@@ -40,6 +43,10 @@ pub struct DeliverDeps {
     pub clock: Arc<dyn Clock>,
     /// When the next attempts are due (the spec's 30s, 2m, … 24h).
     pub schedule: RetrySchedule,
+    /// The endpoint's health counters, updated after every recorded attempt.
+    pub health: Arc<dyn EndpointHealthStore>,
+    /// When a failing endpoint is warned about and disabled.
+    pub disable_policy: DisablePolicy,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,6 +125,20 @@ pub async fn deliver(
         succeeded = attempt.succeeded,
         "webhook attempt"
     );
+    // The endpoint's health counts attempts that reached (or tried to reach) it; one made
+    // while it was disabled or deleted did not. Best effort: never fails the delivery.
+    if attempt.error != Some(AttemptError::EndpointUnavailable) {
+        crate::health::observe(
+            deps.health.as_ref(),
+            &deps.disable_policy,
+            &delivery.merchant_id,
+            &delivery.endpoint_id,
+            attempt.at,
+            attempt.succeeded,
+            deps.clock.now(),
+        )
+        .await;
+    }
     let next = match after.next {
         Some((number, due_at)) => {
             let next_msg = DeliveryMessage {

@@ -9,6 +9,7 @@
 
 pub mod deliver;
 pub mod fanout;
+pub mod health;
 pub mod sender;
 pub mod signature;
 pub mod sweep;

@@ -89,6 +89,7 @@ fn world(endpoints: &[&str]) -> World {
             secret_version: 0,
             created_at: T0,
             updated_at: T0,
+            disabled_reason: None,
         });
         secrets.set(&format!("secret-{id}"), &["whsec_one"]);
     }
@@ -209,6 +210,8 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             schedule: RetrySchedule::default(),
+            health: Arc::new(MemoryEndpoints::default()),
+            disable_policy: Default::default(),
         };
         for (msg, _) in self.queue.drain() {
             deliver(&d, &msg).await.unwrap();

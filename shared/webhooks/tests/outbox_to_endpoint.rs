@@ -94,6 +94,7 @@ async fn world() -> World {
         secret_version: 0,
         created_at: T0,
         updated_at: T0,
+        disabled_reason: None,
     });
     let secrets = Arc::new(StaticSecrets::default());
     secrets.set("s1", &["whsec_one"]);
@@ -166,6 +167,8 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             schedule: RetrySchedule::default(),
+            health: self.endpoints.clone(),
+            disable_policy: Default::default(),
         };
         for (msg, _) in self.queue.drain() {
             deliver(&d, &msg).await.unwrap();

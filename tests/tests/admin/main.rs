@@ -7,6 +7,8 @@
 mod auth;
 mod endpoints;
 mod history;
+mod keys;
+mod operations;
 mod resend;
 mod rotation;
 mod support;

@@ -422,6 +422,34 @@ async fn every_route_answers_as_documented() {
     let body = c.check(route, &resend, &a);
     c.expect(&resend, &a, &body, "409 delivery_pending");
 
+    // Recover from the test delivery's creation time: it is pending again (resent above),
+    // so nothing is requested twice.
+    let a = send_as(&stack, "GET", &delivery, Auth::Admin, None).await;
+    let shown = c.check(
+        "GET /admin/v1/merchants/{merchantId}/deliveries/{deliveryId}",
+        &delivery,
+        &a,
+    );
+    let recover = format!(
+        "/admin/v1/merchants/mch_anatolia/webhook-endpoints/{}/recover",
+        c.vars["endpoint"]
+    );
+    let since = json!({ "since": shown["createdAt"] }).to_string();
+    let a = send_as(
+        &stack,
+        "POST",
+        &recover,
+        Auth::Admin,
+        Some(("application/json", since)),
+    )
+    .await;
+    let body = c.check(
+        "POST /admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/recover",
+        &recover,
+        &a,
+    );
+    c.expect(&recover, &a, &body, "202");
+
     // Outside the documented routes: the dev server's own answers.
     for (method, path, schema, expect) in [
         (

@@ -131,4 +131,17 @@ A PATCH /admin/v1/merchants/mch_anatolia/webhook-endpoints/{spare} 200 {"enabled
 A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints/{spare}/test 409 endpoint_disabled
 A DELETE /admin/v1/merchants/mch_anatolia/webhook-endpoints/{spare} 200 => /deleted=true
 A DELETE /admin/v1/merchants/mch_anatolia/webhook-endpoints/{spare} 404 not_found
+A GET /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint}/health 200 => /status="enabled" /disabledReason=null
+A GET /admin/v1/merchants/mch_bosphorus/webhook-endpoints/{endpoint}/health 404 not_found
+A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint}/recover 400 invalid_request {"since": "2999-01-01T00:00:00Z"} => /error/details/field="since"
+A POST /admin/v1/merchants/mch_anatolia/webhook-endpoints/{endpoint}/recover 400 invalid_request {} => /error/details/field="since"
+A POST /admin/v1/merchants/mch_anatolia/api-keys 201 {"mode": "test", "name": "conformance"} => @key /status="active" /mode="test" /prefix="sk_test_" /expiresAt=null
+A POST /admin/v1/merchants/mch_anatolia/api-keys 400 invalid_request {"mode": "prod"} => /error/details/field="mode"
+A POST /admin/v1/merchants/mch_nobody/api-keys 404 not_found {"mode": "test"}
+A GET /admin/v1/merchants/mch_anatolia/api-keys 200
+A POST /admin/v1/merchants/mch_anatolia/api-keys/{key}/roll 400 invalid_request {"expiresInHours": 200} => /error/details/field="expiresInHours"
+A POST /admin/v1/merchants/mch_anatolia/api-keys/{key}/roll 201 {"expiresInHours": 2} => @rolled /status="active"
+A DELETE /admin/v1/merchants/mch_anatolia/api-keys/{rolled} 200 => /status="revoked"
+A POST /admin/v1/merchants/mch_anatolia/api-keys/{rolled}/roll 409 api_key_inactive
+A DELETE /admin/v1/merchants/mch_bosphorus/api-keys/{key} 404 not_found
 "#;

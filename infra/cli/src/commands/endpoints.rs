@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::{
     config::Ctx,
@@ -21,7 +21,28 @@ pub enum EndpointsCommand {
     Rotate(RotateArgs),
     /// Delete an endpoint and its signing secret (its delivery history stays readable).
     Delete(EndpointId),
+    /// Resend every failed delivery of the endpoint created since a time (calls again
+    /// while the API says there are more).
+    Recover(RecoverArgs),
+    /// The endpoint's success rate, last success and failure, backlog and state.
+    Health(EndpointId),
 }
+
+#[derive(Debug, Clone, Args)]
+pub struct RecoverArgs {
+    /// The endpoint (`whe_…`).
+    #[arg(value_name = "WHE_ID")]
+    pub id: String,
+    /// Failed deliveries created at or after this RFC 3339 time (at most 90 days ago).
+    #[arg(long)]
+    pub since: String,
+    /// ... and before this one (default: now).
+    #[arg(long)]
+    pub until: Option<String>,
+}
+
+/// Most recover calls one command makes (500 deliveries each).
+pub const MAX_RECOVER_CALLS: usize = 100;
 
 /// An endpoint's mode: which payments' events it gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -198,7 +219,57 @@ pub async fn run(ctx: &Ctx, cmd: &EndpointsCommand, out: &mut dyn Write) -> Resu
         EndpointsCommand::List => list(ctx, out).await.map(drop),
         EndpointsCommand::Rotate(a) => rotate(ctx, a, out).await.map(drop),
         EndpointsCommand::Delete(a) => delete(ctx, &a.id, out).await.map(drop),
+        EndpointsCommand::Recover(a) => recover(ctx, a, out).await.map(drop),
+        EndpointsCommand::Health(a) => health(ctx, &a.id, out).await.map(drop),
     }
+}
+
+/// `endpoints recover`: calls the API until it answers `more: false` (each call requests at
+/// most 500 deliveries, going on from the last one's time); prints the totals. Returns
+/// (requested, skipped).
+pub async fn recover(
+    ctx: &Ctx,
+    a: &RecoverArgs,
+    out: &mut dyn Write,
+) -> Result<(u64, u64), CliError> {
+    let admin = ctx.admin()?;
+    let (mut requested, mut skipped) = (0u64, 0u64);
+    let mut since = a.since.clone();
+    for _ in 0..MAX_RECOVER_CALLS {
+        let mut body = json!({ "since": since });
+        if let Some(u) = &a.until {
+            body["until"] = json!(u);
+        }
+        let answer = admin.recover(&a.id, &body).await?;
+        if ctx.json {
+            out.write_all(output::json(&answer).as_bytes())?;
+        }
+        requested += answer["requested"].as_u64().unwrap_or(0);
+        skipped += answer["skipped"].as_u64().unwrap_or(0);
+        match (answer["more"].as_bool(), answer["lastCreatedAt"].as_str()) {
+            (Some(true), Some(last)) => since = last.to_owned(),
+            _ => break,
+        }
+    }
+    if !ctx.json {
+        writeln!(
+            out,
+            "recovered {}: {requested} deliveries requested, {skipped} skipped (pending already)",
+            a.id
+        )?;
+    }
+    Ok((requested, skipped))
+}
+
+/// `endpoints health`.
+pub async fn health(ctx: &Ctx, id: &str, out: &mut dyn Write) -> Result<Value, CliError> {
+    let answer = ctx.admin()?.endpoint_health(id).await?;
+    if ctx.json {
+        out.write_all(output::json(&answer).as_bytes())?;
+    } else {
+        out.write_all(output::health(&answer).as_bytes())?;
+    }
+    Ok(answer)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 pub mod deliveries;
 pub mod endpoints;
+pub mod keys;
 pub mod listen;
 pub mod trigger;
 pub mod verify;
@@ -19,6 +20,7 @@ pub fn needs_admin(command: &Command) -> bool {
         Command::Endpoints(_)
         | Command::Deliveries(_)
         | Command::TestEvent(_)
+        | Command::Keys(_)
         | Command::Dashboard(_) => true,
     }
 }
@@ -33,6 +35,7 @@ pub async fn execute(
     match command {
         Command::Endpoints(c) => endpoints::run(ctx, c, out).await,
         Command::Deliveries(c) => deliveries::run(ctx, c, out).await,
+        Command::Keys(c) => keys::run(ctx, c, out).await,
         Command::TestEvent(a) => endpoints::test_event(ctx, &a.id, out).await.map(drop),
         Command::Trigger(a) => trigger::run(ctx, a, out).await.map(drop),
         Command::Listen(a) => listen::run(ctx, a, out, shutdown).await,

@@ -360,5 +360,42 @@ async fn the_readme_walkthrough(url: &str, dir: &Path) {
         out.contains("no endpoint registered") && !out.contains("deleted endpoint"),
         "{out}"
     );
+
+    // Endpoint operations: health, and recover from an hour ago (everything succeeded by
+    // now, so nothing is requested).
+    let health = run(url, &["endpoints", "health", &endpoint]).await;
+    assert!(
+        health.contains("success rate (24h)") && health.contains("enabled"),
+        "{health}"
+    );
+    let since = {
+        let ms = system_now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis();
+        paygate_domain::Timestamp::from_unix_millis(i64::try_from(ms).unwrap() - 3_600_000)
+            .to_iso8601()
+    };
+    let recovered = run(url, &["endpoints", "recover", &endpoint, "--since", &since]).await;
+    assert!(recovered.contains("0 deliveries requested"), "{recovered}");
+
+    // API keys: issued (shown once), listed (never shown), rolled, revoked.
+    let issued = run(url, &["keys", "create", "--mode", "test", "--name", "cli"]).await;
+    assert!(issued.contains("will not be shown again"), "{issued}");
+    let secret = word(&issued, "sk_test_");
+    let key_id = field(&issued, "id");
+    let listed = run(url, &["keys", "list"]).await;
+    assert!(
+        listed.contains(&key_id) && !listed.contains(&secret),
+        "{listed}"
+    );
+    let rolled = run(url, &["keys", "roll", &key_id, "--expires-in", "2h"]).await;
+    assert!(
+        rolled.contains("rolled") && rolled.contains("sk_test_"),
+        "{rolled}"
+    );
+    let revoked = run(url, &["keys", "revoke", &key_id]).await;
+    assert!(revoked.contains(&format!("revoked {key_id}")), "{revoked}");
+
     run(url, &["endpoints", "delete", &endpoint]).await;
 }

@@ -105,13 +105,20 @@ pub const EVENTS: TableDef = TableDef {
     ttl_attribute: None,
 };
 
+/// A merchant's API keys, by key id (the admin API's list, roll and revoke).
+pub const BY_MERCHANT_INDEX: GsiDef = GsiDef {
+    name: "byMerchant",
+    hash_key: "merchantId",
+    range_key: Some("keyId"),
+};
+
 /// API keys by the lowercase hex SHA-256 of the whole key.
 pub const API_KEYS: TableDef = TableDef {
     logical_id: "ApiKeysTable",
     env_var: "API_KEYS_TABLE",
     hash_key: "keyHash",
     range_key: None,
-    gsis: &[],
+    gsis: &[BY_MERCHANT_INDEX],
     ttl_attribute: None,
 };
 
@@ -180,12 +187,20 @@ pub const DUE_INDEX: GsiDef = GsiDef {
     range_key: Some("nextAttemptAt"),
 };
 
+/// The sparse index of an endpoint's pending deliveries: only a pending delivery carries
+/// `pendingEndpoint` (its endpoint id). Counted (`Select COUNT`) for the endpoint's backlog.
+pub const PENDING_INDEX: GsiDef = GsiDef {
+    name: "pendingByEndpoint",
+    hash_key: "pendingEndpoint",
+    range_key: Some("createdAt"),
+};
+
 /// The one `dueShard` value. Only pending deliveries are in the `due` index, so one
 /// partition is enough; shard it like the outbox's `unsent` index if that ever changes.
 pub const DUE_SHARD: &str = "0";
 
 /// How long deliveries and their attempts are kept: 90 days after the delivery was created.
-pub const DELIVERY_RETENTION_DAYS: i64 = 90;
+pub const DELIVERY_RETENTION_DAYS: i64 = paygate_domain::webhook::DELIVERY_RETENTION_DAYS;
 
 /// Deliveries and their attempts, under `pk = <delivery id>`: the delivery item
 /// (`sk = "DELIVERY"`) and one item per attempt (`sk = "ATTEMPT#0001"`, `"ATTEMPT#0002"`, …).
@@ -199,7 +214,7 @@ pub const DELIVERIES: TableDef = TableDef {
     env_var: "DELIVERIES_TABLE",
     hash_key: "pk",
     range_key: Some("sk"),
-    gsis: &[BY_ENDPOINT_INDEX, BY_EVENT_INDEX, DUE_INDEX],
+    gsis: &[BY_ENDPOINT_INDEX, BY_EVENT_INDEX, DUE_INDEX, PENDING_INDEX],
     ttl_attribute: Some("expiresAt"),
 };
 
@@ -449,8 +464,13 @@ mod tests {
                 "createdAt",
                 "eventId",
                 "dueShard",
-                "nextAttemptAt"
+                "nextAttemptAt",
+                "pendingEndpoint"
             ]
+        );
+        assert_eq!(
+            API_KEYS.key_attributes(),
+            vec!["keyHash", "merchantId", "keyId"]
         );
         let ids: Vec<_> = TABLES.iter().map(|t| t.logical_id).collect();
         assert_eq!(ids.len(), 9);

@@ -3,8 +3,8 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use paygate_domain::{
     webhook::{
-        Attempt, AttemptError, Delivery, DeliveryId, DeliveryStatus, EventFilter, WebhookEndpoint,
-        WebhookEndpointId,
+        Attempt, AttemptError, Delivery, DeliveryId, DeliveryStatus, DisabledReason,
+        EndpointHealth, EventFilter, WebhookEndpoint, WebhookEndpointId,
     },
     EventId, EventType, MerchantId, Mode, StoreError, Timestamp,
 };
@@ -28,6 +28,13 @@ pub(crate) mod attr {
     pub(crate) const RETRY_BASE: &str = "retryBase";
     pub(crate) const NEXT_ATTEMPT_AT: &str = "nextAttemptAt";
     pub(crate) const DUE_SHARD: &str = "dueShard";
+    /// The endpoint id, on pending deliveries only (the sparse `pendingByEndpoint` index).
+    pub(crate) const PENDING_ENDPOINT: &str = "pendingEndpoint";
+    pub(crate) const ENABLED: &str = "enabled";
+    pub(crate) const DISABLED_REASON: &str = "disabledReason";
+    /// The endpoint's health document (JSON) and its version.
+    pub(crate) const HEALTH: &str = "health";
+    pub(crate) const HEALTH_VERSION: &str = "healthVersion";
     /// Epoch millis (number) until which an attempt is claimed; absent when unclaimed.
     pub(crate) const LEASE_UNTIL: &str = "leaseUntil";
     /// TTL attribute (epoch seconds).
@@ -55,7 +62,7 @@ pub(crate) fn expires_at(created_at: Timestamp) -> i64 {
 
 pub(crate) fn encode_endpoint(e: &WebhookEndpoint) -> Item {
     let events = e.events.iter().map(|f| s(f.as_str())).collect();
-    Item::from([
+    let mut item = Item::from([
         (attr::MERCHANT_ID.to_owned(), s(e.merchant_id.as_str())),
         (attr::ENDPOINT_ID.to_owned(), s(e.id.as_str())),
         ("url".to_owned(), s(&e.url)),
@@ -67,7 +74,23 @@ pub(crate) fn encode_endpoint(e: &WebhookEndpoint) -> Item {
         ("secretVersion".to_owned(), n(e.secret_version)),
         (attr::CREATED_AT.to_owned(), t(e.created_at)),
         (attr::UPDATED_AT.to_owned(), t(e.updated_at)),
-    ])
+    ]);
+    if let Some(r) = e.disabled_reason {
+        item.insert(attr::DISABLED_REASON.to_owned(), s(r.as_str()));
+    }
+    item
+}
+
+/// The endpoint's health, stored on its item as a JSON document (`health`) beside its
+/// version (`healthVersion`, the condition of every health write). Absent: never written.
+pub(crate) fn decode_health(item: &Item) -> Result<EndpointHealth, StoreError> {
+    let f = Fields::new(item, "webhook endpoint");
+    if !f.has(attr::HEALTH) {
+        return Ok(EndpointHealth::default());
+    }
+    let mut h: EndpointHealth = f.json(attr::HEALTH)?;
+    h.version = f.u64(attr::HEALTH_VERSION)?;
+    Ok(h)
 }
 
 pub(crate) fn decode_endpoint(item: &Item) -> Result<WebhookEndpoint, StoreError> {
@@ -94,6 +117,11 @@ pub(crate) fn decode_endpoint(item: &Item) -> Result<WebhookEndpoint, StoreError
         },
         created_at: f.time(attr::CREATED_AT)?,
         updated_at: f.time(attr::UPDATED_AT)?,
+        disabled_reason: if f.has(attr::DISABLED_REASON) {
+            Some(f.parsed(attr::DISABLED_REASON, DisabledReason::parse)?)
+        } else {
+            None
+        },
     })
 }
 
@@ -124,6 +152,9 @@ pub(crate) fn encode_delivery(d: &Delivery) -> Item {
         if d.status == DeliveryStatus::Pending {
             item.insert(attr::DUE_SHARD.to_owned(), s(DUE_SHARD));
         }
+    }
+    if d.status == DeliveryStatus::Pending {
+        item.insert(attr::PENDING_ENDPOINT.to_owned(), s(d.endpoint_id.as_str()));
     }
     item
 }
@@ -256,6 +287,7 @@ mod tests {
             secret_version: 0,
             created_at: T0,
             updated_at: T0.plus_millis(1),
+            disabled_reason: None,
         }
     }
 
@@ -317,6 +349,7 @@ mod tests {
             .delivery;
         let item = encode_delivery(&done);
         assert!(!item.contains_key("dueShard"));
+        assert!(!item.contains_key("pendingEndpoint"));
         assert!(!item.contains_key("nextAttemptAt"));
         assert_eq!(decode_delivery(&item).unwrap(), done);
     }

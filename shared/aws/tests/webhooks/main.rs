@@ -5,6 +5,7 @@
 mod common;
 mod deliveries;
 mod endpoints;
+mod health;
 mod history;
 mod outbox;
 
@@ -47,6 +48,7 @@ fn endpoint(merchant: &MerchantId, id: &WebhookEndpointId) -> WebhookEndpoint {
         secret_version: 0,
         created_at: T0,
         updated_at: T0,
+        disabled_reason: None,
     }
 }
 

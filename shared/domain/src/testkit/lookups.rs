@@ -3,25 +3,169 @@
 use std::{collections::HashMap, sync::Mutex};
 
 use crate::{
-    ports::{AccountLookup, ApiKeyLookup, BinLookup, MerchantDirectory},
-    AccountId, ApiKeyRecord, BinInfo, MerchantId, PosAccount, StoreError,
+    apikey::ApiKey,
+    ids::ApiKeyId,
+    ports::{AccountLookup, ApiKeyAdmin, ApiKeyLookup, BinLookup, MerchantDirectory},
+    AccountId, ApiKeyRecord, BinInfo, MerchantId, PosAccount, StoreError, Timestamp,
 };
 use async_trait::async_trait;
 
-/// API keys by hash.
+/// API keys by hash, with the adapter's conditions.
 #[derive(Default)]
-pub struct MemoryKeys(Mutex<HashMap<String, ApiKeyRecord>>);
+pub struct MemoryKeys {
+    keys: Mutex<HashMap<String, ApiKey>>,
+    /// Upcoming writes (create, expiry, revoke) that are made but answer an error.
+    lost_answers: Mutex<u32>,
+    /// Touches that fail (the store is down for them).
+    failing_touches: Mutex<bool>,
+}
 
 impl MemoryKeys {
+    /// Stores a key record (seeding): a key with no name, created at the epoch.
     pub fn insert(&self, hash: &str, rec: ApiKeyRecord) {
-        self.0.lock().unwrap().insert(hash.to_owned(), rec);
+        let key = ApiKey {
+            id: rec.key_id,
+            merchant_id: rec.merchant_id,
+            mode: rec.mode,
+            name: String::new(),
+            last4: String::new(),
+            created_at: Timestamp::from_unix_millis(0),
+            expires_at: rec.expires_at,
+            last_used_at: rec.last_used_at,
+            revoked_at: (!rec.active).then(|| Timestamp::from_unix_millis(0)),
+        };
+        self.keys.lock().unwrap().insert(hash.to_owned(), key);
+    }
+
+    /// Every stored key with its hash.
+    pub fn all(&self) -> Vec<(String, ApiKey)> {
+        self.keys
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(h, k)| (h.clone(), k.clone()))
+            .collect()
+    }
+
+    /// The next `n` writes are made but their answer is lost (an error).
+    pub fn lose_answers(&self, n: u32) {
+        *self.lost_answers.lock().unwrap() = n;
+    }
+
+    /// Makes every `touch_key` fail (or work again).
+    pub fn fail_touches(&self, failing: bool) {
+        *self.failing_touches.lock().unwrap() = failing;
+    }
+
+    fn answer<T>(&self, v: T) -> Result<T, StoreError> {
+        let mut lost = self.lost_answers.lock().unwrap();
+        if *lost > 0 {
+            *lost -= 1;
+            return Err(StoreError::Unavailable("injected lost answer".into()));
+        }
+        Ok(v)
     }
 }
 
 #[async_trait]
 impl ApiKeyLookup for MemoryKeys {
     async fn find_key(&self, hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
-        Ok(self.0.lock().unwrap().get(hash).cloned())
+        Ok(self.keys.lock().unwrap().get(hash).map(ApiKey::record))
+    }
+
+    async fn touch_key(&self, hash: &str, now: Timestamp) -> Result<(), StoreError> {
+        if *self.failing_touches.lock().unwrap() {
+            return Err(StoreError::Unavailable("injected touch failure".into()));
+        }
+        if let Some(k) = self.keys.lock().unwrap().get_mut(hash) {
+            if k.record().needs_touch(now) {
+                k.last_used_at = Some(now);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl ApiKeyAdmin for MemoryKeys {
+    async fn create_key(&self, hash: &str, key: &ApiKey) -> Result<(), StoreError> {
+        {
+            let mut keys = self.keys.lock().unwrap();
+            if keys.contains_key(hash) {
+                return Err(StoreError::AlreadyExists);
+            }
+            keys.insert(hash.to_owned(), key.clone());
+        }
+        self.answer(())
+    }
+
+    async fn list_keys(&self, merchant: &MerchantId) -> Result<Vec<ApiKey>, StoreError> {
+        let mut v: Vec<ApiKey> = self
+            .keys
+            .lock()
+            .unwrap()
+            .values()
+            .filter(|k| &k.merchant_id == merchant)
+            .cloned()
+            .collect();
+        v.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        Ok(v)
+    }
+
+    async fn get_key(
+        &self,
+        merchant: &MerchantId,
+        id: &ApiKeyId,
+    ) -> Result<Option<ApiKey>, StoreError> {
+        Ok(self
+            .keys
+            .lock()
+            .unwrap()
+            .values()
+            .find(|k| &k.merchant_id == merchant && &k.id == id)
+            .cloned())
+    }
+
+    async fn set_key_expiry(
+        &self,
+        merchant: &MerchantId,
+        id: &ApiKeyId,
+        expires_at: Timestamp,
+        expected: Option<Timestamp>,
+    ) -> Result<(), StoreError> {
+        {
+            let mut keys = self.keys.lock().unwrap();
+            match keys
+                .values_mut()
+                .find(|k| &k.merchant_id == merchant && &k.id == id)
+            {
+                Some(k) if k.revoked_at.is_none() && k.expires_at == expected => {
+                    k.expires_at = Some(expires_at);
+                }
+                _ => return Err(StoreError::Conflict { current: None }),
+            }
+        }
+        self.answer(())
+    }
+
+    async fn revoke_key(
+        &self,
+        merchant: &MerchantId,
+        id: &ApiKeyId,
+        at: Timestamp,
+    ) -> Result<Option<ApiKey>, StoreError> {
+        let out = {
+            let mut keys = self.keys.lock().unwrap();
+            keys.values_mut()
+                .find(|k| &k.merchant_id == merchant && &k.id == id)
+                .map(|k| {
+                    if k.revoked_at.is_none() {
+                        k.revoked_at = Some(at);
+                    }
+                    k.clone()
+                })
+        };
+        self.answer(out)
     }
 }
 

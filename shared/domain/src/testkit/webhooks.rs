@@ -12,9 +12,10 @@ use std::{
 use crate::{
     ports::{
         DeliveryAdmin, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointAdmin,
-        EndpointReader, EventPublisher, Page, SendOutcome, SigningSecrets, WebhookSender,
+        EndpointHealthStore, EndpointReader, EventPublisher, Page, SendOutcome, SigningSecrets,
+        WebhookSender,
     },
-    webhook::{Attempt, Delivery, DeliveryStatus, WebhookEndpoint},
+    webhook::{Attempt, Delivery, DeliveryStatus, DisabledReason, EndpointHealth, WebhookEndpoint},
     DeliveryId, EventId, EventRecord, MerchantId, StoreError, Timestamp, WebhookEndpointId,
 };
 use async_trait::async_trait;
@@ -54,11 +55,91 @@ impl EventPublisher for MemoryPublisher {
 
 /// Webhook endpoints.
 #[derive(Default)]
-pub struct MemoryEndpoints(pub Mutex<Vec<WebhookEndpoint>>);
+pub struct MemoryEndpoints(
+    pub Mutex<Vec<WebhookEndpoint>>,
+    /// Health by endpoint id (absent: never written, the default).
+    pub Mutex<HashMap<WebhookEndpointId, EndpointHealth>>,
+    /// Health writes still to fail with a condition failure (`false`), as a lost race would.
+    pub Mutex<u32>,
+);
 
 impl MemoryEndpoints {
     pub fn insert(&self, e: WebhookEndpoint) {
         self.0.lock().unwrap().push(e);
+    }
+
+    /// The stored health of an endpoint (the default when never written).
+    pub fn health(&self, id: &WebhookEndpointId) -> EndpointHealth {
+        self.1.lock().unwrap().get(id).cloned().unwrap_or_default()
+    }
+
+    /// The next `n` health writes lose a race (nothing written, `Ok(false)`).
+    pub fn lose_health_races(&self, n: u32) {
+        *self.2.lock().unwrap() = n;
+    }
+}
+
+#[async_trait]
+impl EndpointHealthStore for MemoryEndpoints {
+    async fn get_health(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+    ) -> Result<Option<(WebhookEndpoint, EndpointHealth)>, StoreError> {
+        let e = self.get_endpoint(merchant, id).await?;
+        Ok(e.map(|e| (e, self.health(id))))
+    }
+
+    async fn list_health(
+        &self,
+        merchant: &MerchantId,
+    ) -> Result<Vec<(WebhookEndpoint, EndpointHealth)>, StoreError> {
+        let mut v = self.list_endpoints(merchant).await?;
+        v.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(v.into_iter()
+            .map(|e| {
+                let h = self.health(&e.id);
+                (e, h)
+            })
+            .collect())
+    }
+
+    async fn put_health(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+        health: &EndpointHealth,
+        disable_at: Option<Timestamp>,
+    ) -> Result<bool, StoreError> {
+        {
+            let mut lose = self.2.lock().unwrap();
+            if *lose > 0 {
+                *lose -= 1;
+                return Ok(false);
+            }
+        }
+        let mut endpoints = self.0.lock().unwrap();
+        let Some(e) = endpoints
+            .iter_mut()
+            .find(|e| &e.merchant_id == merchant && &e.id == id)
+        else {
+            return Ok(false);
+        };
+        let mut healths = self.1.lock().unwrap();
+        let current = healths.get(id).map_or(0, |h| h.version);
+        if current + 1 != health.version {
+            return Ok(false);
+        }
+        if let Some(at) = disable_at {
+            if !e.enabled {
+                return Ok(false);
+            }
+            e.enabled = false;
+            e.disabled_reason = Some(DisabledReason::Failing);
+            e.updated_at = at;
+        }
+        healths.insert(id.clone(), health.clone());
+        Ok(true)
     }
 }
 
@@ -147,6 +228,7 @@ pub struct MemoryDeliveries {
 struct DeliveryState {
     deliveries: HashMap<DeliveryId, (Delivery, Option<Timestamp>)>,
     attempts: BTreeMap<(DeliveryId, u32), Attempt>,
+    lost_resets: u32,
 }
 
 impl MemoryDeliveries {
@@ -319,7 +401,50 @@ impl DeliveryAdmin for MemoryDeliveries {
         };
         *d = r.clone();
         *lease = None;
+        if s.lost_resets > 0 {
+            // The write happened; its answer is lost.
+            s.lost_resets -= 1;
+            return Err(StoreError::Unavailable("injected lost answer".into()));
+        }
         Ok(Some(r))
+    }
+
+    async fn list_failed(
+        &self,
+        endpoint: &WebhookEndpointId,
+        since: Timestamp,
+        until: Timestamp,
+        limit: usize,
+    ) -> Result<(Vec<Delivery>, bool), StoreError> {
+        let mut v: Vec<Delivery> = self
+            .all()
+            .into_iter()
+            .filter(|d| {
+                &d.endpoint_id == endpoint
+                    && d.status == DeliveryStatus::Failed
+                    && d.created_at >= since
+                    && d.created_at < until
+            })
+            .collect();
+        v.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        let more = v.len() > limit;
+        v.truncate(limit);
+        Ok((v, more))
+    }
+
+    async fn count_pending(&self, endpoint: &WebhookEndpointId) -> Result<u64, StoreError> {
+        Ok(self
+            .all()
+            .iter()
+            .filter(|d| &d.endpoint_id == endpoint && d.status == DeliveryStatus::Pending)
+            .count() as u64)
+    }
+}
+
+impl MemoryDeliveries {
+    /// The next `n` resets are written but answer an error (a lost answer).
+    pub fn lose_reset_answers(&self, n: u32) {
+        self.inner.lock().unwrap().lost_resets = n;
     }
 }
 

@@ -46,6 +46,7 @@ fn endpoint(events: &[&str], mode: Mode, enabled: bool) -> WebhookEndpoint {
         secret_version: 0,
         created_at: T0,
         updated_at: T0,
+        disabled_reason: None,
     }
 }
 

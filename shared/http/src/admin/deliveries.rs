@@ -38,6 +38,8 @@ pub struct DeliveriesDeps {
     /// The resent delivery's next attempt.
     pub queue: Arc<dyn DeliveryQueue>,
     pub clock: Arc<dyn Clock>,
+    /// The endpoint's health counters (`admin::operations::health`).
+    pub health: Arc<dyn paygate_domain::ports::EndpointHealthStore>,
 }
 
 /// `?status=pending|succeeded|failed&limit=1..100&cursor=…` of an endpoint's history.

@@ -9,10 +9,12 @@ use paygate_domain::secret::SecretDoc;
 use paygate_domain::{
     payment::PaymentView,
     ports::{
-        Clock, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointAdmin, IdGenerator,
-        MerchantDirectory, OutboxWriter,
+        ApiKeyAdmin, Clock, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointAdmin,
+        EndpointHealthStore, IdGenerator, MerchantDirectory, OutboxWriter,
     },
-    webhook::{Delivery, EventFilter, WebhookEndpoint, WebhookEndpointId},
+    webhook::{
+        Delivery, DisabledReason, EndpointHealth, EventFilter, WebhookEndpoint, WebhookEndpointId,
+    },
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, PaymentId,
     PaymentStatus, StoreError, Timestamp,
 };
@@ -57,7 +59,14 @@ pub struct EndpointsDeps {
     pub egress: EgressPolicy,
     /// `paygate/<stage>/webhooks/`: signing secrets are `<prefix><endpointId>`.
     pub secret_prefix: String,
+    /// The endpoints' health (failingSince in the views; reset when re-enabled).
+    pub health: Arc<dyn EndpointHealthStore>,
+    /// The merchant's API keys (`admin::keys`).
+    pub keys: Arc<dyn ApiKeyAdmin>,
 }
+
+/// How many times a re-enable re-reads the health after losing a race to an attempt.
+const HEALTH_TRIES: usize = 5;
 
 /// `url`: parseable, HTTPS, no credentials, not an IP literal of a private network (unless
 /// the egress policy lists it). A hostname is checked again at every delivery, where it is
@@ -192,6 +201,7 @@ pub async fn create(
         secret_version: 0,
         created_at: now,
         updated_at: now,
+        disabled_reason: (!enabled).then_some(DisabledReason::Manual),
     };
     if let Err(e) = deps.endpoints.create_endpoint(&endpoint).await {
         // No endpoint points at the secret: remove it rather than leave an orphan.
@@ -211,13 +221,54 @@ pub async fn create(
 pub async fn list(deps: &EndpointsDeps, merchant_raw: &str) -> Result<EndpointList, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
     let endpoints = deps
-        .endpoints
-        .list_endpoints(&merchant_id)
+        .health
+        .list_health(&merchant_id)
         .await
         .map_err(store_error)?;
     Ok(EndpointList {
-        data: endpoints.iter().map(EndpointView::from).collect(),
+        data: endpoints
+            .iter()
+            .map(|(e, h)| EndpointView::of(e, h))
+            .collect(),
     })
+}
+
+/// The endpoint of the path with its health; otherwise 404.
+async fn with_health(
+    deps: &EndpointsDeps,
+    merchant: &MerchantId,
+    raw: &str,
+) -> Result<(WebhookEndpoint, EndpointHealth), ApiError> {
+    let id = WebhookEndpointId::parse(raw).map_err(|_| ApiError::not_found("webhook endpoint"))?;
+    deps.health
+        .get_health(merchant, &id)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| ApiError::not_found("webhook endpoint"))
+}
+
+/// Starts a new health run for an endpoint being enabled again (failingSince and the
+/// warning cleared), by version: a lost race with an attempt is re-read and redone.
+async fn reset_failing(
+    deps: &EndpointsDeps,
+    endpoint: &WebhookEndpoint,
+) -> Result<EndpointHealth, ApiError> {
+    for _ in 0..HEALTH_TRIES {
+        let (_, health) = with_health(deps, &endpoint.merchant_id, endpoint.id.as_str()).await?;
+        if health.failing_since.is_none() && health.warned_at.is_none() {
+            return Ok(health);
+        }
+        let next = health.reset_failing();
+        if deps
+            .health
+            .put_health(&endpoint.merchant_id, &endpoint.id, &next, None)
+            .await
+            .map_err(store_error)?
+        {
+            return Ok(next);
+        }
+    }
+    Err(store_error(StoreError::Conflict { current: None }))
 }
 
 /// `GET …/webhook-endpoints/{endpointId}`.
@@ -227,8 +278,8 @@ pub async fn get(
     endpoint_raw: &str,
 ) -> Result<EndpointView, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    let endpoint = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
-    Ok(EndpointView::from(&endpoint))
+    let (endpoint, health) = with_health(deps, &merchant_id, endpoint_raw).await?;
+    Ok(EndpointView::of(&endpoint, &health))
 }
 
 /// `PATCH …/webhook-endpoints/{endpointId}`: any of `url`, `events`, `enabled`,
@@ -250,7 +301,7 @@ pub async fn update(
     let enabled = f.opt_bool("enabled")?;
     let description = valid_description(&f)?;
 
-    let current = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
+    let (current, mut health) = with_health(deps, &merchant_id, endpoint_raw).await?;
     let mut next = current.clone();
     if let Some(u) = url {
         next.url = u;
@@ -260,12 +311,25 @@ pub async fn update(
     }
     if let Some(e) = enabled {
         next.enabled = e;
+        // Disabling by hand is `manual` (an auto-disabled endpoint disabled again keeps
+        // `failing`); enabling clears the reason.
+        next.disabled_reason = if e {
+            None
+        } else {
+            Some(current.disabled_reason.unwrap_or(DisabledReason::Manual))
+        };
     }
     if let Some(d) = description {
         next.description = d;
     }
     if next == current {
-        return Ok(EndpointView::from(&current));
+        return Ok(EndpointView::of(&current, &health));
+    }
+    if next.enabled && !current.enabled {
+        // Enabled again: a new run starts, written before the endpoint is enabled so that
+        // the next failure cannot disable it on the old run's days. If the update below
+        // fails, the endpoint stays disabled with a fresh run: harmless.
+        health = reset_failing(deps, &current).await?;
     }
     // updatedAt is the optimistic lock: it must move forward even within one millisecond.
     let now = deps.clock.now();
@@ -278,7 +342,7 @@ pub async fn update(
         .update_endpoint(&next, current.updated_at)
         .await
         .map_err(store_error)?;
-    Ok(EndpointView::from(&next))
+    Ok(EndpointView::of(&next, &health))
 }
 
 /// `DELETE …/webhook-endpoints/{endpointId}`: the endpoint and its signing secret. Its

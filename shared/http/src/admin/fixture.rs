@@ -4,8 +4,8 @@
 use std::{net::IpAddr, sync::Arc};
 
 use paygate_domain::testkit::{
-    ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryPayments, MemoryQueue,
-    SeqIds, T0,
+    ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryKeys, MemoryPayments,
+    MemoryQueue, SeqIds, T0,
 };
 use paygate_domain::{
     ports::{Clock, EndpointReader},
@@ -31,6 +31,7 @@ pub struct World {
     pub clock: Arc<ManualClock>,
     pub ids: Arc<SeqIds>,
     pub egress: EgressPolicy,
+    pub keys: Arc<MemoryKeys>,
 }
 
 fn account(merchant: &str) -> PosAccount {
@@ -61,6 +62,7 @@ impl World {
             clock: Arc::new(ManualClock::at(T0)),
             ids: Arc::default(),
             egress: EgressPolicy::strict(),
+            keys: Arc::default(),
         }
     }
 
@@ -82,6 +84,8 @@ impl World {
             ids: self.ids.clone(),
             egress: self.egress.clone(),
             secret_prefix: PREFIX.into(),
+            health: self.endpoints.clone(),
+            keys: self.keys.clone(),
         }
     }
 
@@ -93,6 +97,7 @@ impl World {
             outbox: self.outbox.clone(),
             queue: self.queue.clone(),
             clock: self.clock.clone(),
+            health: self.endpoints.clone(),
         }
     }
 

@@ -9,6 +9,7 @@ use lambda_http::{http::StatusCode, request::RequestContext, Body, Request, Requ
 use crate::admin::{
     deliveries::{self, DeliveriesDeps, HistoryQuery},
     endpoints::{self, EndpointsDeps},
+    keys, operations,
     routes::{AdminFunction, AdminRoute},
 };
 
@@ -19,7 +20,7 @@ pub fn resolve(req: &Request) -> Option<(AdminRoute, HashMap<String, String>)> {
         _ => None,
     };
     if let Some(route) = key.as_deref().and_then(AdminRoute::from_key) {
-        let names = ["merchantId", "endpointId", "deliveryId", "eventId"];
+        let names = ["merchantId", "endpointId", "deliveryId", "eventId", "keyId"];
         let params: HashMap<String, String> = names
             .iter()
             .filter(|n| route.path().contains(&format!("{{{n}}}")))
@@ -67,6 +68,7 @@ pub async fn handle_endpoints(deps: &EndpointsDeps, req: Request) -> Response<Bo
     }
     let m = param(&params, "merchantId");
     let e = param(&params, "endpointId");
+    let k = param(&params, "keyId");
     let body = || parse_object(&req);
     match route {
         AdminRoute::CreateEndpoint => match body() {
@@ -91,6 +93,16 @@ pub async fn handle_endpoints(deps: &EndpointsDeps, req: Request) -> Response<Bo
             ),
             Err(err) => err.into_response(),
         },
+        AdminRoute::CreateApiKey => match body() {
+            Ok(b) => respond(StatusCode::CREATED, keys::create(deps, m, &b).await),
+            Err(err) => err.into_response(),
+        },
+        AdminRoute::ListApiKeys => respond(StatusCode::OK, keys::list(deps, m).await),
+        AdminRoute::RollApiKey => match body() {
+            Ok(b) => respond(StatusCode::CREATED, keys::roll(deps, m, k, &b).await),
+            Err(err) => err.into_response(),
+        },
+        AdminRoute::RevokeApiKey => respond(StatusCode::OK, keys::revoke(deps, m, k).await),
         _ => route_not_found(),
     }
 }
@@ -131,6 +143,17 @@ pub async fn handle_deliveries(deps: &DeliveriesDeps, req: Request) -> Response<
         AdminRoute::ListEventDeliveries => respond(
             StatusCode::OK,
             deliveries::list_for_event(deps, m, param(&params, "eventId")).await,
+        ),
+        AdminRoute::RecoverDeliveries => match parse_object(&req) {
+            Ok(b) => respond(
+                StatusCode::ACCEPTED,
+                operations::recover(deps, m, param(&params, "endpointId"), &b).await,
+            ),
+            Err(err) => err.into_response(),
+        },
+        AdminRoute::EndpointHealth => respond(
+            StatusCode::OK,
+            operations::health(deps, m, param(&params, "endpointId")).await,
         ),
         _ => route_not_found(),
     }

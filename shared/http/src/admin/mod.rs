@@ -23,6 +23,8 @@
 pub mod deliveries;
 pub mod endpoints;
 pub mod http;
+pub mod keys;
+pub mod operations;
 pub mod routes;
 pub mod secrets;
 pub mod testing;

@@ -7,9 +7,10 @@ use std::collections::HashMap;
 /// Which Lambda function serves a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AdminFunction {
-    /// `admin-endpoints`: endpoint CRUD, secret rotation, test events.
+    /// `admin-endpoints`: endpoint CRUD, secret rotation, test events; API keys.
     Endpoints,
-    /// `admin-deliveries`: delivery history, one delivery, resend, an event's deliveries.
+    /// `admin-deliveries`: delivery history, one delivery, resend, an event's deliveries;
+    /// an endpoint's recover and health.
     Deliveries,
 }
 
@@ -37,10 +38,16 @@ pub enum AdminRoute {
     GetDelivery,
     ResendDelivery,
     ListEventDeliveries,
+    RecoverDeliveries,
+    EndpointHealth,
+    CreateApiKey,
+    ListApiKeys,
+    RollApiKey,
+    RevokeApiKey,
 }
 
 /// Every admin route.
-pub const ROUTES: [AdminRoute; 11] = [
+pub const ROUTES: [AdminRoute; 17] = [
     AdminRoute::CreateEndpoint,
     AdminRoute::ListEndpoints,
     AdminRoute::GetEndpoint,
@@ -52,18 +59,27 @@ pub const ROUTES: [AdminRoute; 11] = [
     AdminRoute::GetDelivery,
     AdminRoute::ResendDelivery,
     AdminRoute::ListEventDeliveries,
+    AdminRoute::RecoverDeliveries,
+    AdminRoute::EndpointHealth,
+    AdminRoute::CreateApiKey,
+    AdminRoute::ListApiKeys,
+    AdminRoute::RollApiKey,
+    AdminRoute::RevokeApiKey,
 ];
 
 const ENDPOINTS: &str = "/admin/v1/merchants/{merchantId}/webhook-endpoints";
 const ENDPOINT: &str = "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}";
+const API_KEYS: &str = "/admin/v1/merchants/{merchantId}/api-keys";
+const API_KEY: &str = "/admin/v1/merchants/{merchantId}/api-keys/{keyId}";
 
 impl AdminRoute {
     pub const fn method(self) -> &'static str {
         match self {
             Self::CreateEndpoint | Self::RotateSecret | Self::SendTestEvent => "POST",
-            Self::ResendDelivery => "POST",
+            Self::ResendDelivery | Self::RecoverDeliveries => "POST",
+            Self::CreateApiKey | Self::RollApiKey => "POST",
             Self::UpdateEndpoint => "PATCH",
-            Self::DeleteEndpoint => "DELETE",
+            Self::DeleteEndpoint | Self::RevokeApiKey => "DELETE",
             _ => "GET",
         }
     }
@@ -90,6 +106,15 @@ impl AdminRoute {
             Self::ListEventDeliveries => {
                 "/admin/v1/merchants/{merchantId}/events/{eventId}/deliveries"
             }
+            Self::RecoverDeliveries => {
+                "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/recover"
+            }
+            Self::EndpointHealth => {
+                "/admin/v1/merchants/{merchantId}/webhook-endpoints/{endpointId}/health"
+            }
+            Self::CreateApiKey | Self::ListApiKeys => API_KEYS,
+            Self::RevokeApiKey => API_KEY,
+            Self::RollApiKey => "/admin/v1/merchants/{merchantId}/api-keys/{keyId}/roll",
         }
     }
 
@@ -103,7 +128,9 @@ impl AdminRoute {
             Self::ListEndpointDeliveries
             | Self::GetDelivery
             | Self::ResendDelivery
-            | Self::ListEventDeliveries => AdminFunction::Deliveries,
+            | Self::ListEventDeliveries
+            | Self::RecoverDeliveries
+            | Self::EndpointHealth => AdminFunction::Deliveries,
             _ => AdminFunction::Endpoints,
         }
     }
@@ -178,6 +205,23 @@ mod tests {
         assert!(AdminRoute::resolve("PUT", "/admin/v1/merchants/m/webhook-endpoints").is_none());
         assert!(AdminRoute::resolve("GET", "/v1/payments/pay_1").is_none());
         assert!(AdminRoute::resolve("GET", "/admin/v1/merchants//webhook-endpoints").is_none());
+        let (r, p) =
+            AdminRoute::resolve("POST", "/admin/v1/merchants/m/api-keys/key_1/roll").unwrap();
+        assert_eq!((r, p["keyId"].as_str()), (AdminRoute::RollApiKey, "key_1"));
+        assert_eq!(
+            AdminRoute::resolve("DELETE", "/admin/v1/merchants/m/api-keys/key_1").map(|(r, _)| r),
+            Some(AdminRoute::RevokeApiKey)
+        );
+        assert_eq!(
+            AdminRoute::resolve("POST", "/admin/v1/merchants/m/webhook-endpoints/e/recover")
+                .map(|(r, _)| r),
+            Some(AdminRoute::RecoverDeliveries)
+        );
+        assert_eq!(
+            AdminRoute::resolve("GET", "/admin/v1/merchants/m/webhook-endpoints/e/health")
+                .map(|(r, _)| r),
+            Some(AdminRoute::EndpointHealth)
+        );
     }
 
     #[test]
@@ -186,7 +230,14 @@ mod tests {
             .into_iter()
             .filter(|r| r.function() == AdminFunction::Deliveries)
             .collect();
-        assert_eq!(deliveries.len(), 4);
-        assert!(deliveries.iter().all(|r| r.path().contains("deliveries")));
+        assert_eq!(deliveries.len(), 6);
+        assert!(deliveries.iter().all(|r| r.path().contains("deliveries")
+            || r.path().ends_with("/recover")
+            || r.path().ends_with("/health")));
+        // API keys are served by admin-endpoints.
+        assert!(ROUTES
+            .into_iter()
+            .filter(|r| r.path().contains("api-keys"))
+            .all(|r| r.function() == AdminFunction::Endpoints));
     }
 }

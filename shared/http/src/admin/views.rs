@@ -2,7 +2,11 @@
 //! create answer) and [`RotatedSecret`]: never in a read or a list.
 
 use paygate_domain::{
-    webhook::{Attempt, AttemptError, Delivery, DeliveryStatus, EventFilter, WebhookEndpoint},
+    apikey::{key_prefix, ApiKey, KeyStatus},
+    webhook::{
+        Attempt, AttemptError, Delivery, DeliveryStatus, DisabledReason, EndpointHealth,
+        EventFilter, WebhookEndpoint,
+    },
     EventType, Mode, Timestamp,
 };
 use serde::Serialize;
@@ -18,8 +22,29 @@ pub struct EndpointView {
     pub description: String,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// `null` while enabled; `manual` or `failing` (auto-disabled) otherwise.
+    pub disabled_reason: Option<DisabledReason>,
+    /// The first failed attempt since the last success; `null` while healthy.
+    pub failing_since: Option<Timestamp>,
 }
 
+/// Why a disabled endpoint is disabled: its stored reason, or `manual` for one disabled
+/// before reasons were kept.
+pub fn disabled_reason(e: &WebhookEndpoint) -> Option<DisabledReason> {
+    (!e.enabled).then(|| e.disabled_reason.unwrap_or(DisabledReason::Manual))
+}
+
+impl EndpointView {
+    /// The endpoint with its health.
+    pub fn of(e: &WebhookEndpoint, h: &EndpointHealth) -> Self {
+        Self {
+            failing_since: h.failing_since,
+            ..Self::from(e)
+        }
+    }
+}
+
+/// The endpoint alone (a new one: no health yet).
 impl From<&WebhookEndpoint> for EndpointView {
     fn from(e: &WebhookEndpoint) -> Self {
         Self {
@@ -31,8 +56,89 @@ impl From<&WebhookEndpoint> for EndpointView {
             description: e.description.clone(),
             created_at: e.created_at,
             updated_at: e.updated_at,
+            disabled_reason: disabled_reason(e),
+            failing_since: None,
         }
     }
+}
+
+/// `GET …/webhook-endpoints/{endpointId}/health`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HealthView {
+    pub endpoint_id: String,
+    /// Successful over all attempts of the last 24 hours (by clock hour); `null` without
+    /// attempts.
+    pub success_rate: Option<f64>,
+    #[serde(rename = "attempts24h")]
+    pub attempts_24h: u32,
+    pub last_success_at: Option<Timestamp>,
+    pub last_failure_at: Option<Timestamp>,
+    pub failing_since: Option<Timestamp>,
+    /// Deliveries pending (first attempt or retrying).
+    pub backlog: u64,
+    /// `enabled` or `disabled`.
+    pub status: &'static str,
+    pub disabled_reason: Option<DisabledReason>,
+}
+
+/// `POST …/webhook-endpoints/{endpointId}/recover`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecoverView {
+    /// Failed deliveries put back to pending and queued now.
+    pub requested: u32,
+    /// Failed deliveries found but not requested: pending again already (resent meanwhile).
+    pub skipped: u32,
+    /// More failed deliveries may follow the last one: call again with `since` set to
+    /// `lastCreatedAt`.
+    pub more: bool,
+    /// When the last delivery looked at was created (`null` when none was).
+    #[serde(rename = "lastCreatedAt")]
+    pub last_created_at: Option<Timestamp>,
+}
+
+/// An API key as listed (never the secret).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiKeyView {
+    pub id: String,
+    pub prefix: &'static str,
+    pub last4: String,
+    pub mode: Mode,
+    pub name: String,
+    pub created_at: Timestamp,
+    pub expires_at: Option<Timestamp>,
+    pub last_used_at: Option<Timestamp>,
+    pub status: KeyStatus,
+}
+
+impl ApiKeyView {
+    pub fn of(k: &ApiKey, now: Timestamp) -> Self {
+        Self {
+            id: k.id.to_string(),
+            prefix: key_prefix(k.mode),
+            last4: k.last4.clone(),
+            mode: k.mode,
+            name: k.name.clone(),
+            created_at: k.created_at,
+            expires_at: k.expires_at,
+            last_used_at: k.last_used_at,
+            status: k.status(now),
+        }
+    }
+}
+
+/// A new key: the view and, this once, the secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApiKeyWithSecret {
+    #[serde(flatten)]
+    pub key: ApiKeyView,
+    pub secret: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApiKeyList {
+    pub data: Vec<ApiKeyView>,
 }
 
 /// The create answer: the endpoint and, this once, its signing secret.

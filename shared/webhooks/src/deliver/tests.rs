@@ -49,6 +49,8 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             schedule,
+            health: self.endpoints.clone(),
+            disable_policy: Default::default(),
         }
     }
 
@@ -78,6 +80,7 @@ impl World {
             secret_version: 0,
             created_at: T0,
             updated_at: T0,
+            disabled_reason: None,
         });
         self.secrets
             .set(&format!("secret-{id}"), &["whsec_current"]);
@@ -428,4 +431,57 @@ async fn the_sweeper_sends_unsent_events_and_requeues_lost_deliveries() {
     assert_eq!(r.deliveries_requeued, 1);
     let (msg, delay) = w.queue.drain().remove(0);
     assert_eq!((msg.attempt, delay), (1, 0));
+}
+
+#[tokio::test]
+async fn attempts_feed_the_endpoint_health_and_five_failing_days_disable_it() {
+    use paygate_domain::webhook::{DisablePolicy, DisabledReason};
+    let w = world();
+    w.endpoint("whe_a", &["*"], Mode::Test);
+    let id = WebhookEndpointId::parse("whe_a").unwrap();
+    // The spec's schedule spans about 45 hours: 9 attempts, all failing.
+    for _ in 0..9 {
+        w.sender.push_status(500);
+    }
+    let ev = w.event(EventType::PaymentCaptured).await;
+    fanout(&w.fanout_deps(), &ev).await.unwrap();
+    let mut deps = w.deliver_deps(RetrySchedule::default());
+    deps.disable_policy = DisablePolicy {
+        min_attempts: 9,
+        ..DisablePolicy::default()
+    };
+    w.run_queue(&deps).await;
+    let h = w.endpoints.health(&id);
+    assert_eq!(h.failing_since, Some(T0));
+    assert_eq!(h.failed_attempts, 9);
+    assert_eq!(
+        h.last_failure_at,
+        w.deliveries.attempts().last().map(|a| a.at)
+    );
+    assert!(w.endpoints.0.lock().unwrap()[0].enabled);
+    // Five days after the first failure, a resend fails once more: the endpoint is disabled.
+    w.clock.set(T0.plus_millis(5 * 86_400_000));
+    let d = w.deliveries.all().remove(0);
+    use paygate_domain::ports::DeliveryAdmin;
+    let resent = w
+        .deliveries
+        .reset_for_resend(&d.id, w.clock.now())
+        .await
+        .unwrap()
+        .unwrap();
+    w.sender.push_status(500);
+    let msg = DeliveryMessage {
+        delivery_id: resent.id.clone(),
+        attempt: resent.attempts_made + 1,
+        due_at: w.clock.now(),
+    };
+    deliver(&deps, &msg).await.unwrap();
+    let e = w.endpoints.0.lock().unwrap()[0].clone();
+    assert!(!e.enabled);
+    assert_eq!(e.disabled_reason, Some(DisabledReason::Failing));
+    let version = w.endpoints.health(&id).version;
+    // Attempts while it is disabled (endpoint_unavailable) are not counted.
+    w.run_queue(&deps).await;
+    assert!(w.deliveries.attempts().len() > 10);
+    assert_eq!(w.endpoints.health(&id).version, version);
 }

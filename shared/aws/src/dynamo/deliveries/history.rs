@@ -16,7 +16,7 @@ use super::{
 use crate::dynamo::{
     item::{attrs, s, t},
     read::{query_all, query_page},
-    schema::{BY_ENDPOINT_INDEX, BY_EVENT_INDEX, DUE_SHARD},
+    schema::{BY_ENDPOINT_INDEX, BY_EVENT_INDEX, DUE_SHARD, PENDING_INDEX},
     webhook_item::{attr, decode_delivery},
     write::conditional,
 };
@@ -130,7 +130,7 @@ impl DynamoDeliveries {
             .set_key(Some(delivery_key(id)))
             .update_expression(
                 "SET #status = :pending, #next = :now, #shard = :shard, #updated = :now, \
-                 #base = #made REMOVE #lease",
+                 #base = #made, #pe = #eid REMOVE #lease",
             )
             .condition_expression("attribute_exists(#pk) AND #status <> :pending")
             .set_expression_attribute_names(Some(attrs(&[
@@ -142,6 +142,8 @@ impl DynamoDeliveries {
                 ("#lease", attr::LEASE_UNTIL.to_owned()),
                 ("#base", attr::RETRY_BASE.to_owned()),
                 ("#made", attr::ATTEMPTS_MADE.to_owned()),
+                ("#pe", attr::PENDING_ENDPOINT.to_owned()),
+                ("#eid", attr::ENDPOINT_ID.to_owned()),
             ])))
             .set_expression_attribute_values(Some(attrs(&[
                 (":pending", s(DeliveryStatus::Pending.as_str())),
@@ -163,6 +165,88 @@ impl DynamoDeliveries {
                 Some(_) => Err(StoreError::Conflict { current: None }),
                 None => Ok(None),
             },
+        }
+    }
+}
+
+impl DynamoDeliveries {
+    /// An endpoint's `failed` deliveries created in `[since, until)`, oldest first, at most
+    /// `limit`, and whether more may follow. Reads the `byEndpoint` index forward from
+    /// `since` with a status filter (eventually consistent).
+    pub async fn list_failed(
+        &self,
+        endpoint: &WebhookEndpointId,
+        since: Timestamp,
+        until: Timestamp,
+        limit: usize,
+    ) -> Result<(Vec<Delivery>, bool), StoreError> {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(BY_ENDPOINT_INDEX.name)
+            .key_condition_expression("#e = :e AND #c BETWEEN :since AND :until")
+            .filter_expression("#status = :failed")
+            .set_expression_attribute_names(Some(attrs(&[
+                ("#e", attr::ENDPOINT_ID.to_owned()),
+                ("#c", attr::CREATED_AT.to_owned()),
+                ("#status", attr::STATUS.to_owned()),
+            ])))
+            .set_expression_attribute_values(Some(attrs(&[
+                (":e", s(endpoint.as_str())),
+                (":since", t(since)),
+                (":until", t(until)),
+                (":failed", s(DeliveryStatus::Failed.as_str())),
+            ])))
+            .scan_index_forward(true);
+        let mut out: Vec<Delivery> = Vec::new();
+        let mut start = None;
+        loop {
+            let page = query_page(&query, start.take(), Some(limit + 1)).await?;
+            for item in &page.items {
+                let d = decode_delivery(item)?;
+                // BETWEEN includes `until`; the range is half-open.
+                if d.created_at < until && d.status == DeliveryStatus::Failed {
+                    out.push(d);
+                }
+            }
+            if out.len() > limit {
+                out.truncate(limit);
+                return Ok((out, true));
+            }
+            match page.next {
+                Some(k) => start = Some(k),
+                None => return Ok((out, false)),
+            }
+        }
+    }
+
+    /// How many of the endpoint's deliveries are pending: a `Select COUNT` over the sparse
+    /// `pendingByEndpoint` index, which holds the pending deliveries only.
+    pub async fn count_pending(&self, endpoint: &WebhookEndpointId) -> Result<u64, StoreError> {
+        let mut total: u64 = 0;
+        let mut start: Option<
+            std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
+        > = None;
+        loop {
+            let out = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(PENDING_INDEX.name)
+                .key_condition_expression("#p = :p")
+                .expression_attribute_names("#p", attr::PENDING_ENDPOINT)
+                .expression_attribute_values(":p", s(endpoint.as_str()))
+                .select(aws_sdk_dynamodb::types::Select::Count)
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| crate::dynamo::error::unavailable("Query", &e))?;
+            total += u64::try_from(out.count()).unwrap_or(0);
+            match out.last_evaluated_key() {
+                Some(k) if !k.is_empty() => start = Some(k.clone()),
+                _ => return Ok(total),
+            }
         }
     }
 }
@@ -192,5 +276,19 @@ impl DeliveryAdmin for DynamoDeliveries {
         now: Timestamp,
     ) -> Result<Option<Delivery>, StoreError> {
         DynamoDeliveries::reset_for_resend(self, id, now).await
+    }
+
+    async fn list_failed(
+        &self,
+        endpoint: &WebhookEndpointId,
+        since: Timestamp,
+        until: Timestamp,
+        limit: usize,
+    ) -> Result<(Vec<Delivery>, bool), StoreError> {
+        DynamoDeliveries::list_failed(self, endpoint, since, until, limit).await
+    }
+
+    async fn count_pending(&self, endpoint: &WebhookEndpointId) -> Result<u64, StoreError> {
+        DynamoDeliveries::count_pending(self, endpoint).await
     }
 }
