@@ -12,6 +12,7 @@
 
 mod adapters;
 mod names;
+mod settings;
 pub mod system;
 mod wiring;
 
@@ -21,9 +22,12 @@ mod admin;
 mod payments;
 #[cfg(feature = "webhooks")]
 mod pipeline;
+#[cfg(feature = "payments")]
+mod throttle;
 
 pub use adapters::outbox;
 pub use names::Names;
+pub use settings::STAGE_ENV;
 pub use wiring::{Overrides, Wiring};
 
 #[cfg(feature = "admin")]
@@ -31,13 +35,18 @@ pub use admin::{AdminDeliveries, AdminEndpoints, WEBHOOK_SECRET_PREFIX_ENV};
 #[cfg(feature = "banks")]
 pub use payments::{
     providers, Banks, MoneyOperation, PointsInquiry, Reconciler, TestCreatePayment,
-    BANK_SECRET_PREFIX_ENV, RECONCILE_ALARM_AFTER_ENV, STAGE_ENV,
+    BANK_SECRET_PREFIX_ENV, RECONCILE_ALARM_AFTER_ENV,
 };
 #[cfg(feature = "payments")]
 pub use payments::{Authorizer, GetPayment};
 #[cfg(feature = "webhooks")]
 pub use pipeline::{
     retry_schedule_from_env, OutboxSweeper, WebhookDeliver, WebhookFanout, RETRY_SCHEDULE_ENV,
+};
+#[cfg(feature = "payments")]
+pub use throttle::{
+    limits_from, throttle_limits_from_env, POINTS_THROTTLE_BURST_ENV,
+    POINTS_THROTTLE_PER_MINUTE_ENV, THROTTLE_BURST_ENV, THROTTLE_PER_MINUTE_ENV,
 };
 
 /// A setting is missing or malformed, or a client cannot be built: the function cannot

@@ -77,4 +77,5 @@ pub mod code {
     pub const ENDPOINT_LIMIT_REACHED: &str = "endpoint_limit_reached";
     pub const ENDPOINT_DISABLED: &str = "endpoint_disabled";
     pub const DELIVERY_PENDING: &str = "delivery_pending";
+    pub const RATE_LIMITED: &str = "rate_limited";
 }

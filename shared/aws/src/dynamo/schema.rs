@@ -217,6 +217,19 @@ pub const IDEMPOTENCY: TableDef = TableDef {
     ttl_attribute: Some("expiresAt"),
 };
 
+/// Per-API-key throttling counters (`paygate_domain::throttle`), one item per key, scope
+/// and clock minute (`pk = "<keyId>#<scope>#<unix minute>"`) with the minute's total and
+/// each second's count. Every item carries `expiresAt` (epoch seconds) two minutes after
+/// its minute started; it is never read once its minute is over, and TTL deletes it.
+pub const THROTTLE: TableDef = TableDef {
+    logical_id: "ThrottleTable",
+    env_var: "THROTTLE_TABLE",
+    hash_key: "pk",
+    range_key: None,
+    gsis: &[],
+    ttl_attribute: Some("expiresAt"),
+};
+
 /// Every table of the stack.
 pub const TABLES: &[TableDef] = &[
     PAYMENTS,
@@ -228,6 +241,7 @@ pub const TABLES: &[TableDef] = &[
     WEBHOOK_ENDPOINTS,
     DELIVERIES,
     IDEMPOTENCY,
+    THROTTLE,
 ];
 
 /// The actual table names of one stack.
@@ -251,6 +265,8 @@ pub struct TableNames {
     pub deliveries: String,
     /// [`IDEMPOTENCY`] (`IDEMPOTENCY_TABLE`).
     pub idempotency: String,
+    /// [`THROTTLE`] (`THROTTLE_TABLE`).
+    pub throttle: String,
 }
 
 /// A table-name environment variable is not set (or is empty).
@@ -281,6 +297,7 @@ impl TableNames {
             webhook_endpoints: get(&WEBHOOK_ENDPOINTS)?,
             deliveries: get(&DELIVERIES)?,
             idempotency: get(&IDEMPOTENCY)?,
+            throttle: get(&THROTTLE)?,
         })
     }
 
@@ -296,6 +313,7 @@ impl TableNames {
             (WEBHOOK_ENDPOINTS.env_var, self.webhook_endpoints.clone()),
             (DELIVERIES.env_var, self.deliveries.clone()),
             (IDEMPOTENCY.env_var, self.idempotency.clone()),
+            (THROTTLE.env_var, self.throttle.clone()),
         ]
     }
 }
@@ -312,6 +330,7 @@ pub fn table_names(prefix: &str) -> TableNames {
         webhook_endpoints: WEBHOOK_ENDPOINTS.name(prefix),
         deliveries: DELIVERIES.name(prefix),
         idempotency: IDEMPOTENCY.name(prefix),
+        throttle: THROTTLE.name(prefix),
     }
 }
 
@@ -453,7 +472,7 @@ mod tests {
             ]
         );
         let ids: Vec<_> = TABLES.iter().map(|t| t.logical_id).collect();
-        assert_eq!(ids.len(), 9);
+        assert_eq!(ids.len(), 10);
         let vars: std::collections::HashSet<_> = TABLES.iter().map(|t| t.env_var).collect();
         assert_eq!(vars.len(), TABLES.len(), "env vars are distinct");
     }

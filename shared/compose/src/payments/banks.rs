@@ -9,13 +9,14 @@ use paygate_aws::dynamo::{
 use paygate_aws::sqs::EVENTS_QUEUE;
 use paygate_bank_simulator::SimBank;
 use paygate_domain::ports::{AccountLookup, Clock, IdGenerator, PaymentWriter};
-use paygate_http::Idempotency;
+use paygate_http::{Idempotency, Throttle};
 use paygate_payments::{
     EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
 };
 
 use crate::{
     adapters::{accounts, event_publisher},
+    throttle::throttle,
     Build, ConfigError, Wiring,
 };
 
@@ -26,10 +27,6 @@ pub const BANK_SECRET_PREFIX_ENV: &str = "BANK_SECRET_PREFIX";
 /// Environment variable: minutes a payment may stay unsettled before the reconciler reports
 /// it over the limit (the alarm's figure); default 30.
 pub const RECONCILE_ALARM_AFTER_ENV: &str = "RECONCILE_ALARM_AFTER_MINUTES";
-
-/// Environment variable: the stage (`dev`, `prod`, `local`), the reconciler's metric
-/// dimension.
-pub const STAGE_ENV: &str = "STAGE";
 
 /// What the real bank protocols need: a bounded HTTP transport and the account credentials.
 #[derive(Clone)]
@@ -108,6 +105,8 @@ pub struct MoneyOperation {
     pub ops: OperationDeps,
     /// `Idempotency-Key` records.
     pub idempotency: Idempotency,
+    /// Per-API-key throttling.
+    pub throttle: Throttle,
 }
 
 impl Build for MoneyOperation {
@@ -115,6 +114,7 @@ impl Build for MoneyOperation {
         Ok(Self {
             idempotency: idempotency(w)?,
             ops: operation_deps(w)?,
+            throttle: throttle(w)?,
         })
     }
 }
@@ -124,12 +124,15 @@ pub struct PointsInquiry {
     pub points: PointsDeps,
     /// `Idempotency-Key` records.
     pub idempotency: Idempotency,
+    /// Per-API-key throttling (points inquiry's own, stricter limit).
+    pub throttle: Throttle,
 }
 
 impl Build for PointsInquiry {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
         Ok(Self {
             idempotency: idempotency(w)?,
+            throttle: throttle(w)?,
             points: PointsDeps {
                 accounts: accounts(&w.aws.dynamo, &w.names.table(&POS_ACCOUNTS)?),
                 bins: Arc::new(DynamoBins::new(w.aws.dynamo.clone(), w.names.table(&BINS)?)),
@@ -151,12 +154,15 @@ pub struct TestCreatePayment {
     pub ids: Arc<dyn IdGenerator>,
     /// `Idempotency-Key` records.
     pub idempotency: Idempotency,
+    /// Per-API-key throttling.
+    pub throttle: Throttle,
 }
 
 impl Build for TestCreatePayment {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
         Ok(Self {
             idempotency: idempotency(w)?,
+            throttle: throttle(w)?,
             // It writes payments only, never an event.
             payments: Arc::new(DynamoPayments::new(
                 w.aws.dynamo.clone(),
@@ -189,10 +195,7 @@ impl Build for Reconciler {
                 unsettled: payments(w)?,
                 limits: reconciler_limits(w)?,
             },
-            stage: w
-                .names
-                .optional(STAGE_ENV)
-                .unwrap_or_else(|| "dev".to_owned()),
+            stage: crate::settings::stage(w),
         })
     }
 }
