@@ -117,6 +117,7 @@ impl World {
                 queue: self.queue.clone(),
                 clock: Arc::new(ManualClock::at(T0)),
                 schedule: RetrySchedule::default(),
+                metrics: Arc::new(paygate_domain::metrics::NoMetrics),
             },
         }
     }

@@ -32,6 +32,27 @@ pub const NAMESPACE: &str = "paygate";
 /// The dimension every record carries.
 pub const STAGE: &str = "Stage";
 
+/// Every metric name the gateway emits in [`NAMESPACE`]: [`record`]'s and the reconciler's
+/// run figures (`fn_reconciler::emf`). Alarms and the dashboard in `template.yaml` may name
+/// only these (a drift test holds them).
+pub const NAMES: [&str; 15] = [
+    "Operations",
+    "UnknownOutcomes",
+    "BankCalls",
+    "BankErrors",
+    "BankLatency",
+    "WebhookAttempts",
+    "WebhookFailures",
+    "DeliveryLag",
+    "ThrottledRequests",
+    "ThrottleStoreErrors",
+    "ReconcileDue",
+    "ReconcileSettled",
+    "ReconcileDeferred",
+    "ReconcileErrors",
+    "UnsettledOverLimit",
+];
+
 /// A CloudWatch unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
@@ -279,6 +300,35 @@ mod tests {
 
     fn m(name: &str, unit: &str) -> (String, String) {
         (name.to_owned(), unit.to_owned())
+    }
+
+    #[test]
+    fn every_name_a_record_carries_is_in_names() {
+        let all = [
+            Metric::Operation {
+                operation: "capture",
+                outcome: OperationOutcome::Unknown,
+            },
+            Metric::BankCall {
+                provider: "posnet",
+                operation: "cancel",
+                outcome: OperationOutcome::Error,
+                millis: 1,
+            },
+            Metric::WebhookAttempt {
+                result: AttemptResult::Failure,
+            },
+            Metric::DeliveryLag { millis: 1 },
+            Metric::Throttled { scope: Scope::Api },
+            Metric::ThrottleStoreError,
+        ];
+        for m in &all {
+            for (_, metrics) in directives(&parsed(m)) {
+                for (name, _) in metrics {
+                    assert!(NAMES.contains(&name.as_str()), "{name}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -96,6 +96,7 @@ impl Build for WebhookDeliver {
                 queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
                 clock: w.clock.clone(),
                 schedule: retry_schedule(w)?,
+                metrics: crate::settings::metrics(w),
             },
         })
     }

@@ -42,15 +42,30 @@ pub enum AttemptResult {
     Timeout,
     /// No connection (DNS, refused, TLS) or a refused address.
     Connection,
+    /// Not sent: the endpoint was deleted or disabled, or its signing secret unreadable.
+    Unavailable,
 }
 
 impl AttemptResult {
+    /// How a recorded attempt ended.
+    pub fn of(attempt: &crate::webhook::Attempt) -> Self {
+        use crate::webhook::AttemptError as E;
+        match (attempt.succeeded, attempt.error) {
+            (true, _) => Self::Success,
+            (false, Some(E::Timeout)) => Self::Timeout,
+            (false, Some(E::Connection | E::Tls | E::Dns | E::Blocked)) => Self::Connection,
+            (false, Some(E::Secret | E::EndpointUnavailable)) => Self::Unavailable,
+            (false, None) => Self::Failure,
+        }
+    }
+
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Success => "success",
             Self::Failure => "failure",
             Self::Timeout => "timeout",
             Self::Connection => "connection",
+            Self::Unavailable => "unavailable",
         }
     }
 }

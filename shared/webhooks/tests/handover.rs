@@ -209,6 +209,7 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             schedule: RetrySchedule::default(),
+            metrics: Arc::new(paygate_domain::metrics::NoMetrics),
         };
         for (msg, _) in self.queue.drain() {
             deliver(&d, &msg).await.unwrap();

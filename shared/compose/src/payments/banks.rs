@@ -76,7 +76,9 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             t.clone(),
             c.clone(),
         )))
-        .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(t, c))))
+        .register(Arc::new(paygate_bank_posnet::PosnetProvider::new(t, c)))
+        // Every bank call timed and counted (paygate_payments::providers).
+        .with_metrics(crate::settings::metrics(w)))
 }
 
 fn payments(w: &Wiring) -> Result<Arc<DynamoPayments>, ConfigError> {

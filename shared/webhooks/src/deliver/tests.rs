@@ -49,6 +49,7 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             schedule,
+            metrics: Arc::new(paygate_domain::metrics::NoMetrics),
         }
     }
 
@@ -429,3 +430,5 @@ async fn the_sweeper_sends_unsent_events_and_requeues_lost_deliveries() {
     let (msg, delay) = w.queue.drain().remove(0);
     assert_eq!((msg.attempt, delay), (1, 0));
 }
+
+mod metrics;
