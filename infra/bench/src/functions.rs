@@ -133,6 +133,7 @@ impl LocalStack<'_> {
                     "PAYGATE_THROTTLE_PER_MINUTE" => Ok("1200".to_owned()),
                     "PAYGATE_POINTS_THROTTLE_BURST" => Ok("2".to_owned()),
                     "PAYGATE_POINTS_THROTTLE_PER_MINUTE" => Ok("20".to_owned()),
+                    "PAYGATE_RETENTION_DAYS" => Ok("90".to_owned()),
                     "PAYGATE_WEBHOOK_RETRY_SCHEDULE" => Ok("30s,2m,10m,30m,2h,6h,12h,24h".into()),
                     _ => Err(format!("{var}: no local value for {value:?}")),
                 }

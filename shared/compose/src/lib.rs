@@ -16,6 +16,9 @@ mod settings;
 pub mod system;
 mod wiring;
 
+#[cfg(all(test, feature = "banks", feature = "webhooks"))]
+mod tests;
+
 #[cfg(feature = "admin")]
 mod admin;
 #[cfg(feature = "payments")]
@@ -27,7 +30,11 @@ mod throttle;
 
 pub use adapters::outbox;
 pub use names::Names;
-pub use settings::STAGE_ENV;
+pub use settings::{
+    BANK_CREDENTIALS_CACHE_ENV, BANK_TIMEOUT_ENV, MAX_BANK_TIMEOUT_MS, MIN_RETENTION_DAYS,
+    RECONCILE_BATCH_ENV, RECONCILE_CONCURRENCY_ENV, RETENTION_DAYS_ENV, SIGNING_SECRET_CACHE_ENV,
+    STAGE_ENV, SWEEP_BATCH_ENV, SWEEP_GRACE_ENV,
+};
 pub use wiring::{Overrides, Wiring};
 
 #[cfg(feature = "admin")]

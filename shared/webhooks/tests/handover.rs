@@ -179,6 +179,7 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             grace_ms: GRACE_MS,
+            batch: paygate_webhooks::sweep::BATCH,
         }
     }
 

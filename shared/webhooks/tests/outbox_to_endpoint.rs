@@ -141,6 +141,7 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             grace_ms: 60_000,
+            batch: paygate_webhooks::sweep::BATCH,
         };
         sweep(&deps).await.unwrap();
     }

@@ -96,13 +96,19 @@ pub const UNSENT_INDEX: GsiDef = GsiDef {
 };
 
 /// The outbox: one item per event, by event id.
+///
+/// Retention: an event gets `expiresAt` (number, epoch seconds) = its creation + the
+/// retention only when it is marked handed over (its deliveries exist, so its
+/// `unsentShard` goes); an event not yet handed over has no `expiresAt` and TTL never
+/// deletes it. The deliveries that need it (every attempt and a resend read it) are kept
+/// for the same retention.
 pub const EVENTS: TableDef = TableDef {
     logical_id: "EventsTable",
     env_var: "EVENTS_TABLE",
     hash_key: "id",
     range_key: None,
     gsis: &[UNSENT_INDEX],
-    ttl_attribute: None,
+    ttl_attribute: Some("expiresAt"),
 };
 
 /// API keys by the lowercase hex SHA-256 of the whole key.
@@ -184,8 +190,13 @@ pub const DUE_INDEX: GsiDef = GsiDef {
 /// partition is enough; shard it like the outbox's `unsent` index if that ever changes.
 pub const DUE_SHARD: &str = "0";
 
-/// How long deliveries and their attempts are kept: 90 days after the delivery was created.
+/// How long events (once handed over) and deliveries with their attempts are kept by
+/// default: 90 days after they were created (`PAYGATE_RETENTION_DAYS` sets it, one figure
+/// for both, so a delivery's history never outlives the event it resends).
 pub const DELIVERY_RETENTION_DAYS: i64 = 90;
+
+/// [`DELIVERY_RETENTION_DAYS`] in seconds, the adapters' default.
+pub const DEFAULT_RETENTION_SECS: i64 = DELIVERY_RETENTION_DAYS * 86_400;
 
 /// Deliveries and their attempts, under `pk = <delivery id>`: the delivery item
 /// (`sk = "DELIVERY"`) and one item per attempt (`sk = "ATTEMPT#0001"`, `"ATTEMPT#0002"`, …).

@@ -16,6 +16,7 @@ use paygate_payments::{
 
 use crate::{
     adapters::{accounts, event_publisher},
+    settings,
     throttle::throttle,
     Build, ConfigError, Wiring,
 };
@@ -36,20 +37,25 @@ pub struct Banks {
 }
 
 impl Banks {
-    /// Credentials from Secrets Manager under `BANK_SECRET_PREFIX`, cached for five minutes.
+    /// Credentials from Secrets Manager under `BANK_SECRET_PREFIX`, cached for
+    /// `PAYGATE_BANK_CREDENTIALS_CACHE_SECS` (five minutes); each call bounded by
+    /// `PAYGATE_BANK_TIMEOUT_MS` (8 s).
     pub fn build(w: &Wiring) -> Result<Self, ConfigError> {
         let prefix = w.names.required(BANK_SECRET_PREFIX_ENV)?;
-        let timeout = w
-            .overrides
-            .bank_timeout
-            .unwrap_or(paygate_bankkit::transport::DEFAULT_TIMEOUT);
+        let timeout = settings::bank_timeout(w, paygate_bankkit::transport::DEFAULT_TIMEOUT)?;
+        let cache = settings::duration(
+            &w.names,
+            settings::BANK_CREDENTIALS_CACHE_ENV,
+            std::time::Duration::from_secs(1),
+            std::time::Duration::from_secs(300),
+        )?;
         Ok(Self {
             transport: paygate_bankkit::BankTransport::new(timeout)
                 .map_err(|_| ConfigError::Client("bank HTTP client".into()))?,
             credentials: Arc::new(paygate_aws::secrets::SecretsManagerCredentials::new(
                 w.aws.secrets.clone(),
                 prefix,
-                std::time::Duration::from_secs(300),
+                cache,
             )),
         })
     }
@@ -203,9 +209,17 @@ impl Build for Reconciler {
 }
 
 /// The reconciler's limits: the defaults, with the alarm limit from
-/// `RECONCILE_ALARM_AFTER_MINUTES`. A malformed value is an error at start-up.
+/// `RECONCILE_ALARM_AFTER_MINUTES`, the batch from `PAYGATE_RECONCILE_BATCH` and the
+/// concurrency from `PAYGATE_RECONCILE_CONCURRENCY`. A malformed value is an error at
+/// start-up.
 fn reconciler_limits(w: &Wiring) -> Result<ReconcilerLimits, ConfigError> {
     let mut limits = ReconcilerLimits::default();
+    let count = |key: &str, default: usize| -> Result<usize, ConfigError> {
+        let n = settings::positive(&w.names, key, u64::try_from(default).unwrap_or(1))?;
+        usize::try_from(n).map_err(|_| ConfigError::Malformed(key.to_owned()))
+    };
+    limits.batch = count(settings::RECONCILE_BATCH_ENV, limits.batch)?;
+    limits.concurrency = count(settings::RECONCILE_CONCURRENCY_ENV, limits.concurrency)?;
     if let Some(v) = w.names.optional(RECONCILE_ALARM_AFTER_ENV) {
         let minutes: i64 = v
             .trim()

@@ -408,6 +408,7 @@ async fn the_sweeper_sends_unsent_events_and_requeues_lost_deliveries() {
         queue: w.queue.clone(),
         clock: w.clock.clone(),
         grace_ms: 60_000,
+        batch: crate::sweep::BATCH,
     };
     // Within the grace period nothing happens (the fast path may still be running).
     assert_eq!(sweep(&deps).await.unwrap().events_sent, 0);
