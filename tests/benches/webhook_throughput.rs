@@ -73,6 +73,7 @@ fn world(receiver: &Receiver, paths: &[String]) -> World {
             endpoints: endpoints.clone(),
             health: endpoints.clone(),
             disable_policy: Default::default(),
+            metrics: Arc::new(paygate_domain::metrics::NoMetrics),
             secrets,
             sender: Arc::new(sender),
             queue: queue.clone(),

@@ -108,6 +108,19 @@ impl paygate_domain::ports::Clock for ShiftClock {
         SystemClock.now().plus_millis(self.offset_millis())
     }
 }
+/// The throttling limits of test stacks: far above what any test sends, so only the
+/// throttling tests (with [`Stack::start_with_throttle`]) and no conformance or end-to-end
+/// run is ever throttled.
+pub const GENEROUS_LIMITS: paygate_domain::throttle::Limits = paygate_domain::throttle::Limits {
+    api: paygate_domain::throttle::RateLimit {
+        burst: 100_000,
+        per_minute: 1_000_000,
+    },
+    points: paygate_domain::throttle::RateLimit {
+        burst: 100_000,
+        per_minute: 1_000_000,
+    },
+};
 
 /// A running local stack and an HTTP client for it. Dropping it stops the server.
 pub struct Stack {
@@ -138,6 +151,7 @@ impl Stack {
             webhook,
             paygate_devserver::DEFAULT_BANK_TIMEOUT,
             None,
+            None,
         )
         .await
     }
@@ -149,13 +163,36 @@ impl Stack {
         every: std::time::Duration,
         bank_timeout: std::time::Duration,
     ) -> Stack {
-        Self::start_with(label, WebhookOptions::default(), bank_timeout, Some(every)).await
+        Self::start_with(
+            label,
+            WebhookOptions::default(),
+            bank_timeout,
+            Some(every),
+            None,
+        )
+        .await
     }
 
     /// A fresh, seeded stack whose bank calls time out after `bank_timeout` (e.g. 1 s, so a
     /// simulator's injected latency makes an unknown outcome without a 20 s wait).
     pub async fn start_with_bank_timeout(label: &str, bank_timeout: std::time::Duration) -> Stack {
-        Self::start_with(label, WebhookOptions::default(), bank_timeout, None).await
+        Self::start_with(label, WebhookOptions::default(), bank_timeout, None, None).await
+    }
+
+    /// A fresh, seeded stack with these per-API-key throttling limits (every other stack
+    /// gets [`GENEROUS_LIMITS`], so tests that fire many requests are not throttled).
+    pub async fn start_with_throttle(
+        label: &str,
+        limits: paygate_domain::throttle::Limits,
+    ) -> Stack {
+        Self::start_with(
+            label,
+            WebhookOptions::default(),
+            paygate_devserver::DEFAULT_BANK_TIMEOUT,
+            None,
+            Some(limits),
+        )
+        .await
     }
 
     async fn start_with(
@@ -163,6 +200,7 @@ impl Stack {
         webhook: WebhookOptions,
         bank_timeout: std::time::Duration,
         reconcile_every: Option<std::time::Duration>,
+        throttle: Option<paygate_domain::throttle::Limits>,
     ) -> Stack {
         let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
         let clock = Arc::new(ShiftClock::default());
@@ -176,6 +214,7 @@ impl Stack {
             bank_timeout,
             // Off unless asked for, so tests see unknown outcomes until they settle them.
             reconcile_every,
+            throttle: Some(throttle.unwrap_or(GENEROUS_LIMITS)),
         };
         let server = paygate_devserver::start_on(moto, opts)
             .await

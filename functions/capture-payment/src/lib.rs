@@ -5,18 +5,22 @@
 //! With an `Idempotency-Key`, runs at most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
-use paygate_http::handlers::{payment_operation, PaymentOperation};
+use paygate_http::{
+    handlers::{payment_operation, PaymentOperation},
+    throttle::Scope,
+    throttled,
+};
 
 /// Dependencies, built once per Lambda instance by `paygate_compose` (shared by the four
 /// payment operations).
 pub use paygate_compose::MoneyOperation as Deps;
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    payment_operation(
+    let run = payment_operation(
         &deps.ops,
         &deps.idempotency,
         PaymentOperation::Capture,
         &req,
-    )
-    .await
+    );
+    throttled(&deps.throttle, Scope::Api, &req, run).await
 }

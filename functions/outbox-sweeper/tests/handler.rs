@@ -67,6 +67,7 @@ impl World {
                 queue: self.queue.clone(),
                 clock: Arc::new(ManualClock::at(T0.plus_millis(2 * GRACE_MS))),
                 grace_ms: GRACE_MS,
+                batch: paygate_webhooks::sweep::BATCH,
             },
         }
     }

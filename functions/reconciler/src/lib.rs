@@ -15,7 +15,7 @@ use paygate_payments::{run_reconciler, OpError, RunReport};
 pub use paygate_compose::Reconciler as Deps;
 
 /// Metric namespace of the gateway's own metrics.
-pub const METRIC_NAMESPACE: &str = "paygate";
+pub const METRIC_NAMESPACE: &str = paygate_aws::metrics::NAMESPACE;
 /// The metric the unsettled-payments alarm watches.
 pub const OVER_LIMIT_METRIC: &str = "UnsettledOverLimit";
 
@@ -44,29 +44,21 @@ pub async fn handle(deps: &Deps, _event: EventBridgeEvent) -> Result<RunReport, 
     }
 }
 
-/// The run's figures as one CloudWatch embedded-metric-format record.
+/// The run's figures as one CloudWatch embedded-metric-format record
+/// (`paygate_aws::metrics::EmfRecord`, the one EMF writer).
 pub fn emf(report: &RunReport, stage: &str, now: paygate_domain::Timestamp) -> String {
-    serde_json::json!({
-        "_aws": {
-            "Timestamp": now.unix_millis(),
-            "CloudWatchMetrics": [{
-                "Namespace": METRIC_NAMESPACE,
-                "Dimensions": [["Stage"]],
-                "Metrics": [
-                    {"Name": "ReconcileDue", "Unit": "Count"},
-                    {"Name": "ReconcileSettled", "Unit": "Count"},
-                    {"Name": "ReconcileDeferred", "Unit": "Count"},
-                    {"Name": "ReconcileErrors", "Unit": "Count"},
-                    {"Name": OVER_LIMIT_METRIC, "Unit": "Count"},
-                ],
-            }],
-        },
-        "Stage": stage,
-        "ReconcileDue": report.due,
-        "ReconcileSettled": report.settled,
-        "ReconcileDeferred": report.deferred,
-        "ReconcileErrors": report.errors,
-        OVER_LIMIT_METRIC: report.over_limit,
-    })
-    .to_string()
+    use paygate_aws::metrics::{EmfRecord, Unit::Count};
+    let n = |v: usize| u64::try_from(v).unwrap_or(u64::MAX);
+    EmfRecord::new(stage, now)
+        .metrics(
+            &[&[]],
+            &[
+                ("ReconcileDue", Count, n(report.due)),
+                ("ReconcileSettled", Count, n(report.settled)),
+                ("ReconcileDeferred", Count, n(report.deferred)),
+                ("ReconcileErrors", Count, n(report.errors)),
+                (OVER_LIMIT_METRIC, Count, n(report.over_limit)),
+            ],
+        )
+        .to_json()
 }

@@ -132,5 +132,9 @@ fn figures_are_an_emf_record_with_the_alarm_metric() {
     assert!(names.contains(&OVER_LIMIT_METRIC));
     for n in names {
         assert!(v.get(n).is_some(), "{n} has a value");
+        assert!(
+            paygate_aws::metrics::NAMES.contains(&n),
+            "{n} is a known metric"
+        );
     }
 }

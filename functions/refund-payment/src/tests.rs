@@ -148,8 +148,14 @@ async fn world() -> World {
         },
         idempotency: paygate_http::Idempotency {
             store: Arc::new(MemoryIdempotency::default()),
-            clock,
+            clock: clock.clone(),
             ids,
+        },
+        throttle: paygate_http::Throttle {
+            counter: Arc::new(paygate_domain::testkit::MemoryRateCounter::new()),
+            limits: paygate_domain::throttle::Limits::default(),
+            clock,
+            metrics: Arc::new(paygate_domain::metrics::NoMetrics),
         },
     };
     World {

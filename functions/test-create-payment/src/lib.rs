@@ -196,5 +196,12 @@ async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
     let run = async { respond(StatusCode::CREATED, create(deps, &req).await) };
-    paygate_http::idempotent(&deps.idempotency, &req, run).await
+    let run = paygate_http::idempotent(&deps.idempotency, &req, run);
+    paygate_http::throttled(
+        &deps.throttle,
+        paygate_http::throttle::Scope::Api,
+        &req,
+        run,
+    )
+    .await
 }

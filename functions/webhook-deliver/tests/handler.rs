@@ -120,6 +120,7 @@ impl World {
                 schedule: RetrySchedule::default(),
                 health: self.endpoints.clone(),
                 disable_policy: Default::default(),
+                metrics: Arc::new(paygate_domain::metrics::NoMetrics),
             },
         }
     }

@@ -58,6 +58,10 @@ pub struct Options {
     /// How often the reconciler runs (`None`: not at all; `make dev`: every 10 s, see
     /// [`reconciler::every_from_env`]).
     pub reconcile_every: Option<Duration>,
+    /// Per-API-key throttling limits (`None`: the defaults, as a function deployed without
+    /// `PAYGATE_THROTTLE_*` settings; `make dev`: from its environment, see
+    /// `paygate_compose::throttle_limits_from_env`).
+    pub throttle: Option<paygate_domain::throttle::Limits>,
 }
 
 /// What the stack's webhook pipeline runs with (shown in the banner).
@@ -167,6 +171,13 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
             retry_schedule: Some(w.schedule.clone()),
             sender: Some(sender),
             egress: Some(w.sender.policy.clone()),
+            throttle_limits: opts.throttle,
+            // The same EMF records as deployed, on the `paygate::metrics` log target (DEBUG).
+            metrics: Some(Arc::new(paygate_aws::metrics::EmfMetrics::new(
+                "local",
+                opts.clock.clone(),
+                paygate_aws::metrics::Output::Log,
+            ))),
         },
     });
     let app = router::App::new(&wiring)?;

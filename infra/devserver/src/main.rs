@@ -9,6 +9,10 @@
 //! `PAYGATE_RECONCILE_EVERY_SECS` sets how often the reconciler runs (default 10; `0` turns
 //! it off).
 //!
+//! Per-API-key throttling reads `PAYGATE_THROTTLE_BURST`, `PAYGATE_THROTTLE_PER_MINUTE`,
+//! `PAYGATE_POINTS_THROTTLE_BURST` and `PAYGATE_POINTS_THROTTLE_PER_MINUTE` like the deployed
+//! functions (README "Rate limits").
+//!
 //! `PAYGATE_BANK_TIMEOUT_MS` bounds each call to a bank simulator (default: the deployed
 //! 8 s), e.g. `1000` to try the unknown-outcome path with a simulator's injected latency.
 
@@ -53,6 +57,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         webhook,
         bank_timeout,
         reconcile_every: paygate_devserver::reconciler::every_from_env()?,
+        throttle: Some(paygate_compose::throttle_limits_from_env()?),
     };
     let server = paygate_devserver::start_with_own_moto(opts).await?;
     println!("{}", paygate_devserver::banner(&server, &seed));

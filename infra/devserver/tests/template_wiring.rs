@@ -162,6 +162,7 @@ fn the_dev_server_builds_every_function_with_the_lambdas_builder_and_names() {
 
 #[test]
 fn get_payment_reads_the_payments_table_only_deployed_and_local() {
+    // Besides the throttling settings every merchant route reads.
     let t = template();
     for names in [
         Names::from_map(template_env(&t, "GetPaymentFunction")),
@@ -171,7 +172,15 @@ fn get_payment_reads_the_payments_table_only_deployed_and_local() {
         fn_get_payment::Deps::build(&w).unwrap();
         assert_eq!(
             w.names.keys_read().into_iter().collect::<Vec<_>>(),
-            ["PAYMENTS_TABLE"]
+            [
+                "PAYGATE_POINTS_THROTTLE_BURST",
+                "PAYGATE_POINTS_THROTTLE_PER_MINUTE",
+                "PAYGATE_THROTTLE_BURST",
+                "PAYGATE_THROTTLE_PER_MINUTE",
+                "PAYMENTS_TABLE",
+                "STAGE",
+                "THROTTLE_TABLE",
+            ]
         );
     }
 }

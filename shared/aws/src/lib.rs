@@ -2,6 +2,7 @@
 //! and deliveries queues) and [`secrets`] (Secrets Manager: webhook signing secrets and bank
 //! credentials, behind one TTL cache). Every client is built here, by [`Clients`], from one
 //! SDK configuration: the environment when deployed, a local endpoint (moto) otherwise.
+//! [`metrics`]: CloudWatch metrics in the embedded metric format (the `Metrics` port).
 //!
 //! Features: `moto` ([`moto`]: starts a local moto server for tests and the dev server),
 //! `faults` (`dynamo::faults`: a fault layer under the SDK's HTTP client, for tests),
@@ -9,6 +10,7 @@
 
 pub mod cache;
 pub mod dynamo;
+pub mod metrics;
 pub mod secrets;
 pub mod sqs;
 

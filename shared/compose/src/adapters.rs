@@ -9,14 +9,22 @@ use paygate_aws::{
     sqs::{SqsDeliveryQueue, SqsEventPublisher},
 };
 
-/// The outbox: the events table.
-pub fn outbox(client: &Client, events_table: &str) -> Arc<dyn paygate_domain::ports::Outbox> {
-    events(client, events_table)
+/// The outbox: the events table, keeping handed-over events for `retention_days`.
+pub fn outbox(
+    client: &Client,
+    events_table: &str,
+    retention_days: u32,
+) -> Arc<dyn paygate_domain::ports::Outbox> {
+    events(client, events_table, retention_days)
 }
 
 /// The events table (the outbox), for the ports that also write it.
-pub(crate) fn events(client: &Client, events_table: &str) -> Arc<DynamoEvents> {
-    Arc::new(DynamoEvents::new(client.clone(), events_table))
+pub(crate) fn events(
+    client: &Client,
+    events_table: &str,
+    retention_days: u32,
+) -> Arc<DynamoEvents> {
+    Arc::new(DynamoEvents::new(client.clone(), events_table).with_retention_days(retention_days))
 }
 
 /// The POS accounts table (also the directory of merchants).
@@ -34,10 +42,16 @@ pub(crate) fn endpoints(client: &Client, webhook_endpoints_table: &str) -> Arc<D
     ))
 }
 
-/// The deliveries table.
+/// The deliveries table, keeping history for `retention_days`.
 #[allow(dead_code)]
-pub(crate) fn deliveries(client: &Client, deliveries_table: &str) -> Arc<DynamoDeliveries> {
-    Arc::new(DynamoDeliveries::new(client.clone(), deliveries_table))
+pub(crate) fn deliveries(
+    client: &Client,
+    deliveries_table: &str,
+    retention_days: u32,
+) -> Arc<DynamoDeliveries> {
+    Arc::new(
+        DynamoDeliveries::new(client.clone(), deliveries_table).with_retention_days(retention_days),
+    )
 }
 
 /// The events queue, as a publisher.

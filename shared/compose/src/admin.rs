@@ -14,6 +14,7 @@ use paygate_webhooks::EgressPolicy;
 
 use crate::{
     adapters::{accounts, deliveries, delivery_queue, endpoints, events, outbox, signing_secrets},
+    settings::retention_days,
     Build, ConfigError, Wiring,
 };
 
@@ -49,8 +50,8 @@ impl Build for AdminEndpoints {
             admin: EndpointsDeps {
                 merchants: accounts(db, &n.table(&POS_ACCOUNTS)?),
                 endpoints: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
-                deliveries: deliveries(db, &n.table(&DELIVERIES)?),
-                outbox: events(db, &n.table(&EVENTS)?),
+                deliveries: deliveries(db, &n.table(&DELIVERIES)?, retention_days(n)?),
+                outbox: events(db, &n.table(&EVENTS)?, retention_days(n)?),
                 queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
                 // Uncached: the admin API reads a secret only to rotate it.
                 secrets: signing_secrets(&w.aws.secrets, std::time::Duration::ZERO),
@@ -78,8 +79,8 @@ impl Build for AdminDeliveries {
             admin: DeliveriesDeps {
                 merchants: accounts(db, &n.table(&POS_ACCOUNTS)?),
                 endpoints: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
-                deliveries: deliveries(db, &n.table(&DELIVERIES)?),
-                outbox: outbox(db, &n.table(&EVENTS)?),
+                deliveries: deliveries(db, &n.table(&DELIVERIES)?, retention_days(n)?),
+                outbox: outbox(db, &n.table(&EVENTS)?, retention_days(n)?),
                 queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
                 clock: w.clock.clone(),
                 health: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),

@@ -12,8 +12,12 @@
 
 mod adapters;
 mod names;
+mod settings;
 pub mod system;
 mod wiring;
+
+#[cfg(all(test, feature = "banks", feature = "webhooks"))]
+mod tests;
 
 #[cfg(feature = "admin")]
 mod admin;
@@ -21,9 +25,16 @@ mod admin;
 mod payments;
 #[cfg(feature = "webhooks")]
 mod pipeline;
+#[cfg(feature = "payments")]
+mod throttle;
 
 pub use adapters::outbox;
 pub use names::Names;
+pub use settings::{
+    BANK_CREDENTIALS_CACHE_ENV, BANK_TIMEOUT_ENV, MAX_BANK_TIMEOUT_MS, MIN_RETENTION_DAYS,
+    RECONCILE_BATCH_ENV, RECONCILE_CONCURRENCY_ENV, RETENTION_DAYS_ENV, SIGNING_SECRET_CACHE_ENV,
+    STAGE_ENV, SWEEP_BATCH_ENV, SWEEP_GRACE_ENV,
+};
 pub use wiring::{Overrides, Wiring};
 
 #[cfg(feature = "admin")]
@@ -31,13 +42,18 @@ pub use admin::{AdminDeliveries, AdminEndpoints, WEBHOOK_SECRET_PREFIX_ENV};
 #[cfg(feature = "banks")]
 pub use payments::{
     providers, Banks, MoneyOperation, PointsInquiry, Reconciler, TestCreatePayment,
-    BANK_SECRET_PREFIX_ENV, RECONCILE_ALARM_AFTER_ENV, STAGE_ENV,
+    BANK_SECRET_PREFIX_ENV, RECONCILE_ALARM_AFTER_ENV,
 };
 #[cfg(feature = "payments")]
 pub use payments::{Authorizer, GetPayment};
 #[cfg(feature = "webhooks")]
 pub use pipeline::{
     retry_schedule_from_env, OutboxSweeper, WebhookDeliver, WebhookFanout, RETRY_SCHEDULE_ENV,
+};
+#[cfg(feature = "payments")]
+pub use throttle::{
+    limits_from, throttle_limits_from_env, POINTS_THROTTLE_BURST_ENV,
+    POINTS_THROTTLE_PER_MINUTE_ENV, THROTTLE_BURST_ENV, THROTTLE_PER_MINUTE_ENV,
 };
 
 /// A setting is missing or malformed, or a client cannot be built: the function cannot

@@ -17,7 +17,7 @@ mod banks;
 #[cfg(feature = "banks")]
 pub use banks::{
     providers, Banks, MoneyOperation, PointsInquiry, Reconciler, TestCreatePayment,
-    BANK_SECRET_PREFIX_ENV, RECONCILE_ALARM_AFTER_ENV, STAGE_ENV,
+    BANK_SECRET_PREFIX_ENV, RECONCILE_ALARM_AFTER_ENV,
 };
 
 /// The authorizer: API keys.
@@ -39,9 +39,11 @@ impl Build for Authorizer {
     }
 }
 
-/// `GET /v1/payments/{id}`: reads payments only.
+/// `GET /v1/payments/{id}`: reads payments only (and counts the request).
 pub struct GetPayment {
     pub payments: Arc<dyn PaymentReader>,
+    /// Per-API-key throttling.
+    pub throttle: paygate_http::Throttle,
 }
 
 impl Build for GetPayment {
@@ -54,6 +56,7 @@ impl Build for GetPayment {
                 w.names.table(&PAYMENTS)?,
                 "",
             )),
+            throttle: crate::throttle::throttle(w)?,
         })
     }
 }

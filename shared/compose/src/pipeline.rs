@@ -12,6 +12,7 @@ use paygate_webhooks::{DeliverDeps, FanoutDeps, SweepDeps};
 
 use crate::{
     adapters::{deliveries, delivery_queue, endpoints, event_publisher, outbox, signing_secrets},
+    settings::retention_days,
     Build, ConfigError, Wiring,
 };
 
@@ -82,9 +83,9 @@ impl Build for WebhookFanout {
         Ok(Self {
             fanout: FanoutDeps {
                 endpoints: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
-                deliveries: deliveries(db, &n.table(&DELIVERIES)?),
+                deliveries: deliveries(db, &n.table(&DELIVERIES)?, retention_days(n)?),
                 queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
-                outbox: outbox(db, &n.table(&EVENTS)?),
+                outbox: outbox(db, &n.table(&EVENTS)?, retention_days(n)?),
                 clock: w.clock.clone(),
             },
         })
@@ -99,14 +100,19 @@ pub struct WebhookDeliver {
 impl Build for WebhookDeliver {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
         let (db, n) = (&w.aws.dynamo, &w.names);
-        let ttl = w
-            .overrides
-            .signing_secret_ttl
-            .unwrap_or(paygate_aws::secrets::DEFAULT_TTL);
+        let ttl = match w.overrides.signing_secret_ttl {
+            Some(t) => t,
+            None => crate::settings::duration(
+                n,
+                crate::settings::SIGNING_SECRET_CACHE_ENV,
+                std::time::Duration::from_secs(1),
+                paygate_aws::secrets::DEFAULT_TTL,
+            )?,
+        };
         Ok(Self {
             deliver: DeliverDeps {
-                deliveries: deliveries(db, &n.table(&DELIVERIES)?),
-                outbox: outbox(db, &n.table(&EVENTS)?),
+                deliveries: deliveries(db, &n.table(&DELIVERIES)?, retention_days(n)?),
+                outbox: outbox(db, &n.table(&EVENTS)?, retention_days(n)?),
                 endpoints: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
                 secrets: signing_secrets(&w.aws.secrets, ttl),
                 sender: sender(w)?,
@@ -115,6 +121,7 @@ impl Build for WebhookDeliver {
                 schedule: retry_schedule(w)?,
                 health: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
                 disable_policy: disable_policy(&w.names)?,
+                metrics: crate::settings::metrics(w),
             },
         })
     }
@@ -130,15 +137,32 @@ impl Build for OutboxSweeper {
         let (db, n) = (&w.aws.dynamo, &w.names);
         Ok(Self {
             sweep: SweepDeps {
-                outbox: outbox(db, &n.table(&EVENTS)?),
+                outbox: outbox(db, &n.table(&EVENTS)?, retention_days(n)?),
                 publisher: event_publisher(&w.aws.sqs, &n.queue(&EVENTS_QUEUE)?),
-                deliveries: deliveries(db, &n.table(&DELIVERIES)?),
+                deliveries: deliveries(db, &n.table(&DELIVERIES)?, retention_days(n)?),
                 queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
                 clock: w.clock.clone(),
-                grace_ms: w
-                    .overrides
-                    .sweep_grace_ms
-                    .unwrap_or(paygate_webhooks::sweep::GRACE_MS),
+                grace_ms: match w.overrides.sweep_grace_ms {
+                    Some(ms) => ms,
+                    None => {
+                        let default =
+                            u64::try_from(paygate_webhooks::sweep::GRACE_MS / 1000).unwrap_or(60);
+                        let secs = crate::settings::positive(
+                            n,
+                            crate::settings::SWEEP_GRACE_ENV,
+                            default,
+                        )?;
+                        i64::try_from(secs.saturating_mul(1000)).map_err(|_| {
+                            ConfigError::Malformed(crate::settings::SWEEP_GRACE_ENV.into())
+                        })?
+                    }
+                },
+                batch: usize::try_from(crate::settings::positive(
+                    n,
+                    crate::settings::SWEEP_BATCH_ENV,
+                    u64::try_from(paygate_webhooks::sweep::BATCH).unwrap_or(200),
+                )?)
+                .map_err(|_| ConfigError::Malformed(crate::settings::SWEEP_BATCH_ENV.into()))?,
             },
         })
     }

@@ -33,6 +33,11 @@ pub struct Overrides {
     pub sweep_grace_ms: Option<i64>,
     /// The retry schedule (default: `PAYGATE_WEBHOOK_RETRY_SCHEDULE` or the spec's).
     pub retry_schedule: Option<paygate_domain::webhook::RetrySchedule>,
+    /// The throttling limits (default: `PAYGATE_THROTTLE_*`, `PAYGATE_POINTS_THROTTLE_*`
+    /// or `paygate_domain::throttle::Limits::default()`).
+    pub throttle_limits: Option<paygate_domain::throttle::Limits>,
+    /// Where metrics go (default: CloudWatch EMF on stdout).
+    pub metrics: Option<Arc<dyn paygate_domain::metrics::Metrics>>,
     /// The webhook sender (default: from `PAYGATE_WEBHOOK_ALLOW_ADDRS`/`_EXTRA_CA`, strict).
     #[cfg(feature = "webhooks")]
     pub sender: Option<Arc<dyn paygate_domain::ports::WebhookSender>>,

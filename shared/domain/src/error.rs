@@ -79,4 +79,5 @@ pub mod code {
     pub const DELIVERY_PENDING: &str = "delivery_pending";
     pub const API_KEY_INACTIVE: &str = "api_key_inactive";
     pub const API_KEY_LIMIT_REACHED: &str = "api_key_limit_reached";
+    pub const RATE_LIMITED: &str = "rate_limited";
 }

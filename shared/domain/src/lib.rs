@@ -12,6 +12,7 @@ pub mod error;
 pub mod event;
 pub mod idempotency;
 pub mod ids;
+pub mod metrics;
 pub mod money;
 pub mod payment;
 pub mod ports;
@@ -20,6 +21,7 @@ pub mod sim_ledger;
 /// Test doubles of the ports (feature `testkit`, for other crates' tests).
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
+pub mod throttle;
 pub mod time;
 pub mod transaction;
 pub mod webhook;

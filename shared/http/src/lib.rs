@@ -10,9 +10,11 @@ pub mod error;
 pub mod handlers;
 pub mod idempotency;
 pub mod respond;
+pub mod throttle;
 
 pub use body::{parse_object, Fields};
 pub use context::{principal, principal_fields, AUTH_ERROR, KEY_ID, MERCHANT_ID, MODE};
 pub use error::ApiError;
 pub use idempotency::{idempotent, Idempotency};
 pub use respond::{json, respond};
+pub use throttle::{throttled, Throttle};

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use paygate_domain::{
+    metrics::{Metric, OperationOutcome},
     ports::{
         AccountLookup, BankOperation, Clock, Expectation, IdGenerator, PaymentChange,
         PaymentReader, PaymentWriter,
@@ -111,8 +112,36 @@ pub async fn run_operation(
         EventId::generate(deps.ids.as_ref()),
         deps.clock.now(),
     )?;
-    let (payment, transaction) = commit(deps, &reserved, settlement).await?;
-    answer(payment, transaction, &outcome)
+    let result = commit(deps, &reserved, settlement)
+        .await
+        .and_then(|(payment, transaction)| answer(payment, transaction, &outcome));
+    report(deps, kind.as_str(), &result, |_| OperationOutcome::Approved);
+    result
+}
+
+/// Reports how an operation that reached the bank ended (`Metric::Operation`): `ok` names
+/// a success's outcome; a refusal before the bank (404, validation) is not an operation.
+pub(crate) fn report<T>(
+    deps: &OperationDeps,
+    operation: &'static str,
+    result: &Result<T, OpError>,
+    ok: impl Fn(&T) -> OperationOutcome,
+) {
+    let outcome = match result {
+        Ok(v) => ok(v),
+        Err(OpError::Declined { .. }) => OperationOutcome::Declined,
+        Err(OpError::Provider { transaction, .. })
+            if transaction.status == TransactionStatus::Unknown =>
+        {
+            OperationOutcome::Unknown
+        }
+        Err(OpError::NotRecorded { .. }) => OperationOutcome::NotRecorded,
+        Err(OpError::Provider { .. } | OpError::Internal(_)) => OperationOutcome::Error,
+        Err(_) => return,
+    };
+    deps.providers
+        .metrics()
+        .emit(Metric::Operation { operation, outcome });
 }
 
 /// What the bank is asked to do for the operation reserved on `reserved`.

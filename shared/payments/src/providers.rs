@@ -1,12 +1,40 @@
 //! The provider registry: provider code → adapter. Adding a protocol is one `register` line
 //! in the composition root.
+//!
+//! Every provider handed out is measured: each call to the bank emits
+//! [`Metric::BankCall`] (provider, operation, outcome, latency in ms) to the registry's
+//! metrics ([`Providers::with_metrics`]; none by default), so every path that reaches a bank
+//! (operations, query, the reconciler, points inquiry, test orders aside) is counted in one
+//! place without touching the bank crates.
 
-use std::{collections::HashMap, sync::Arc};
+use std::{collections::HashMap, sync::Arc, time::Instant};
 
-use paygate_domain::{ports::PosProvider, Operation, OperationSet, PosAccount};
+use async_trait::async_trait;
+use paygate_domain::{
+    metrics::{Metric, Metrics, NoMetrics, OperationOutcome},
+    ports::{BankOperation, PosProvider, TestOrders},
+    BankOutcome, BankState, BankStatus, CardDetails, Currency, Operation, OperationSet,
+    PointsResult, PosAccount,
+};
 
-#[derive(Default, Clone)]
-pub struct Providers(HashMap<&'static str, Arc<dyn PosProvider>>);
+#[derive(Clone)]
+pub struct Providers {
+    /// As registered.
+    raw: HashMap<&'static str, Arc<dyn PosProvider>>,
+    /// The same, each behind [`Measured`]; what `get` hands out.
+    measured: HashMap<&'static str, Arc<dyn PosProvider>>,
+    metrics: Arc<dyn Metrics>,
+}
+
+impl Default for Providers {
+    fn default() -> Self {
+        Self {
+            raw: HashMap::new(),
+            measured: HashMap::new(),
+            metrics: Arc::new(NoMetrics),
+        }
+    }
+}
 
 impl Providers {
     pub fn new() -> Self {
@@ -14,12 +42,39 @@ impl Providers {
     }
 
     pub fn register(mut self, provider: Arc<dyn PosProvider>) -> Self {
-        self.0.insert(provider.code(), provider);
+        self.raw.insert(provider.code(), provider);
+        self.remeasure();
         self
     }
 
+    /// Where bank calls and operation outcomes are reported.
+    pub fn with_metrics(mut self, metrics: Arc<dyn Metrics>) -> Self {
+        self.metrics = metrics;
+        self.remeasure();
+        self
+    }
+
+    fn remeasure(&mut self) {
+        self.measured = self
+            .raw
+            .iter()
+            .map(|(code, p)| {
+                let m: Arc<dyn PosProvider> = Arc::new(Measured {
+                    inner: p.clone(),
+                    metrics: self.metrics.clone(),
+                });
+                (*code, m)
+            })
+            .collect();
+    }
+
+    /// The registry's metrics (operations report their outcome there).
+    pub fn metrics(&self) -> &dyn Metrics {
+        self.metrics.as_ref()
+    }
+
     pub fn get(&self, code: &str) -> Option<&Arc<dyn PosProvider>> {
-        self.0.get(code)
+        self.measured.get(code)
     }
 
     /// What `account` can do: what the bank enabled for it and its provider speaks.
@@ -31,5 +86,102 @@ impl Providers {
 
     pub fn supports(&self, account: &PosAccount, op: Operation) -> bool {
         self.support(account).contains(op)
+    }
+}
+
+/// A provider whose every bank call is timed and reported.
+struct Measured {
+    inner: Arc<dyn PosProvider>,
+    metrics: Arc<dyn Metrics>,
+}
+
+impl Measured {
+    fn report(&self, operation: &'static str, outcome: OperationOutcome, started: Instant) {
+        let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.metrics.emit(Metric::BankCall {
+            provider: self.inner.code(),
+            operation,
+            outcome,
+            millis,
+        });
+    }
+}
+
+/// A money operation's answer, as an outcome.
+pub(crate) fn outcome_of(o: &BankOutcome) -> OperationOutcome {
+    match o {
+        BankOutcome::Approved { .. } => OperationOutcome::Approved,
+        BankOutcome::Declined { .. } => OperationOutcome::Declined,
+        BankOutcome::Error { .. } => OperationOutcome::Error,
+        BankOutcome::Unknown { .. } => OperationOutcome::Unknown,
+    }
+}
+
+/// A status query's answer: a record (or "no record") is an answer; "could not tell" is not.
+fn status_outcome(s: &BankStatus) -> OperationOutcome {
+    if s.found && s.state == BankState::Unknown {
+        OperationOutcome::Unknown
+    } else {
+        OperationOutcome::Approved
+    }
+}
+
+#[async_trait]
+impl PosProvider for Measured {
+    fn code(&self) -> &'static str {
+        self.inner.code()
+    }
+
+    fn supported(&self) -> OperationSet {
+        self.inner.supported()
+    }
+
+    async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
+        let started = Instant::now();
+        let o = self.inner.capture(account, op).await;
+        self.report("capture", outcome_of(&o), started);
+        o
+    }
+
+    async fn cancel(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
+        let started = Instant::now();
+        let o = self.inner.cancel(account, op).await;
+        self.report("cancel", outcome_of(&o), started);
+        o
+    }
+
+    async fn refund(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
+        let started = Instant::now();
+        let o = self.inner.refund(account, op).await;
+        self.report("refund", outcome_of(&o), started);
+        o
+    }
+
+    async fn query(&self, account: &PosAccount, order_id: &str) -> BankStatus {
+        let started = Instant::now();
+        let s = self.inner.query(account, order_id).await;
+        self.report("query", status_outcome(&s), started);
+        s
+    }
+
+    async fn points_inquiry(
+        &self,
+        account: &PosAccount,
+        card: &CardDetails,
+        currency: Currency,
+    ) -> PointsResult {
+        let started = Instant::now();
+        let r = self.inner.points_inquiry(account, card, currency).await;
+        let outcome = match &r {
+            PointsResult::Ok { .. } => OperationOutcome::Approved,
+            PointsResult::Declined { .. } => OperationOutcome::Declined,
+            PointsResult::Error { .. } => OperationOutcome::Error,
+        };
+        self.report("points_inquiry", outcome, started);
+        r
+    }
+
+    fn test_orders(&self) -> Option<&dyn TestOrders> {
+        self.inner.test_orders()
     }
 }

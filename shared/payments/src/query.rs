@@ -1,12 +1,12 @@
 //! Live query at the bank: reports both states, settles an unknown operation and finalizes
 //! a pending payment (see [`crate::reconcile`]).
 
-use paygate_domain::{BankStatus, Payment, PaymentId};
+use paygate_domain::{metrics::OperationOutcome, BankState, BankStatus, Payment, PaymentId};
 
 use crate::{
     auth::Principal,
     error::OpError,
-    operate::{get_payment, OperationDeps},
+    operate::{get_payment, report, OperationDeps},
     reconcile::reconcile_payment,
 };
 
@@ -22,9 +22,16 @@ pub async fn query_payment(
     id: &PaymentId,
 ) -> Result<QueryResult, OpError> {
     let payment = get_payment(deps.payments.as_ref(), principal, id).await?;
-    let r = reconcile_payment(deps, payment).await?;
-    Ok(QueryResult {
+    let result = reconcile_payment(deps, payment).await.map(|r| QueryResult {
         payment: r.payment,
         bank: r.bank,
-    })
+    });
+    report(deps, "query", &result, |r| {
+        if r.bank.found && r.bank.state == BankState::Unknown {
+            OperationOutcome::Unknown
+        } else {
+            OperationOutcome::Approved
+        }
+    });
+    result
 }

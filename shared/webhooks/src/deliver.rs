@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use paygate_domain::{
+    metrics::{AttemptResult, Metric, Metrics},
     ports::{
         Clock, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointHealthStore, EndpointReader,
         Outbox, SigningSecrets, WebhookSender,
@@ -47,6 +48,8 @@ pub struct DeliverDeps {
     pub health: Arc<dyn EndpointHealthStore>,
     /// When a failing endpoint is warned about and disabled.
     pub disable_policy: DisablePolicy,
+    /// Each attempt's result, and the delay from an event to its first attempt.
+    pub metrics: Arc<dyn Metrics>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +93,7 @@ pub async fn deliver(
     }
 
     let at = deps.clock.now();
-    let (sent, endpoint_gone) = send(deps, &delivery).await?;
+    let (sent, endpoint_gone, event_at) = send(deps, &delivery).await?;
     let attempt = Attempt {
         delivery_id: delivery.id.clone(),
         number: msg.attempt,
@@ -139,6 +142,15 @@ pub async fn deliver(
         )
         .await;
     }
+    deps.metrics.emit(Metric::WebhookAttempt {
+        result: AttemptResult::of(&attempt),
+    });
+    if attempt.number == 1 {
+        let lag = at.unix_millis().saturating_sub(event_at.unix_millis());
+        deps.metrics.emit(Metric::DeliveryLag {
+            millis: u64::try_from(lag).unwrap_or(0),
+        });
+    }
     let next = match after.next {
         Some((number, due_at)) => {
             let next_msg = DeliveryMessage {
@@ -165,12 +177,19 @@ pub async fn deliver(
     })
 }
 
-/// Builds the signed request and sends it; `true` beside the outcome when the endpoint no
-/// longer exists.
+/// Builds the signed request and sends it; beside the outcome, `true` when the endpoint no
+/// longer exists, and when the event was created.
 async fn send(
     deps: &DeliverDeps,
     delivery: &paygate_domain::webhook::Delivery,
-) -> Result<(paygate_domain::ports::SendOutcome, bool), PipelineError> {
+) -> Result<
+    (
+        paygate_domain::ports::SendOutcome,
+        bool,
+        paygate_domain::Timestamp,
+    ),
+    PipelineError,
+> {
     let failed = |error| paygate_domain::ports::SendOutcome {
         status_code: None,
         error: Some(error),
@@ -190,11 +209,19 @@ async fn send(
         .get_endpoint(&delivery.merchant_id, &delivery.endpoint_id)
         .await?
     else {
-        return Ok((failed(AttemptError::EndpointUnavailable), true));
+        return Ok((
+            failed(AttemptError::EndpointUnavailable),
+            true,
+            event.created_at,
+        ));
     };
     if !endpoint.enabled {
         // Disabled may be enabled again: the schedule goes on.
-        return Ok((failed(AttemptError::EndpointUnavailable), false));
+        return Ok((
+            failed(AttemptError::EndpointUnavailable),
+            false,
+            event.created_at,
+        ));
     }
     let now = deps.clock.now();
     let secrets = match deps
@@ -203,7 +230,7 @@ async fn send(
         .await
     {
         Ok(s) if !s.is_empty() => s,
-        _ => return Ok((failed(AttemptError::Secret), false)),
+        _ => return Ok((failed(AttemptError::Secret), false, event.created_at)),
     };
     let body = Envelope::of(&event).to_bytes();
     let headers = crate::sender::signed_headers(
@@ -213,7 +240,8 @@ async fn send(
         now.unix_seconds(),
         &body,
     );
-    Ok((deps.sender.send(&endpoint.url, &headers, body).await, false))
+    let sent = deps.sender.send(&endpoint.url, &headers, body).await;
+    Ok((sent, false, event.created_at))
 }
 
 #[cfg(test)]

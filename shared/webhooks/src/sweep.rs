@@ -40,6 +40,8 @@ pub struct SweepDeps {
     pub clock: Arc<dyn Clock>,
     /// How old an unsent event or overdue delivery must be before it is swept ([`GRACE_MS`]).
     pub grace_ms: i64,
+    /// Most events, and most deliveries, handled in one run ([`BATCH`]).
+    pub batch: usize,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -72,10 +74,14 @@ async fn republish_events(
     cutoff: Timestamp,
     report: &mut SweepReport,
 ) -> Result<(), PipelineError> {
-    let unsent = deps.outbox.list_unsent(cutoff, BATCH).await.map_err(|e| {
-        tracing::error!(error = %e, "sweeper could not list unsent events");
-        e
-    })?;
+    let unsent = deps
+        .outbox
+        .list_unsent(cutoff, deps.batch)
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "sweeper could not list unsent events");
+            e
+        })?;
     for event in unsent {
         match deps.publisher.publish(&event).await {
             Ok(()) => report.events_sent += 1,
@@ -96,7 +102,7 @@ async fn requeue_deliveries(
 ) -> Result<(), PipelineError> {
     let overdue = deps
         .deliveries
-        .list_overdue(cutoff, BATCH)
+        .list_overdue(cutoff, deps.batch)
         .await
         .map_err(|e| {
             tracing::error!(error = %e, "sweeper could not list overdue deliveries");

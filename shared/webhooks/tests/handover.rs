@@ -180,6 +180,7 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             grace_ms: GRACE_MS,
+            batch: paygate_webhooks::sweep::BATCH,
         }
     }
 
@@ -212,6 +213,7 @@ impl World {
             schedule: RetrySchedule::default(),
             health: Arc::new(MemoryEndpoints::default()),
             disable_policy: Default::default(),
+            metrics: Arc::new(paygate_domain::metrics::NoMetrics),
         };
         for (msg, _) in self.queue.drain() {
             deliver(&d, &msg).await.unwrap();

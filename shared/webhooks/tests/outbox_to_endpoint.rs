@@ -142,6 +142,7 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             grace_ms: 60_000,
+            batch: paygate_webhooks::sweep::BATCH,
         };
         sweep(&deps).await.unwrap();
     }
@@ -169,6 +170,7 @@ impl World {
             schedule: RetrySchedule::default(),
             health: self.endpoints.clone(),
             disable_policy: Default::default(),
+            metrics: Arc::new(paygate_domain::metrics::NoMetrics),
         };
         for (msg, _) in self.queue.drain() {
             deliver(&d, &msg).await.unwrap();

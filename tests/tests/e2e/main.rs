@@ -14,4 +14,5 @@ mod provider;
 mod query;
 mod race;
 mod reconciler;
+mod throttle;
 mod transitions;

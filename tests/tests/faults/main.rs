@@ -23,6 +23,7 @@ use paygate_domain::{
 };
 use paygate_payments::{run_operation, EventSink, OpError, OperationDeps, Principal, Providers};
 
+mod throttle;
 mod two_step_cancel;
 
 const T0: Timestamp = Timestamp::from_unix_millis(1_795_255_200_000);

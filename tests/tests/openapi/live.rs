@@ -513,3 +513,50 @@ async fn every_route_answers_as_documented() {
         c.failures.join("\n  ")
     );
 }
+
+/// A `429 rate_limited` answer (points inquiry, one a second here) is the documented one:
+/// its body validates and `Retry-After` is the documented whole number of seconds.
+#[tokio::test]
+async fn a_rate_limited_answer_is_as_documented() {
+    use paygate_domain::throttle::{Limits, RateLimit};
+    let limits = Limits {
+        api: RateLimit::new(100_000, 1_000_000).unwrap(),
+        points: RateLimit::new(1, 1_000_000).unwrap(),
+    };
+    let stack = Stack::start_with_throttle("openapi-429", limits).await;
+    let body = paygate_tests::points_body(&card_number("454360", 16, ""), None).to_string();
+    let path = "/v1/payments/points/inquiry";
+    let send = || {
+        stack
+            .http
+            .post(format!("{}{path}", stack.url))
+            .header("authorization", format!("Bearer {}", keys().anatolia_test))
+            .header("content-type", "application/json")
+            .body(body.clone())
+            .send()
+    };
+    let answers = futures::future::join_all((0..4).map(|_| send())).await;
+    let mut c = Conformance::new(&stack);
+    let mut limited = 0;
+    for resp in answers {
+        let resp = resp.unwrap();
+        let status = resp.status().as_u16();
+        if status != 429 {
+            continue;
+        }
+        limited += 1;
+        let retry = resp.headers()["retry-after"].to_str().unwrap().to_owned();
+        let retry: u32 = retry.parse().expect("Retry-After is whole seconds");
+        assert!((1..=60).contains(&retry), "{retry}");
+        let answer = Answer {
+            status,
+            content_type: resp.headers()["content-type"].to_str().unwrap().to_owned(),
+            text: resp.text().await.unwrap(),
+        };
+        let json = c.check(&format!("POST {path}"), "points inquiry", &answer);
+        c.expect("points inquiry", &answer, &json, "429 rate_limited");
+    }
+    assert!(limited >= 2, "one a second: {limited} of 4 refused");
+    assert!(c.failures.is_empty(), "{}", c.failures.join("\n  "));
+    assert!(c.codes.contains("rate_limited"));
+}

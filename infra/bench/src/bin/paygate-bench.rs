@@ -273,6 +273,7 @@ async fn main() {
             webhook: WebhookOptions::default(),
             bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
             reconcile_every: None,
+            throttle: None,
         },
     )
     .await

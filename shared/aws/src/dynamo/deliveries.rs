@@ -38,15 +38,25 @@ fn delivery_key(id: &DeliveryId) -> Item {
 pub struct DynamoDeliveries {
     client: Client,
     table: String,
+    /// How long a delivery and its attempts are kept after it was created (TTL).
+    retention_secs: i64,
 }
 
 impl DynamoDeliveries {
-    /// The adapter over the deliveries table.
+    /// The adapter over the deliveries table, keeping history for the default retention
+    /// ([`crate::dynamo::schema::DELIVERY_RETENTION_DAYS`]).
     pub fn new(client: Client, deliveries_table: impl Into<String>) -> Self {
         Self {
             client,
             table: deliveries_table.into(),
+            retention_secs: crate::dynamo::schema::DEFAULT_RETENTION_SECS,
         }
+    }
+
+    /// Keeps history for `days` days after a delivery was created.
+    pub fn with_retention_days(mut self, days: u32) -> Self {
+        self.retention_secs = i64::from(days) * 86_400;
+        self
     }
 }
 
@@ -57,7 +67,7 @@ impl DeliveryStore for DynamoDeliveries {
             .client
             .put_item()
             .table_name(&self.table)
-            .set_item(Some(encode_delivery(delivery)))
+            .set_item(Some(encode_delivery(delivery, self.retention_secs)))
             .condition_expression("attribute_not_exists(#pk)")
             .expression_attribute_names("#pk", attr::PK)
             .send()
@@ -135,14 +145,18 @@ impl DeliveryStore for DynamoDeliveries {
         }
         let attempt_put = Put::builder()
             .table_name(&self.table)
-            .set_item(Some(encode_attempt(attempt, after.created_at)?))
+            .set_item(Some(encode_attempt(
+                attempt,
+                after.created_at,
+                self.retention_secs,
+            )?))
             .condition_expression("attribute_not_exists(#pk)")
             .expression_attribute_names("#pk", attr::PK)
             .build()
             .map_err(|e| build_error("attempt put", e))?;
         let delivery_put = Put::builder()
             .table_name(&self.table)
-            .set_item(Some(encode_delivery(after)))
+            .set_item(Some(encode_delivery(after, self.retention_secs)))
             .condition_expression("#status = :pending AND #made = :prev")
             .set_expression_attribute_names(Some(attrs(&[
                 ("#status", attr::STATUS.to_owned()),

@@ -8,7 +8,7 @@ use paygate_domain::{
 };
 
 use crate::dynamo::{
-    item::{attrs, json_doc, s, t, Fields, Item},
+    item::{attrs, json_doc, n, s, t, Fields, Item},
     read::{get_item, query_page},
     schema::UNSENT_INDEX,
     write::{conditional, conditional_or},
@@ -29,6 +29,14 @@ pub fn unsent_shard(id: &EventId) -> String {
 
 /// The attribute whose presence puts an event in the `unsent` index.
 pub(crate) const UNSENT_ATTR: &str = "unsentShard";
+/// The event's creation in epoch seconds (a number, so `mark_sent` can add the retention).
+const CREATED_AT_SECS: &str = "createdAtSecs";
+/// The TTL attribute, [`crate::dynamo::schema::EVENTS`]'s `ttl_attribute`: set only once the
+/// event is handed over.
+const EXPIRES_AT: &str = "expiresAt";
+/// Stands in for the creation of an event written before `createdAtSecs` existed: far
+/// enough ahead that such an event is never deleted early (year 2100).
+const UNKNOWN_CREATION_SECS: i64 = 4_102_444_800;
 /// Condition of the event put: event ids are never reused.
 pub(crate) const EVENT_ABSENT: &str = "attribute_not_exists(#id)";
 
@@ -42,6 +50,7 @@ pub(crate) fn encode_event(e: &EventRecord) -> Result<Item, StoreError> {
         ("merchantId".to_owned(), s(e.merchant_id.as_str())),
         ("paymentId".to_owned(), s(e.payment_id.as_str())),
         ("createdAt".to_owned(), t(e.created_at)),
+        (CREATED_AT_SECS.to_owned(), n(e.created_at.unix_seconds())),
         ("doc".to_owned(), s(json_doc(e, "event")?)),
         (UNSENT_ATTR.to_owned(), s(unsent_shard(&e.id))),
     ]))
@@ -57,15 +66,25 @@ pub(crate) fn decode_event(item: &Item) -> Result<EventRecord, StoreError> {
 pub struct DynamoEvents {
     client: Client,
     table: String,
+    /// How long a handed-over event is kept after it was created (TTL).
+    retention_secs: i64,
 }
 
 impl DynamoEvents {
-    /// An outbox reader over the events table.
+    /// An outbox reader over the events table, keeping handed-over events for the default
+    /// retention ([`crate::dynamo::schema::DELIVERY_RETENTION_DAYS`]).
     pub fn new(client: Client, events_table: impl Into<String>) -> Self {
         Self {
             client,
             table: events_table.into(),
+            retention_secs: crate::dynamo::schema::DEFAULT_RETENTION_SECS,
         }
+    }
+
+    /// Keeps handed-over events for `days` days after they were created.
+    pub fn with_retention_days(mut self, days: u32) -> Self {
+        self.retention_secs = i64::from(days) * 86_400;
+        self
     }
 
     /// One event by id (consistent read).
@@ -142,17 +161,22 @@ impl DynamoEvents {
         Ok(found)
     }
 
-    /// Takes an event out of the `unsent` index once it is on the queue. `false` when there
-    /// is no such event, or it was marked sent already.
+    /// Takes an event out of the `unsent` index once it is on the queue, and from then on
+    /// lets TTL delete it after the retention (counted from its creation). `false` when
+    /// there is no such event, or it was marked sent already.
     pub async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError> {
         let res = self
             .client
             .update_item()
             .table_name(&self.table)
             .key("id", s(id.as_str()))
-            .update_expression("REMOVE #shard")
+            .update_expression("REMOVE #shard SET #exp = if_not_exists(#created, :unknown) + :keep")
             .condition_expression(STILL_UNSENT)
             .expression_attribute_names("#shard", UNSENT_ATTR)
+            .expression_attribute_names("#exp", EXPIRES_AT)
+            .expression_attribute_names("#created", CREATED_AT_SECS)
+            .expression_attribute_values(":unknown", n(UNKNOWN_CREATION_SECS))
+            .expression_attribute_values(":keep", n(self.retention_secs))
             .send()
             .await;
         Ok(conditional("UpdateItem", res)?.is_some())
@@ -188,6 +212,10 @@ impl OutboxWriter for DynamoEvents {
         let mut item = encode_event(event)?;
         if sent {
             item.remove(UNSENT_ATTR);
+            item.insert(
+                EXPIRES_AT.to_owned(),
+                n(event.created_at.unix_seconds() + self.retention_secs),
+            );
         }
         let res = self
             .client

@@ -15,6 +15,8 @@
 //! * [`DynamoSimLedger`]: the bank simulator's order store.
 //! * [`DynamoIdempotency`]: `Idempotency-Key` records (locks and stored answers), written
 //!   conditionally ([`paygate_domain::IdempotencyStore`]).
+//! * [`DynamoRateCounter`]: the shared per-key throttling counters
+//!   ([`paygate_domain::throttle::RateCounter`]).
 
 mod accounts;
 mod deliveries;
@@ -29,6 +31,7 @@ mod payments;
 mod read;
 pub mod schema;
 mod simledger;
+mod throttle;
 mod unsettled;
 mod webhook_item;
 mod write;
@@ -47,3 +50,4 @@ pub use keys::DynamoApiKeys;
 pub use payments::DynamoPayments;
 pub use schema::{create_tables, table_names, MissingEnvVar, TableNames};
 pub use simledger::DynamoSimLedger;
+pub use throttle::DynamoRateCounter;

@@ -96,13 +96,19 @@ pub const UNSENT_INDEX: GsiDef = GsiDef {
 };
 
 /// The outbox: one item per event, by event id.
+///
+/// Retention: an event gets `expiresAt` (number, epoch seconds) = its creation + the
+/// retention only when it is marked handed over (its deliveries exist, so its
+/// `unsentShard` goes); an event not yet handed over has no `expiresAt` and TTL never
+/// deletes it. The deliveries that need it (every attempt and a resend read it) are kept
+/// for the same retention.
 pub const EVENTS: TableDef = TableDef {
     logical_id: "EventsTable",
     env_var: "EVENTS_TABLE",
     hash_key: "id",
     range_key: None,
     gsis: &[UNSENT_INDEX],
-    ttl_attribute: None,
+    ttl_attribute: Some("expiresAt"),
 };
 
 /// A merchant's API keys, by key id (the admin API's list, roll and revoke).
@@ -199,8 +205,13 @@ pub const PENDING_INDEX: GsiDef = GsiDef {
 /// partition is enough; shard it like the outbox's `unsent` index if that ever changes.
 pub const DUE_SHARD: &str = "0";
 
-/// How long deliveries and their attempts are kept: 90 days after the delivery was created.
+/// How long events (once handed over) and deliveries with their attempts are kept by
+/// default: 90 days after they were created (`PAYGATE_RETENTION_DAYS` sets it, one figure
+/// for both, so a delivery's history never outlives the event it resends).
 pub const DELIVERY_RETENTION_DAYS: i64 = paygate_domain::webhook::DELIVERY_RETENTION_DAYS;
+
+/// [`DELIVERY_RETENTION_DAYS`] in seconds, the adapters' default.
+pub const DEFAULT_RETENTION_SECS: i64 = DELIVERY_RETENTION_DAYS * 86_400;
 
 /// Deliveries and their attempts, under `pk = <delivery id>`: the delivery item
 /// (`sk = "DELIVERY"`) and one item per attempt (`sk = "ATTEMPT#0001"`, `"ATTEMPT#0002"`, …).
@@ -232,6 +243,19 @@ pub const IDEMPOTENCY: TableDef = TableDef {
     ttl_attribute: Some("expiresAt"),
 };
 
+/// Per-API-key throttling counters (`paygate_domain::throttle`), one item per key, scope
+/// and clock minute (`pk = "<keyId>#<scope>#<unix minute>"`) with the minute's total and
+/// each second's count. Every item carries `expiresAt` (epoch seconds) two minutes after
+/// its minute started; it is never read once its minute is over, and TTL deletes it.
+pub const THROTTLE: TableDef = TableDef {
+    logical_id: "ThrottleTable",
+    env_var: "THROTTLE_TABLE",
+    hash_key: "pk",
+    range_key: None,
+    gsis: &[],
+    ttl_attribute: Some("expiresAt"),
+};
+
 /// Every table of the stack.
 pub const TABLES: &[TableDef] = &[
     PAYMENTS,
@@ -243,6 +267,7 @@ pub const TABLES: &[TableDef] = &[
     WEBHOOK_ENDPOINTS,
     DELIVERIES,
     IDEMPOTENCY,
+    THROTTLE,
 ];
 
 /// The actual table names of one stack.
@@ -266,6 +291,8 @@ pub struct TableNames {
     pub deliveries: String,
     /// [`IDEMPOTENCY`] (`IDEMPOTENCY_TABLE`).
     pub idempotency: String,
+    /// [`THROTTLE`] (`THROTTLE_TABLE`).
+    pub throttle: String,
 }
 
 /// A table-name environment variable is not set (or is empty).
@@ -296,6 +323,7 @@ impl TableNames {
             webhook_endpoints: get(&WEBHOOK_ENDPOINTS)?,
             deliveries: get(&DELIVERIES)?,
             idempotency: get(&IDEMPOTENCY)?,
+            throttle: get(&THROTTLE)?,
         })
     }
 
@@ -311,6 +339,7 @@ impl TableNames {
             (WEBHOOK_ENDPOINTS.env_var, self.webhook_endpoints.clone()),
             (DELIVERIES.env_var, self.deliveries.clone()),
             (IDEMPOTENCY.env_var, self.idempotency.clone()),
+            (THROTTLE.env_var, self.throttle.clone()),
         ]
     }
 }
@@ -327,6 +356,7 @@ pub fn table_names(prefix: &str) -> TableNames {
         webhook_endpoints: WEBHOOK_ENDPOINTS.name(prefix),
         deliveries: DELIVERIES.name(prefix),
         idempotency: IDEMPOTENCY.name(prefix),
+        throttle: THROTTLE.name(prefix),
     }
 }
 
@@ -473,7 +503,7 @@ mod tests {
             vec!["keyHash", "merchantId", "keyId"]
         );
         let ids: Vec<_> = TABLES.iter().map(|t| t.logical_id).collect();
-        assert_eq!(ids.len(), 9);
+        assert_eq!(ids.len(), 10);
         let vars: std::collections::HashSet<_> = TABLES.iter().map(|t| t.env_var).collect();
         assert_eq!(vars.len(), TABLES.len(), "env vars are distinct");
     }

@@ -11,7 +11,7 @@ use paygate_domain::{
 
 use crate::dynamo::{
     item::{n, s, t, Fields, Item},
-    schema::{DELIVERY_RETENTION_DAYS, DUE_SHARD},
+    schema::DUE_SHARD,
 };
 
 /// Attribute names the expressions refer to.
@@ -51,11 +51,10 @@ pub(crate) fn attempt_sk(number: u32) -> String {
     format!("{ATTEMPT_SK_PREFIX}{number:04}")
 }
 
-/// The TTL of every item of a delivery created at `created_at` (epoch seconds).
-pub(crate) fn expires_at(created_at: Timestamp) -> i64 {
-    created_at
-        .unix_seconds()
-        .saturating_add(DELIVERY_RETENTION_DAYS * 86_400)
+/// The TTL of every item of a delivery created at `created_at` (epoch seconds), kept for
+/// `retention_secs`.
+pub(crate) fn expires_at(created_at: Timestamp, retention_secs: i64) -> i64 {
+    created_at.unix_seconds().saturating_add(retention_secs)
 }
 
 // --- endpoints -------------------------------------------------------------------------
@@ -130,7 +129,7 @@ pub(crate) fn decode_endpoint(item: &Item) -> Result<WebhookEndpoint, StoreError
 /// The delivery item. `nextAttemptAt` is present when the delivery has a next attempt;
 /// `dueShard` only while it is pending with one, which is what puts it in the sparse `due`
 /// index. `leaseUntil` is never part of it: a write of the whole item ends any claim.
-pub(crate) fn encode_delivery(d: &Delivery) -> Item {
+pub(crate) fn encode_delivery(d: &Delivery, retention_secs: i64) -> Item {
     let mut item = Item::from([
         (attr::PK.to_owned(), s(d.id.as_str())),
         (attr::SK.to_owned(), s(DELIVERY_SK)),
@@ -145,7 +144,10 @@ pub(crate) fn encode_delivery(d: &Delivery) -> Item {
         (attr::RETRY_BASE.to_owned(), n(d.retry_base)),
         (attr::CREATED_AT.to_owned(), t(d.created_at)),
         (attr::UPDATED_AT.to_owned(), t(d.updated_at)),
-        (attr::EXPIRES_AT.to_owned(), n(expires_at(d.created_at))),
+        (
+            attr::EXPIRES_AT.to_owned(),
+            n(expires_at(d.created_at, retention_secs)),
+        ),
     ]);
     if let Some(next) = d.next_attempt_at {
         item.insert(attr::NEXT_ATTEMPT_AT.to_owned(), t(next));
@@ -214,6 +216,7 @@ fn parse_attempt_error(s: &str) -> Option<AttemptError> {
 pub(crate) fn encode_attempt(
     a: &Attempt,
     delivery_created_at: Timestamp,
+    retention_secs: i64,
 ) -> Result<Item, StoreError> {
     let mut item = Item::from([
         (attr::PK.to_owned(), s(a.delivery_id.as_str())),
@@ -226,7 +229,7 @@ pub(crate) fn encode_attempt(
         ("succeeded".to_owned(), AttributeValue::Bool(a.succeeded)),
         (
             attr::EXPIRES_AT.to_owned(),
-            n(expires_at(delivery_created_at)),
+            n(expires_at(delivery_created_at, retention_secs)),
         ),
     ]);
     if let Some(code) = a.status_code {
@@ -268,6 +271,7 @@ mod tests {
     use paygate_domain::webhook::RetrySchedule;
 
     use super::*;
+    use crate::dynamo::schema::DEFAULT_RETENTION_SECS;
 
     const T0: Timestamp = Timestamp::from_unix_millis(1_795_255_200_000);
 
@@ -325,7 +329,7 @@ mod tests {
     #[test]
     fn pending_delivery_is_due_and_final_one_is_not() {
         let d = delivery();
-        let item = encode_delivery(&d);
+        let item = encode_delivery(&d, DEFAULT_RETENTION_SECS);
         assert_eq!(item.get("dueShard"), Some(&s("0")));
         assert_eq!(item.get("nextAttemptAt"), Some(&t(T0)));
         assert_eq!(
@@ -347,7 +351,7 @@ mod tests {
         let done = d
             .after_attempt(&attempt, &RetrySchedule::default())
             .delivery;
-        let item = encode_delivery(&done);
+        let item = encode_delivery(&done, DEFAULT_RETENTION_SECS);
         assert!(!item.contains_key("dueShard"));
         assert!(!item.contains_key("pendingEndpoint"));
         assert!(!item.contains_key("nextAttemptAt"));
@@ -366,7 +370,7 @@ mod tests {
             response_body: "x".into(),
             succeeded: false,
         };
-        let item = encode_attempt(&a, T0).unwrap();
+        let item = encode_attempt(&a, T0, DEFAULT_RETENTION_SECS).unwrap();
         assert_eq!(item.get("sk"), Some(&s("ATTEMPT#0012")));
         for key in ["endpointId", "eventId", "dueShard", "createdAt"] {
             assert!(!item.contains_key(key), "{key}");
@@ -377,7 +381,10 @@ mod tests {
             error: None,
             ..a
         };
-        assert_eq!(decode_attempt(&encode_attempt(&b, T0).unwrap()).unwrap(), b);
+        assert_eq!(
+            decode_attempt(&encode_attempt(&b, T0, DEFAULT_RETENTION_SECS).unwrap()).unwrap(),
+            b
+        );
     }
 
     #[test]

@@ -100,3 +100,84 @@ async fn outbox_lists_unsent_events_up_to_a_time_across_shards_and_forgets_sent_
     // AND the inherent reader (no time bound) sees every unsent event
     assert_eq!(ids(env.events.list_unsent(100).await.unwrap()), want(1..8));
 }
+
+/// The raw event item.
+async fn raw_event(env: &Env, id: &EventId) -> Item {
+    env.client
+        .get_item()
+        .table_name(&env.names.events)
+        .key("id", AttributeValue::S(id.as_str().to_owned()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_event_expires_only_once_handed_over_and_deliveries_keep_the_same_retention() {
+    let env = Env::new("retention").await;
+    let events = paygate_aws::dynamo::DynamoEvents::new(env.client.clone(), &env.names.events)
+        .with_retention_days(30);
+    let thirty_days = 30 * 86_400;
+    // GIVEN an event written with its payment's change: not handed over, no expiry at all
+    let e = event(&authorized(1_000), EventType::PaymentCaptured, T0);
+    store_event(&env, &e).await;
+    let item = raw_event(&env, &e.id).await;
+    assert_eq!(
+        num(&item, "expiresAt"),
+        None,
+        "an unsent event never expires"
+    );
+    assert_eq!(num(&item, "createdAtSecs"), Some(T0.unix_seconds()));
+    // WHEN it is handed over THEN it expires the retention after its creation
+    assert!(events.mark_sent(&e.id).await.unwrap());
+    let item = raw_event(&env, &e.id).await;
+    assert_eq!(
+        num(&item, "expiresAt"),
+        Some(T0.unix_seconds() + thirty_days)
+    );
+    assert!(!item.contains_key("unsentShard"));
+    // AND an event written already handed over (the dashboard's test event) expires too,
+    // one written unsent does not
+    let test_event = event(&authorized(1_000), EventType::PaymentCaptured, T0);
+    paygate_domain::ports::OutboxWriter::put_event(&events, &test_event, true)
+        .await
+        .unwrap();
+    let item = raw_event(&env, &test_event.id).await;
+    assert_eq!(
+        num(&item, "expiresAt"),
+        Some(T0.unix_seconds() + thirty_days)
+    );
+    let unsent = event(&authorized(1_000), EventType::PaymentCaptured, T0);
+    paygate_domain::ports::OutboxWriter::put_event(&events, &unsent, false)
+        .await
+        .unwrap();
+    assert_eq!(num(&raw_event(&env, &unsent.id).await, "expiresAt"), None);
+    // AND an event stored before `createdAtSecs` existed gets no early expiry
+    let legacy = event(&authorized(1_000), EventType::PaymentCaptured, T0);
+    store_event(&env, &legacy).await;
+    env.client
+        .update_item()
+        .table_name(&env.names.events)
+        .key("id", AttributeValue::S(legacy.id.as_str().to_owned()))
+        .update_expression("REMOVE createdAtSecs")
+        .send()
+        .await
+        .unwrap();
+    assert!(events.mark_sent(&legacy.id).await.unwrap());
+    let far = num(&raw_event(&env, &legacy.id).await, "expiresAt").unwrap();
+    assert!(far > T0.unix_seconds() + 365 * 86_400, "{far}");
+    // AND deliveries under the same setting keep their history as long
+    let deliveries =
+        paygate_aws::dynamo::DynamoDeliveries::new(env.client.clone(), &env.names.deliveries)
+            .with_retention_days(30);
+    let d = delivery(&endpoint_id("ret"), T0);
+    assert!(deliveries.create_delivery(&d).await.unwrap());
+    let items = raw_partition(&env, d.id.as_str()).await;
+    assert_eq!(
+        num(&items[0], "expiresAt"),
+        Some(T0.unix_seconds() + thirty_days)
+    );
+}

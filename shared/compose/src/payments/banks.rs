@@ -9,13 +9,15 @@ use paygate_aws::dynamo::{
 use paygate_aws::sqs::EVENTS_QUEUE;
 use paygate_bank_simulator::SimBank;
 use paygate_domain::ports::{AccountLookup, Clock, IdGenerator, PaymentWriter};
-use paygate_http::Idempotency;
+use paygate_http::{Idempotency, Throttle};
 use paygate_payments::{
     EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
 };
 
 use crate::{
     adapters::{accounts, event_publisher},
+    settings,
+    throttle::throttle,
     Build, ConfigError, Wiring,
 };
 
@@ -27,10 +29,6 @@ pub const BANK_SECRET_PREFIX_ENV: &str = "BANK_SECRET_PREFIX";
 /// it over the limit (the alarm's figure); default 30.
 pub const RECONCILE_ALARM_AFTER_ENV: &str = "RECONCILE_ALARM_AFTER_MINUTES";
 
-/// Environment variable: the stage (`dev`, `prod`, `local`), the reconciler's metric
-/// dimension.
-pub const STAGE_ENV: &str = "STAGE";
-
 /// What the real bank protocols need: a bounded HTTP transport and the account credentials.
 #[derive(Clone)]
 pub struct Banks {
@@ -39,20 +37,25 @@ pub struct Banks {
 }
 
 impl Banks {
-    /// Credentials from Secrets Manager under `BANK_SECRET_PREFIX`, cached for five minutes.
+    /// Credentials from Secrets Manager under `BANK_SECRET_PREFIX`, cached for
+    /// `PAYGATE_BANK_CREDENTIALS_CACHE_SECS` (five minutes); each call bounded by
+    /// `PAYGATE_BANK_TIMEOUT_MS` (8 s).
     pub fn build(w: &Wiring) -> Result<Self, ConfigError> {
         let prefix = w.names.required(BANK_SECRET_PREFIX_ENV)?;
-        let timeout = w
-            .overrides
-            .bank_timeout
-            .unwrap_or(paygate_bankkit::transport::DEFAULT_TIMEOUT);
+        let timeout = settings::bank_timeout(w, paygate_bankkit::transport::DEFAULT_TIMEOUT)?;
+        let cache = settings::duration(
+            &w.names,
+            settings::BANK_CREDENTIALS_CACHE_ENV,
+            std::time::Duration::from_secs(1),
+            std::time::Duration::from_secs(300),
+        )?;
         Ok(Self {
             transport: paygate_bankkit::BankTransport::new(timeout)
                 .map_err(|_| ConfigError::Client("bank HTTP client".into()))?,
             credentials: Arc::new(paygate_aws::secrets::SecretsManagerCredentials::new(
                 w.aws.secrets.clone(),
                 prefix,
-                std::time::Duration::from_secs(300),
+                cache,
             )),
         })
     }
@@ -105,7 +108,9 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             paygate_bank_akbankpos::AkbankPos::new(w.clock.clone()),
             t,
             c,
-        ))))
+        )))
+        // Every bank call timed and counted (paygate_payments::providers).
+        .with_metrics(crate::settings::metrics(w)))
 }
 
 fn payments(w: &Wiring) -> Result<Arc<DynamoPayments>, ConfigError> {
@@ -134,6 +139,8 @@ pub struct MoneyOperation {
     pub ops: OperationDeps,
     /// `Idempotency-Key` records.
     pub idempotency: Idempotency,
+    /// Per-API-key throttling.
+    pub throttle: Throttle,
 }
 
 impl Build for MoneyOperation {
@@ -141,6 +148,7 @@ impl Build for MoneyOperation {
         Ok(Self {
             idempotency: idempotency(w)?,
             ops: operation_deps(w)?,
+            throttle: throttle(w)?,
         })
     }
 }
@@ -150,12 +158,15 @@ pub struct PointsInquiry {
     pub points: PointsDeps,
     /// `Idempotency-Key` records.
     pub idempotency: Idempotency,
+    /// Per-API-key throttling (points inquiry's own, stricter limit).
+    pub throttle: Throttle,
 }
 
 impl Build for PointsInquiry {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
         Ok(Self {
             idempotency: idempotency(w)?,
+            throttle: throttle(w)?,
             points: PointsDeps {
                 accounts: accounts(&w.aws.dynamo, &w.names.table(&POS_ACCOUNTS)?),
                 bins: Arc::new(DynamoBins::new(w.aws.dynamo.clone(), w.names.table(&BINS)?)),
@@ -177,12 +188,15 @@ pub struct TestCreatePayment {
     pub ids: Arc<dyn IdGenerator>,
     /// `Idempotency-Key` records.
     pub idempotency: Idempotency,
+    /// Per-API-key throttling.
+    pub throttle: Throttle,
 }
 
 impl Build for TestCreatePayment {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
         Ok(Self {
             idempotency: idempotency(w)?,
+            throttle: throttle(w)?,
             // It writes payments only, never an event.
             payments: Arc::new(DynamoPayments::new(
                 w.aws.dynamo.clone(),
@@ -215,18 +229,23 @@ impl Build for Reconciler {
                 unsettled: payments(w)?,
                 limits: reconciler_limits(w)?,
             },
-            stage: w
-                .names
-                .optional(STAGE_ENV)
-                .unwrap_or_else(|| "dev".to_owned()),
+            stage: crate::settings::stage(w),
         })
     }
 }
 
 /// The reconciler's limits: the defaults, with the alarm limit from
-/// `RECONCILE_ALARM_AFTER_MINUTES`. A malformed value is an error at start-up.
+/// `RECONCILE_ALARM_AFTER_MINUTES`, the batch from `PAYGATE_RECONCILE_BATCH` and the
+/// concurrency from `PAYGATE_RECONCILE_CONCURRENCY`. A malformed value is an error at
+/// start-up.
 fn reconciler_limits(w: &Wiring) -> Result<ReconcilerLimits, ConfigError> {
     let mut limits = ReconcilerLimits::default();
+    let count = |key: &str, default: usize| -> Result<usize, ConfigError> {
+        let n = settings::positive(&w.names, key, u64::try_from(default).unwrap_or(1))?;
+        usize::try_from(n).map_err(|_| ConfigError::Malformed(key.to_owned()))
+    };
+    limits.batch = count(settings::RECONCILE_BATCH_ENV, limits.batch)?;
+    limits.concurrency = count(settings::RECONCILE_CONCURRENCY_ENV, limits.concurrency)?;
     if let Some(v) = w.names.optional(RECONCILE_ALARM_AFTER_ENV) {
         let minutes: i64 = v
             .trim()

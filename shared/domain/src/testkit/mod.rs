@@ -6,6 +6,8 @@
 //! - `idempotency.rs`: [`MemoryIdempotency`] (idempotency records, with fault injection).
 //! - `lookups.rs`: [`MemoryKeys`], [`MemoryAccounts`] (also the merchant directory),
 //!   [`MemoryBins`].
+//! - `throttle.rs`: [`MemoryRateCounter`] (the throttling counters, with a failure switch),
+//!   [`RecordingMetrics`] (every metric emitted, in order).
 //! - `webhooks.rs`: [`MemoryPublisher`], [`MemoryEndpoints`], [`MemoryDeliveries`],
 //!   [`MemoryQueue`], [`StaticSecrets`], [`ScriptedSender`].
 //!
@@ -16,12 +18,14 @@ mod clock;
 mod idempotency;
 mod lookups;
 mod payments;
+mod throttle;
 mod webhooks;
 
 pub use clock::{ManualClock, SeqIds, T0};
 pub use idempotency::{IdemFault, IdemOp, MemoryIdempotency};
 pub use lookups::{MemoryAccounts, MemoryBins, MemoryKeys};
 pub use payments::{MemoryPayments, SaveFault};
+pub use throttle::{MemoryRateCounter, RecordingMetrics};
 pub use webhooks::{
     MemoryDeliveries, MemoryEndpoints, MemoryPublisher, MemoryQueue, ScriptedSender, SentRequest,
     StaticSecrets,

@@ -568,4 +568,5 @@ async fn a_failed_queue_send_leaves_the_event_for_the_sweeper() {
 }
 
 mod faults;
+mod metrics;
 mod reconciler;

@@ -51,6 +51,7 @@ impl World {
             schedule,
             health: self.endpoints.clone(),
             disable_policy: Default::default(),
+            metrics: Arc::new(paygate_domain::metrics::NoMetrics),
         }
     }
 
@@ -410,6 +411,7 @@ async fn the_sweeper_sends_unsent_events_and_requeues_lost_deliveries() {
         queue: w.queue.clone(),
         clock: w.clock.clone(),
         grace_ms: 60_000,
+        batch: crate::sweep::BATCH,
     };
     // Within the grace period nothing happens (the fast path may still be running).
     assert_eq!(sweep(&deps).await.unwrap().events_sent, 0);
@@ -485,3 +487,4 @@ async fn attempts_feed_the_endpoint_health_and_five_failing_days_disable_it() {
     assert!(w.deliveries.attempts().len() > 10);
     assert_eq!(w.endpoints.health(&id).version, version);
 }
+mod metrics;

@@ -1,0 +1,73 @@
+//! The throttling counters ([`RateCounter`]): one item per API key, scope and clock minute
+//! (`pk` = [`Window::id`]), counted by one `UpdateItem` per request that adds one to the
+//! minute's total (`n`) and to its second's count (`s0` … `s59`) and returns both. The
+//! table is shared by every Lambda instance; items carry `expiresAt` (epoch seconds, the
+//! table's TTL attribute), two minutes after their minute started.
+//!
+//! The SDK retries a call whose answer was lost; `ADD` is not idempotent, so such a request
+//! may count twice. Over-counting errs on the strict side and only within one window.
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::{types::ReturnValue, Client};
+use paygate_domain::{
+    throttle::{Counts, RateCounter, Window},
+    StoreError,
+};
+
+use crate::dynamo::{
+    error::unavailable,
+    item::{attrs, n, s, Fields, PK},
+};
+
+/// The minute's total.
+const TOTAL: &str = "n";
+/// The TTL attribute, [`crate::dynamo::schema::THROTTLE`]'s `ttl_attribute`.
+const EXPIRES_AT: &str = "expiresAt";
+
+/// The throttle table.
+#[derive(Debug, Clone)]
+pub struct DynamoRateCounter {
+    client: Client,
+    table: String,
+}
+
+impl DynamoRateCounter {
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        Self {
+            client,
+            table: table.into(),
+        }
+    }
+}
+
+#[async_trait]
+impl RateCounter for DynamoRateCounter {
+    async fn hit(&self, window: &Window) -> Result<Counts, StoreError> {
+        let second = format!("s{}", window.second);
+        let out = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key(PK, s(window.id.clone()))
+            .update_expression("ADD #n :one, #s :one SET #exp = :exp")
+            .set_expression_attribute_names(Some(attrs(&[
+                ("#n", TOTAL.to_owned()),
+                ("#s", second.clone()),
+                ("#exp", EXPIRES_AT.to_owned()),
+            ])))
+            .set_expression_attribute_values(Some(attrs(&[
+                (":one", n(1)),
+                (":exp", n(window.expires_at)),
+            ])))
+            .return_values(ReturnValue::UpdatedNew)
+            .send()
+            .await
+            .map_err(|e| unavailable("UpdateItem", &e))?;
+        let item = out.attributes.unwrap_or_default();
+        let f = Fields::new(&item, "throttle");
+        Ok(Counts {
+            second: f.u64(&second)?,
+            minute: f.u64(TOTAL)?,
+        })
+    }
+}

@@ -1,0 +1,105 @@
+//! Per-API-key throttling of the merchant routes (`paygate_http::throttle`): the shared
+//! counters (the throttle table) and the limits, from the environment with defaults.
+
+use std::sync::Arc;
+
+use paygate_aws::dynamo::{schema::THROTTLE, DynamoRateCounter};
+use paygate_domain::throttle::{Limits, RateLimit};
+use paygate_http::Throttle;
+
+use crate::{
+    settings::{metrics, positive_u32},
+    ConfigError, Names, Wiring,
+};
+
+/// Environment variable: most requests of one API key in one clock second (every merchant
+/// route but points inquiry); default 50.
+pub const THROTTLE_BURST_ENV: &str = "PAYGATE_THROTTLE_BURST";
+/// Environment variable: most requests of one API key in one clock minute; default 1200.
+pub const THROTTLE_PER_MINUTE_ENV: &str = "PAYGATE_THROTTLE_PER_MINUTE";
+/// Environment variable: most points inquiries of one API key in one clock second;
+/// default 2.
+pub const POINTS_THROTTLE_BURST_ENV: &str = "PAYGATE_POINTS_THROTTLE_BURST";
+/// Environment variable: most points inquiries of one API key in one clock minute;
+/// default 20.
+pub const POINTS_THROTTLE_PER_MINUTE_ENV: &str = "PAYGATE_POINTS_THROTTLE_PER_MINUTE";
+
+/// The limits of this process's environment (the dev server's `make dev`).
+pub fn throttle_limits_from_env() -> Result<Limits, ConfigError> {
+    limits_from(&Names::from_env())
+}
+
+/// The limits from `names`, each figure defaulting to `Limits::default()`'s.
+pub fn limits_from(names: &Names) -> Result<Limits, ConfigError> {
+    let d = Limits::default();
+    let limit = |burst_key: &str, minute_key: &str, default: RateLimit| {
+        let burst = positive_u32(names, burst_key, default.burst)?;
+        let per_minute = positive_u32(names, minute_key, default.per_minute)?;
+        RateLimit::new(burst, per_minute).ok_or_else(|| ConfigError::Malformed(burst_key.into()))
+    };
+    Ok(Limits {
+        api: limit(THROTTLE_BURST_ENV, THROTTLE_PER_MINUTE_ENV, d.api)?,
+        points: limit(
+            POINTS_THROTTLE_BURST_ENV,
+            POINTS_THROTTLE_PER_MINUTE_ENV,
+            d.points,
+        )?,
+    })
+}
+
+/// What every merchant route runs behind.
+pub(crate) fn throttle(w: &Wiring) -> Result<Throttle, ConfigError> {
+    let limits = match w.overrides.throttle_limits {
+        Some(l) => l,
+        None => limits_from(&w.names)?,
+    };
+    Ok(Throttle {
+        counter: Arc::new(DynamoRateCounter::new(
+            w.aws.dynamo.clone(),
+            w.names.table(&THROTTLE)?,
+        )),
+        limits,
+        clock: w.clock.clone(),
+        metrics: metrics(w),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn limits_default_and_are_read_and_checked() {
+        assert_eq!(
+            limits_from(&Names::from_map::<&str, &str>([])).unwrap(),
+            Limits::default()
+        );
+        let set = Names::from_map([
+            (THROTTLE_BURST_ENV, "10"),
+            (THROTTLE_PER_MINUTE_ENV, "100"),
+            (POINTS_THROTTLE_BURST_ENV, "1"),
+            (POINTS_THROTTLE_PER_MINUTE_ENV, "5"),
+        ]);
+        assert_eq!(
+            limits_from(&set).unwrap(),
+            Limits {
+                api: RateLimit::new(10, 100).unwrap(),
+                points: RateLimit::new(1, 5).unwrap(),
+            }
+        );
+        for (key, bad) in [
+            (THROTTLE_BURST_ENV, "0"),
+            (THROTTLE_PER_MINUTE_ENV, "lots"),
+            (POINTS_THROTTLE_BURST_ENV, "-1"),
+            (POINTS_THROTTLE_PER_MINUTE_ENV, "1.5"),
+        ] {
+            let names = Names::from_map([(key, bad)]);
+            assert!(
+                matches!(limits_from(&names), Err(ConfigError::Malformed(k)) if k == key),
+                "{key}={bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! Per-API-key throttling: the pure decision over shared counters.
+//!
+//! Algorithm: two fixed windows counted on one item per key, scope and clock minute. Each
+//! request adds one to the minute's total and to its second's count (one DynamoDB
+//! `UpdateItem` with `ADD`, shared by every Lambda instance) and gets both counts back; it is
+//! allowed while the second's count is within the **burst** and the minute's within the
+//! **sustained rate** (per minute). Refused requests count too (a client that ignores
+//! `Retry-After` gains nothing), and a window's counts start again at zero when it ends, so
+//! `Retry-After` is the whole seconds until the window that refused ends: 1 for the burst,
+//! up to 60 for the minute. A fixed window lets up to twice its limit through across a
+//! boundary (the end of one window and the start of the next); that is the price of one
+//! write per request.
+//!
+//! Points inquiry has its own, stricter limit under its own counter ([`Scope::Points`]): it
+//! answers whether a card is valid, so it must not be an unthrottled oracle.
+
+use async_trait::async_trait;
+
+use crate::{error::StoreError, Timestamp};
+
+/// One limit: at most `burst` requests in any clock second and `per_minute` in any clock
+/// minute. Both are at least 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    pub burst: u32,
+    pub per_minute: u32,
+}
+
+impl RateLimit {
+    /// A limit, if both figures are positive.
+    pub fn new(burst: u32, per_minute: u32) -> Option<Self> {
+        (burst > 0 && per_minute > 0).then_some(Self { burst, per_minute })
+    }
+}
+
+/// Default limit of the merchant routes: 50 requests in a second, 1,200 a minute (20/s
+/// sustained).
+pub const DEFAULT_API_LIMIT: RateLimit = RateLimit {
+    burst: 50,
+    per_minute: 1200,
+};
+
+/// Default limit of points inquiry: 2 in a second, 20 a minute.
+pub const DEFAULT_POINTS_LIMIT: RateLimit = RateLimit {
+    burst: 2,
+    per_minute: 20,
+};
+
+/// The limits of both scopes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub api: RateLimit,
+    pub points: RateLimit,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            api: DEFAULT_API_LIMIT,
+            points: DEFAULT_POINTS_LIMIT,
+        }
+    }
+}
+
+impl Limits {
+    pub fn of(&self, scope: Scope) -> RateLimit {
+        match scope {
+            Scope::Api => self.api,
+            Scope::Points => self.points,
+        }
+    }
+}
+
+/// Which counter a request counts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// Every merchant route but points inquiry.
+    Api,
+    /// `POST /v1/payments/points/inquiry`.
+    Points,
+}
+
+impl Scope {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Api => "api",
+            Self::Points => "points",
+        }
+    }
+}
+
+/// How long a window's item is kept after its minute starts (DynamoDB TTL deletes it some
+/// time after; it is never read again once its minute is over).
+pub const WINDOW_KEEP_SECS: i64 = 120;
+
+/// The counter one request adds to: the key's item for the current minute and the second
+/// within it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// `"<keyId>#<scope>#<unix minute>"`.
+    pub id: String,
+    /// The second within the minute, 0 to 59.
+    pub second: u32,
+    /// When the item may be deleted (epoch seconds).
+    pub expires_at: i64,
+}
+
+impl Window {
+    /// The window `now` falls in for `key_id` and `scope`.
+    pub fn at(key_id: &str, scope: Scope, now: Timestamp) -> Self {
+        let secs = now.unix_seconds();
+        let minute = secs.div_euclid(60);
+        Self {
+            id: format!("{key_id}#{}#{minute}", scope.as_str()),
+            second: u32::try_from(secs.rem_euclid(60)).unwrap_or(0),
+            expires_at: minute * 60 + WINDOW_KEEP_SECS,
+        }
+    }
+}
+
+/// The counts after this request was added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    /// Requests in this clock second, this one included.
+    pub second: u64,
+    /// Requests in this clock minute, this one included.
+    pub minute: u64,
+}
+
+/// What happens to the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Allow,
+    /// Refused: retry after this many whole seconds (at least 1), when the window that
+    /// refused it has ended.
+    Limited {
+        retry_after_secs: u32,
+    },
+}
+
+/// The decision for one request, from the counts its own increment returned.
+pub fn decide(limit: RateLimit, counts: Counts, now: Timestamp) -> Verdict {
+    let ms = now.unix_millis();
+    let until = |window_ms: i64| {
+        let left = window_ms - ms.rem_euclid(window_ms);
+        // Whole seconds, rounded up: a client that waits that long is in the next window.
+        u32::try_from((left + 999) / 1000).unwrap_or(1).max(1)
+    };
+    if counts.minute > u64::from(limit.per_minute) {
+        Verdict::Limited {
+            retry_after_secs: until(60_000),
+        }
+    } else if counts.second > u64::from(limit.burst) {
+        Verdict::Limited {
+            retry_after_secs: until(1_000),
+        }
+    } else {
+        Verdict::Allow
+    }
+}
+
+/// The shared counters: adds one request to `window` (its minute and its second) and
+/// returns the counts after. Shared by every instance (DynamoDB), never per process.
+#[async_trait]
+pub trait RateCounter: Send + Sync {
+    async fn hit(&self, window: &Window) -> Result<Counts, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const T: Timestamp = Timestamp::from_unix_millis(1_795_251_600_000); // a whole minute
+
+    fn limit() -> RateLimit {
+        RateLimit::new(3, 10).unwrap()
+    }
+
+    #[test]
+    fn within_both_windows_is_allowed() {
+        let c = Counts {
+            second: 3,
+            minute: 10,
+        };
+        assert_eq!(decide(limit(), c, T), Verdict::Allow);
+    }
+
+    #[test]
+    fn over_the_burst_waits_for_the_next_second() {
+        let c = Counts {
+            second: 4,
+            minute: 4,
+        };
+        assert_eq!(
+            decide(limit(), c, T.plus_millis(250)),
+            Verdict::Limited {
+                retry_after_secs: 1
+            }
+        );
+    }
+
+    #[test]
+    fn over_the_minute_waits_for_the_next_minute_in_whole_seconds() {
+        let c = Counts {
+            second: 1,
+            minute: 11,
+        };
+        // 17.4 s into the minute: 42.6 s left, rounded up.
+        assert_eq!(
+            decide(limit(), c, T.plus_millis(17_400)),
+            Verdict::Limited {
+                retry_after_secs: 43
+            }
+        );
+        // Both exceeded: the minute's wait is the one that counts.
+        let both = Counts {
+            second: 9,
+            minute: 11,
+        };
+        assert_eq!(
+            decide(limit(), both, T.plus_millis(59_999)),
+            Verdict::Limited {
+                retry_after_secs: 1
+            }
+        );
+    }
+
+    #[test]
+    fn windows_are_per_key_scope_and_minute() {
+        let w = Window::at("key_a", Scope::Points, T.plus_millis(61_500));
+        let minute = T.unix_seconds() / 60 + 1;
+        assert_eq!(w.id, format!("key_a#points#{minute}"));
+        assert_eq!(w.second, 1);
+        assert_eq!(w.expires_at, minute * 60 + WINDOW_KEEP_SECS);
+        assert_ne!(
+            Window::at("key_a", Scope::Api, T).id,
+            Window::at("key_b", Scope::Api, T).id
+        );
+        assert_eq!(RateLimit::new(0, 1), None);
+        assert_eq!(RateLimit::new(1, 0), None);
+    }
+
+    proptest! {
+        /// Counting each request of a run in its window, exactly the first `burst` of any
+        /// second and the first `per_minute` of any minute go through, and a refused
+        /// request's Retry-After lands in a later window than the one that refused it.
+        #[test]
+        fn a_counted_run_lets_through_what_the_limits_allow(
+            burst in 1u32..6,
+            per_minute in 1u32..30,
+            gaps in proptest::collection::vec(0i64..700, 1..120),
+        ) {
+            let limit = RateLimit::new(burst, per_minute).unwrap();
+            let mut seconds = std::collections::HashMap::<i64, u64>::new();
+            let mut minutes = std::collections::HashMap::<i64, u64>::new();
+            let mut allowed_s = std::collections::HashMap::<i64, u64>::new();
+            let mut allowed_m = std::collections::HashMap::<i64, u64>::new();
+            let mut now = T;
+            for gap in gaps {
+                now = now.plus_millis(gap);
+                let (s, m) = (now.unix_seconds(), now.unix_seconds().div_euclid(60));
+                let second = { let e = seconds.entry(s).or_default(); *e += 1; *e };
+                let minute = { let e = minutes.entry(m).or_default(); *e += 1; *e };
+                match decide(limit, Counts { second, minute }, now) {
+                    Verdict::Allow => {
+                        *allowed_s.entry(s).or_default() += 1;
+                        *allowed_m.entry(m).or_default() += 1;
+                    }
+                    Verdict::Limited { retry_after_secs } => {
+                        prop_assert!((1..=60).contains(&retry_after_secs));
+                        let later = now.plus_millis(i64::from(retry_after_secs) * 1000);
+                        if minute > u64::from(per_minute) {
+                            prop_assert!(later.unix_seconds().div_euclid(60) > m);
+                        } else {
+                            prop_assert!(later.unix_seconds() > s);
+                        }
+                    }
+                }
+            }
+            for (s, n) in &allowed_s {
+                prop_assert!(*n <= u64::from(burst));
+                // Everything within both limits went through.
+                let asked = seconds[s];
+                let m = s.div_euclid(60);
+                if minutes[&m] <= u64::from(per_minute) {
+                    prop_assert_eq!(*n, asked.min(u64::from(burst)));
+                }
+            }
+            for n in allowed_m.values() {
+                prop_assert!(*n <= u64::from(per_minute));
+            }
+        }
+    }
+}
