@@ -1,14 +1,17 @@
 //! End-to-end tests of the real bank protocols through the dev server: the seed's
 //! `mch_cappadocia` accounts speak Nestpay (İşbank, Akbank), Garanti GVPS and Yapı Kredi
-//! Posnet to the protocol simulators the dev server runs in-process, with their credentials
-//! in (moto's) Secrets Manager. Each test starts its own stack (its own simulators) whose
-//! bank calls time out after [`BANK_TIMEOUT`], so injected latency makes an unknown outcome
-//! quickly.
+//! Posnet, `mch_ankara`'s speak VakıfBank PayFlex V4, Denizbank InterVPOS, QNB PayFor and
+//! Akbank's new JSON POS, to the protocol simulators the dev server runs in-process, with
+//! their credentials in (moto's) Secrets Manager. Each test starts its own stack (its own
+//! simulators) whose bank calls time out after [`BANK_TIMEOUT`], so injected latency makes an
+//! unknown outcome quickly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod ankara;
+mod fault_plan;
 mod faults;
 mod operations;
+mod payflex_interpos;
 mod points;
 mod secrets;
 mod support;
@@ -20,8 +23,11 @@ use paygate_domain::Mode;
 use paygate_tests::{api_key, seed, Stack, StatusCode};
 use serde_json::{json, Value};
 
-/// The merchant whose accounts speak the real protocols.
+/// The merchant whose accounts speak the three older protocols.
 pub const CAPPADOCIA: &str = "mch_cappadocia";
+
+/// The merchant whose accounts speak the four newer protocols.
+pub const ANKARA: &str = "mch_ankara";
 
 /// The stacks' bound on one bank call.
 pub const BANK_TIMEOUT: Duration = Duration::from_secs(1);
@@ -29,46 +35,140 @@ pub const BANK_TIMEOUT: Duration = Duration::from_secs(1);
 /// Injected latency: well above [`BANK_TIMEOUT`].
 pub const LATENCY_MS: u64 = 2_500;
 
+/// How a protocol reads its simulator's technical-error answer (`technicalErrors`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TechnicalError {
+    /// A code that says the request was not processed: the transaction fails, nothing is
+    /// pending (Nestpay `CORE-1001`, Garanti, Posnet, PayFlex `9998`, InterVPOS `91`).
+    Fails,
+    /// An answer that does not say the bank did nothing, so the outcome is unknown until the
+    /// bank's records settle it: PayFor's `V036` "Sistem hatası" (the host may have acted;
+    /// see its README) and Akbank POS's HTTP 503 (a 5xx may come from behind the bank's
+    /// front door after it acted; the kit reads every 5xx as unknown).
+    Unknown,
+}
+
 /// One real-protocol account of the seed and how its bank behaves.
 #[derive(Debug, Clone, Copy)]
 pub struct Bank {
+    /// The seed merchant owning the account (its test key reaches it).
+    pub merchant: &'static str,
     pub provider: &'static str,
     pub account: &'static str,
+    /// The account credential the simulator keys its order book by (Nestpay `clientId`,
+    /// Garanti `terminalId`, Posnet `mid`, PayFlex `merchantId`, InterVPOS `shopCode`,
+    /// PayFor `merchantId`, Akbank POS `terminalSafeId`).
+    pub book_key: &'static str,
     /// The bank code a refund on the capture's own business day is refused with (`None`:
     /// the bank refunds the same day).
     pub same_day_refund_refusal: Option<&'static str>,
-    /// Whether the simulator answers late *after* processing (Nestpay, Posnet), so a call
+    /// Whether the simulator answers late *after* processing (all but Garanti), so a call
     /// that timed out was applied. Garanti's simulator waits *before* processing: a caller
     /// that gave up may or may not see the operation applied, so its unknown outcome is
     /// made with a dropped connection instead.
     pub late_after_processing: bool,
+    pub technical_error: TechnicalError,
 }
 
-/// The three protocols, one account each.
-pub const BANKS: [Bank; 3] = [
-    Bank {
-        provider: "nestpay",
-        account: "acc_cappadociaIsbank",
-        same_day_refund_refusal: Some("CORE-2508"),
-        late_after_processing: true,
-    },
-    Bank {
-        provider: "garanti",
-        account: "acc_cappadociaGaranti",
-        same_day_refund_refusal: None,
-        late_after_processing: false,
-    },
-    Bank {
-        provider: "posnet",
-        account: "acc_cappadociaYapikredi",
-        same_day_refund_refusal: Some("0411"),
-        late_after_processing: true,
-    },
+impl Bank {
+    /// The test-mode API key of the account's merchant.
+    pub fn key(&self) -> &'static str {
+        api_key(self.merchant, Mode::Test)
+    }
+}
+
+pub const ISBANK: Bank = Bank {
+    merchant: CAPPADOCIA,
+    provider: "nestpay",
+    account: "acc_cappadociaIsbank",
+    book_key: "clientId",
+    same_day_refund_refusal: Some("CORE-2508"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Fails,
+};
+
+pub const GARANTI: Bank = Bank {
+    merchant: CAPPADOCIA,
+    provider: "garanti",
+    account: "acc_cappadociaGaranti",
+    book_key: "terminalId",
+    same_day_refund_refusal: None,
+    late_after_processing: false,
+    technical_error: TechnicalError::Fails,
+};
+
+pub const YAPIKREDI: Bank = Bank {
+    merchant: CAPPADOCIA,
+    provider: "posnet",
+    account: "acc_cappadociaYapikredi",
+    book_key: "mid",
+    same_day_refund_refusal: Some("0411"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Fails,
+};
+
+/// VakıfBank over PayFlex V4: same-day refunds allowed, cancel until the cut (`1082` after).
+pub const VAKIFBANK: Bank = Bank {
+    merchant: ANKARA,
+    provider: "payflex",
+    account: "acc_ankaraVakifbank",
+    book_key: "merchantId",
+    same_day_refund_refusal: None,
+    late_after_processing: true,
+    technical_error: TechnicalError::Fails,
+};
+
+/// Denizbank over InterVPOS: refunds only after the cut (`E42` before), voids only before it
+/// (`E41` after).
+pub const DENIZBANK: Bank = Bank {
+    merchant: ANKARA,
+    provider: "interpos",
+    account: "acc_ankaraDenizbank",
+    book_key: "shopCode",
+    same_day_refund_refusal: Some("E42"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Fails,
+};
+
+/// QNB over PayFor: refunds only after the cut (`V014` before).
+pub const QNB: Bank = Bank {
+    merchant: ANKARA,
+    provider: "payfor",
+    account: "acc_ankaraQnb",
+    book_key: "merchantId",
+    same_day_refund_refusal: Some("V014"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Unknown,
+};
+
+/// Akbank over its new JSON POS: same-day refunds allowed.
+pub const AKBANK_POS: Bank = Bank {
+    merchant: ANKARA,
+    provider: "akbankpos",
+    account: "acc_ankaraAkbank",
+    book_key: "terminalSafeId",
+    same_day_refund_refusal: None,
+    late_after_processing: true,
+    technical_error: TechnicalError::Unknown,
+};
+
+/// The seven protocols, one account each.
+pub const BANKS: [Bank; 7] = [
+    ISBANK, GARANTI, YAPIKREDI, VAKIFBANK, DENIZBANK, QNB, AKBANK_POS,
 ];
 
 /// The Akbank account on Nestpay: capture, refund and query only.
-pub const AKBANK: &str = "acc_cappadociaAkbank";
+pub const AKBANK: Bank = Bank {
+    merchant: CAPPADOCIA,
+    provider: "nestpay",
+    account: "acc_cappadociaAkbank",
+    book_key: "clientId",
+    same_day_refund_refusal: Some("CORE-2508"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Fails,
+};
 
+/// The test key of `mch_cappadocia`.
 pub fn key() -> &'static str {
     api_key(CAPPADOCIA, Mode::Test)
 }
@@ -86,12 +186,13 @@ pub fn sim(stack: &Stack, provider: &str) -> Arc<SimState> {
         .unwrap_or_else(|| panic!("the dev server runs no {provider} simulator"))
 }
 
-/// A payment on `account` from the test helper (the order is registered at its bank).
-pub async fn create(stack: &Stack, account: &str, status: &str, amount: i64) -> String {
+/// A payment on `bank`'s account from the test helper (the order is registered at its
+/// bank), under its merchant's test key.
+pub async fn create(stack: &Stack, bank: &Bank, status: &str, amount: i64) -> String {
     stack
         .create_payment(
-            key(),
-            json!({ "amount": amount, "currency": "TRY", "status": status, "accountId": account }),
+            bank.key(),
+            json!({ "amount": amount, "currency": "TRY", "status": status, "accountId": bank.account }),
         )
         .await
 }
@@ -102,7 +203,10 @@ pub fn end_of_day(stack: &Stack, bank: &Bank) {
 }
 
 /// Sets `bank`'s simulator faults (`POST /_sim/faults`). For Posnet, `only` aims them at
-/// one operation element (its capture and cancel look the order up first).
+/// one operation element (its capture and cancel look the order up first). The newer
+/// protocols need no aiming for capture and refund: PayFlex's order lookup goes to its
+/// separate search service, which the counters never touch, and InterVPOS, PayFor and Akbank
+/// POS send one request for each.
 pub async fn faults(stack: &Stack, bank: &Bank, mut body: Value, posnet_only: &str) {
     if bank.provider == "posnet" {
         body["only"] = json!(posnet_only);
@@ -137,25 +241,24 @@ pub fn credential(account: &str, key: &str) -> String {
         .to_owned()
 }
 
-/// The order `order_id` of `account` as `provider`'s simulator holds it.
-pub fn bank_order(stack: &Stack, provider: &str, account: &str, order_id: &str) -> SimOrder {
-    let (client, order) = match provider {
-        "nestpay" => (credential(account, "clientId"), order_id.to_owned()),
-        "garanti" => (credential(account, "terminalId"), order_id.to_owned()),
+/// The order `order_id` of `bank`'s account as its simulator holds it.
+pub fn bank_order(stack: &Stack, bank: &Bank, order_id: &str) -> SimOrder {
+    let client = credential(bank.account, bank.book_key);
+    let order = match bank.provider {
         // Posnet keeps orders in their 24-character, zero-padded form.
-        "posnet" => (credential(account, "mid"), format!("{order_id:0>24}")),
-        other => panic!("no simulator for {other}"),
+        "posnet" => format!("{order_id:0>24}"),
+        _ => order_id.to_owned(),
     };
-    sim(stack, provider)
+    sim(stack, bank.provider)
         .book()
         .get(&client, &order)
         .cloned()
-        .unwrap_or_else(|| panic!("{provider} holds no order {order} of {client}"))
+        .unwrap_or_else(|| panic!("{} holds no order {order} of {client}", bank.provider))
 }
 
 /// A payment's order id.
-pub async fn order_id(stack: &Stack, id: &str) -> String {
-    stack.payment(key(), id).await["orderId"]
+pub async fn order_id(stack: &Stack, bank: &Bank, id: &str) -> String {
+    stack.payment(bank.key(), id).await["orderId"]
         .as_str()
         .unwrap()
         .to_owned()

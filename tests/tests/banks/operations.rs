@@ -31,8 +31,8 @@ async fn seeded_and_helper_payments_are_orders_at_the_bank() {
     // AND the test helper's payments on each protocol account are real orders too
     for bank in BANKS {
         for (status, state) in [("authorized", "preauth"), ("captured", "approved")] {
-            let id = create(&stack, bank.account, status, 30_000).await;
-            let q = expect_ok(stack.op(key(), &id, "query", json!({})).await);
+            let id = create(&stack, &bank, status, 30_000).await;
+            let q = expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
             assert_eq!(
                 (q["bank"]["found"].clone(), q["bank"]["state"].clone()),
                 (json!(true), json!(state)),
@@ -51,13 +51,13 @@ async fn full_and_partial_capture() {
     for bank in BANKS {
         let p = bank.provider;
         // GIVEN two pre-authorizations of 20 000
-        let partial = create(&stack, bank.account, "authorized", 20_000).await;
-        let full = create(&stack, bank.account, "authorized", 20_000).await;
+        let partial = create(&stack, &bank, "authorized", 20_000).await;
+        let full = create(&stack, &bank, "authorized", 20_000).await;
 
         // WHEN one is captured for 12 000
         let c = expect_ok(
             stack
-                .op(key(), &partial, "capture", json!({ "amount": 12_000 }))
+                .op(bank.key(), &partial, "capture", json!({ "amount": 12_000 }))
                 .await,
         );
         // THEN it is captured for 12 000 with the bank's references
@@ -72,10 +72,10 @@ async fn full_and_partial_capture() {
             "{p}: {c}"
         );
         // AND the bank holds a sale of 12 000
-        let q = expect_ok(stack.op(key(), &partial, "query", json!({})).await);
+        let q = expect_ok(stack.op(bank.key(), &partial, "query", json!({})).await);
         assert_eq!(q["bank"]["state"], "approved", "{p}: {q}");
         assert_eq!(q["bank"]["amount"], 12_000, "{p}: {q}");
-        let order = bank_order(&stack, p, bank.account, &order_id(&stack, &partial).await);
+        let order = bank_order(&stack, &bank, &order_id(&stack, &bank, &partial).await);
         assert_eq!(
             (order.state, order.amount),
             (OrderState::Sale, 12_000),
@@ -83,14 +83,14 @@ async fn full_and_partial_capture() {
         );
 
         // WHEN the other is captured without an amount
-        let c = expect_ok(stack.op(key(), &full, "capture", json!({})).await);
+        let c = expect_ok(stack.op(bank.key(), &full, "capture", json!({})).await);
         // THEN the whole pre-authorization is captured
         assert_eq!(c["payment"]["capturedAmount"], 20_000, "{p}: {c}");
-        let q = expect_ok(stack.op(key(), &full, "query", json!({})).await);
+        let q = expect_ok(stack.op(bank.key(), &full, "query", json!({})).await);
         assert_eq!(q["bank"]["state"], "approved", "{p}: {q}");
         assert_eq!(q["bank"]["amount"], 20_000, "{p}: {q}");
         // AND a second capture is refused before the bank is asked
-        let again = stack.op(key(), &full, "capture", json!({})).await;
+        let again = stack.op(bank.key(), &full, "capture", json!({})).await;
         expect_error(&again, 409, "invalid_state");
     }
 }
@@ -101,12 +101,12 @@ async fn refunds_partial_then_full_and_the_query_shows_them() {
     for bank in BANKS {
         let p = bank.provider;
         // GIVEN a captured payment of 20 000 (captured today)
-        let id = create(&stack, bank.account, "captured", 20_000).await;
+        let id = create(&stack, &bank, "captured", 20_000).await;
 
         if let Some(code) = bank.same_day_refund_refusal {
             // WHEN it is refunded before the bank's end-of-day cut
             let reply = stack
-                .op(key(), &id, "refund", json!({ "amount": 5_000 }))
+                .op(bank.key(), &id, "refund", json!({ "amount": 5_000 }))
                 .await;
             // THEN the bank refuses: 422 provider_declined carrying its code, nothing changes
             let err = expect_error(&reply, 422, "provider_declined");
@@ -128,7 +128,7 @@ async fn refunds_partial_then_full_and_the_query_shows_them() {
                 .get("details")
                 .and_then(|d| d.get("suggestedOperation"))
                 .is_none());
-            let q = expect_ok(stack.op(key(), &id, "query", json!({})).await);
+            let q = expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
             assert_eq!(q["bank"]["state"], "approved", "{p}: {q}");
             // AND after the cut the refunds go through
             end_of_day(&stack, &bank);
@@ -137,7 +137,7 @@ async fn refunds_partial_then_full_and_the_query_shows_them() {
         // WHEN 5 000 is refunded
         let r = expect_ok(
             stack
-                .op(key(), &id, "refund", json!({ "amount": 5_000 }))
+                .op(bank.key(), &id, "refund", json!({ "amount": 5_000 }))
                 .await,
         );
         // THEN the payment is partially refunded
@@ -146,24 +146,24 @@ async fn refunds_partial_then_full_and_the_query_shows_them() {
         assert_eq!(r["transaction"]["type"], "refund", "{p}: {r}");
         assert_eq!(r["transaction"]["status"], "approved", "{p}: {r}");
         // AND the query shows the bank's partial refund and the refunded amount
-        let q = expect_ok(stack.op(key(), &id, "query", json!({})).await);
+        let q = expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
         assert_eq!(q["bank"]["found"], true, "{p}: {q}");
         assert_eq!(q["bank"]["state"], "partially_refunded", "{p}: {q}");
         assert_eq!(q["payment"]["status"], "partially_refunded", "{p}: {q}");
         assert_eq!(q["payment"]["refundedAmount"], 5_000, "{p}: {q}");
-        let order = bank_order(&stack, p, bank.account, &order_id(&stack, &id).await);
+        let order = bank_order(&stack, &bank, &order_id(&stack, &bank, &id).await);
         assert_eq!(order.refunded, 5_000, "{p}");
 
         // WHEN the rest is refunded
-        let r = expect_ok(stack.op(key(), &id, "refund", json!({})).await);
+        let r = expect_ok(stack.op(bank.key(), &id, "refund", json!({})).await);
         // THEN the payment is refunded, at the bank too
         assert_eq!(r["payment"]["status"], "refunded", "{p}: {r}");
         assert_eq!(r["payment"]["refundedAmount"], 20_000, "{p}: {r}");
         assert_eq!(r["transaction"]["amount"], 15_000, "{p}: {r}");
-        let q = expect_ok(stack.op(key(), &id, "query", json!({})).await);
+        let q = expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
         assert_eq!(q["bank"]["state"], "refunded", "{p}: {q}");
         assert_eq!(q["payment"]["status"], "refunded", "{p}: {q}");
-        let order = bank_order(&stack, p, bank.account, &order_id(&stack, &id).await);
+        let order = bank_order(&stack, &bank, &order_id(&stack, &bank, &id).await);
         assert_eq!(order.refunded, 20_000, "{p}");
     }
 }
@@ -174,26 +174,26 @@ async fn cancel_on_the_same_day_and_after_the_cut() {
     for bank in BANKS {
         let p = bank.provider;
         // GIVEN a pre-authorization, a captured sale and a sale to be cancelled tomorrow
-        let preauth = create(&stack, bank.account, "authorized", 20_000).await;
-        let sale = create(&stack, bank.account, "captured", 20_000).await;
-        let late = create(&stack, bank.account, "captured", 20_000).await;
+        let preauth = create(&stack, &bank, "authorized", 20_000).await;
+        let sale = create(&stack, &bank, "captured", 20_000).await;
+        let late = create(&stack, &bank, "captured", 20_000).await;
 
         // WHEN the first two are cancelled the same day
         for id in [&preauth, &sale] {
-            let c = expect_ok(stack.op(key(), id, "cancel", json!({})).await);
+            let c = expect_ok(stack.op(bank.key(), id, "cancel", json!({})).await);
             // THEN they are cancelled, at the bank too
             assert_eq!(c["payment"]["status"], "cancelled", "{p}: {c}");
             assert_eq!(c["transaction"]["type"], "cancel", "{p}: {c}");
             assert_eq!(c["transaction"]["status"], "approved", "{p}: {c}");
-            let q = expect_ok(stack.op(key(), id, "query", json!({})).await);
+            let q = expect_ok(stack.op(bank.key(), id, "query", json!({})).await);
             assert_eq!(q["bank"]["state"], "cancelled", "{p}: {q}");
-            let order = bank_order(&stack, p, bank.account, &order_id(&stack, id).await);
+            let order = bank_order(&stack, &bank, &order_id(&stack, &bank, id).await);
             assert_eq!(order.state, OrderState::Voided, "{p}");
         }
 
         // WHEN the third is cancelled after the bank's end-of-day cut
         end_of_day(&stack, &bank);
-        let reply = stack.op(key(), &late, "cancel", json!({})).await;
+        let reply = stack.op(bank.key(), &late, "cancel", json!({})).await;
         // THEN 422 provider_declined suggesting a refund; the payment is unchanged
         let err = expect_error(&reply, 422, "provider_declined");
         assert_eq!(err["details"]["suggestedOperation"], "refund", "{p}: {err}");
@@ -209,10 +209,10 @@ async fn cancel_on_the_same_day_and_after_the_cut() {
             err["details"]["payment"]["pendingOperation"].is_null(),
             "{p}"
         );
-        let order = bank_order(&stack, p, bank.account, &order_id(&stack, &late).await);
+        let order = bank_order(&stack, &bank, &order_id(&stack, &bank, &late).await);
         assert_eq!(order.state, OrderState::Sale, "{p}");
         // AND the refund it suggests goes through
-        let r = expect_ok(stack.op(key(), &late, "refund", json!({})).await);
+        let r = expect_ok(stack.op(bank.key(), &late, "refund", json!({})).await);
         assert_eq!(r["payment"]["status"], "refunded", "{p}: {r}");
     }
 }

@@ -10,9 +10,9 @@ use crate::{bank_order, create, key, order_id, sim, stack, AKBANK};
 async fn an_operation_the_account_lacks_never_reaches_the_bank() {
     let stack = stack().await;
     // GIVEN a pre-authorization on the Akbank account (Nestpay; capture, refund, query only)
-    let id = create(&stack, AKBANK, "authorized", 20_000).await;
-    let order = order_id(&stack, &id).await;
-    let before = bank_order(&stack, "nestpay", AKBANK, &order);
+    let id = create(&stack, &AKBANK, "authorized", 20_000).await;
+    let order = order_id(&stack, &AKBANK, &id).await;
+    let before = bank_order(&stack, &AKBANK, &order);
     // AND the Nestpay simulator would fail the next request it gets
     let nestpay = sim(&stack, "nestpay");
     nestpay.faults().technical_errors = 1;
@@ -22,13 +22,13 @@ async fn an_operation_the_account_lacks_never_reaches_the_bank() {
     // THEN 400 operation_not_supported naming the operation and the account
     let err = expect_error(&reply, 400, "operation_not_supported");
     assert_eq!(err["details"]["operation"], "cancel", "{err}");
-    assert_eq!(err["details"]["accountId"], AKBANK, "{err}");
+    assert_eq!(err["details"]["accountId"], AKBANK.account, "{err}");
     // AND its points are refused the same way
     let r = stack
         .post_reply(
             "/v1/payments/points/inquiry",
             key(),
-            &points_body(&card_number("435508", 16, ""), Some(AKBANK)),
+            &points_body(&card_number("435508", 16, ""), Some(AKBANK.account)),
         )
         .await;
     let err = expect_error(&(r.status, r.body.clone()), 400, "operation_not_supported");
@@ -37,7 +37,7 @@ async fn an_operation_the_account_lacks_never_reaches_the_bank() {
     // AND nothing reached the bank: the fault is still armed, the order untouched
     assert_eq!(nestpay.faults().technical_errors, 1);
     nestpay.faults().technical_errors = 0;
-    let after = bank_order(&stack, "nestpay", AKBANK, &order);
+    let after = bank_order(&stack, &AKBANK, &order);
     assert_eq!(after, before);
     assert_eq!(after.state, OrderState::Preauth);
     // AND the payment is unchanged, without a transaction
