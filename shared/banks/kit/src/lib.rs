@@ -14,6 +14,8 @@
 
 pub mod amount;
 pub mod call;
+pub mod cancel;
+pub mod card;
 pub mod credentials;
 pub mod encoding;
 pub mod form;
@@ -26,6 +28,8 @@ pub mod xml;
 pub mod sim;
 
 pub use call::{CallError, Verdict};
+pub use cancel::holds_live_sale;
+pub use card::CardFields;
 pub use credentials::{account_config, AccountCredentials, CredentialStore, MemoryCredentials};
 pub use protocol::{Adapter, Op, Protocol, Refusal, Session, TestOrderRoute, Wire};
 pub use retry::{Recheck, StepRetry};
