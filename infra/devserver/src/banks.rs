@@ -1,5 +1,5 @@
-//! The real bank protocols in the local stack: the Nestpay, Garanti GVPS, Posnet, PayFlex
-//! and InterVPOS simulators (their crates' `sim` feature) run in-process, each accepting exactly the
+//! The real bank protocols in the local stack: the Nestpay, Garanti GVPS, Posnet, PayFlex,
+//! InterVPOS, PayFor and Akbank POS simulators (their crates' `sim` feature) run in-process, each accepting exactly the
 //! credentials `infra/local/seed.json` gives its accounts (`credentials`). Every seeded account
 //! of a real protocol gets its secret in (moto's) Secrets Manager under the stack's prefix,
 //! as deployed: `<prefix><accountId>` = `{"endpointUrl": <simulator URL + protocol path>,
@@ -10,7 +10,8 @@
 //!
 //! A seed account whose `credentials` carry their own `endpointUrl` (e.g. a bank's test
 //! environment) is stored as is and needs no simulator, so a new protocol works locally
-//! without touching this file; a local simulator for it is one more block in [`start`].
+//! without touching this file; a local simulator for it is one more row in `LOCAL` and
+//! one arm in `start`.
 //!
 //! Credential values are never logged or printed: errors and the banner name accounts and
 //! keys only.
@@ -28,6 +29,14 @@ use paygate_domain::{
 };
 use paygate_payments::Providers;
 use serde::Deserialize;
+
+use paygate_bank_akbankpos as akbankpos;
+use paygate_bank_garanti as garanti;
+use paygate_bank_interpos as interpos;
+use paygate_bank_nestpay as nestpay;
+use paygate_bank_payflex as payflex;
+use paygate_bank_payfor as payfor;
+use paygate_bank_posnet as posnet;
 
 use crate::{
     seed::{Seed, SeedAccount},
@@ -152,21 +161,138 @@ fn one_terminal<'a>(
     Ok(Some(first))
 }
 
-fn started(
-    provider_code: &'static str,
+/// A local simulator: the provider code its accounts use, what it speaks (for the banner)
+/// and the path its accounts' `endpointUrl` adds to the simulator's URL.
+struct Local {
+    code: &'static str,
     protocol: &'static str,
-    path: &str,
-    started: std::io::Result<(SimServer, Arc<SimState>)>,
-) -> Result<BankSim, String> {
-    let (server, state) = started.map_err(|e| format!("starting the {protocol} simulator: {e}"))?;
-    Ok(BankSim {
-        provider_code,
-        protocol,
-        url: server.url.clone(),
-        endpoint_url: format!("{}{path}", server.url),
-        state,
-        _server: server,
+    path: &'static str,
+}
+
+/// The simulators [`start`] runs, in this order.
+const LOCAL: [Local; 7] = [
+    Local {
+        code: nestpay::PROVIDER_CODE,
+        protocol: "Nestpay (EST v3 CC5Request XML)",
+        path: nestpay::API_PATH,
+    },
+    Local {
+        code: garanti::PROVIDER_CODE,
+        protocol: "Garanti BBVA GVPS (GVPSRequest XML)",
+        path: "/VPServlet",
+    },
+    Local {
+        code: posnet::PROVIDER_CODE,
+        protocol: "Yapı Kredi Posnet (posnetRequest XML)",
+        path: posnet::wire::SERVICE_PATH,
+    },
+    Local {
+        code: payflex::PROVIDER_CODE,
+        protocol: "VakıfBank PayFlex V4 (prmstr XML + search)",
+        path: payflex::VPOS_PATH,
+    },
+    Local {
+        code: interpos::PROVIDER_CODE,
+        protocol: "Denizbank InterVPOS (form, key=value;;)",
+        path: interpos::API_PATH,
+    },
+    Local {
+        code: payfor::PROVIDER_CODE,
+        protocol: "QNB Finansbank PayFor (PayforRequest XML)",
+        path: payfor::API_PATH,
+    },
+    Local {
+        code: akbankpos::PROVIDER_CODE,
+        protocol: "Akbank POS (JSON, HMAC-SHA512 auth-hash)",
+        path: akbankpos::API_PATH,
+    },
+];
+
+impl Local {
+    /// A per-account simulator's credentials: `add` takes each seed account with the values
+    /// of `keys`, in order (a missing one is an error naming account and key).
+    fn per_account<C: Default>(
+        &self,
+        seed: &Seed,
+        keys: &[&str],
+        add: impl Fn(C, &[&str], &SeedAccount) -> C,
+    ) -> Result<C, String> {
+        let mut creds = C::default();
+        for a in protocol_accounts(seed, self.code) {
+            let values = keys
+                .iter()
+                .map(|k| required(a, k))
+                .collect::<Result<Vec<_>, _>>()?;
+            creds = add(creds, &values, a);
+        }
+        Ok(creds)
+    }
+
+    fn started(
+        &self,
+        started: std::io::Result<(SimServer, Arc<SimState>)>,
+    ) -> Result<BankSim, String> {
+        let (server, state) =
+            started.map_err(|e| format!("starting the {} simulator: {e}", self.protocol))?;
+        Ok(BankSim {
+            provider_code: self.code,
+            protocol: self.protocol,
+            url: server.url.clone(),
+            endpoint_url: format!("{}{}", server.url, self.path),
+            state,
+            _server: server,
+        })
+    }
+}
+
+/// Whether the account's `pointsInquiry` credential names `programme`.
+fn points_inquiry(a: &SeedAccount, programme: &str) -> bool {
+    a.credentials
+        .get("pointsInquiry")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case(programme))
+}
+
+/// Garanti GVPS: one terminal with its PROVAUT and PROVRFN users (the sample terminal when
+/// the seed has no Garanti account).
+fn garanti_terminal(seed: &Seed) -> Result<garanti::sim::SimCredentials, String> {
+    use garanti::keys as k;
+    let sample = garanti::sim::SimCredentials::garanti_test();
+    let keys = [
+        k::TERMINAL_ID,
+        k::MERCHANT_ID,
+        k::PROV_USER_ID,
+        k::PROV_PASSWORD,
+        k::REFUND_USER_ID,
+        k::REFUND_PASSWORD,
+    ];
+    let Some(a) = one_terminal(seed, garanti::PROVIDER_CODE, &keys)? else {
+        return Ok(sample);
+    };
+    let or = |key, default: &str| a.credentials.get(key).unwrap_or(default).to_owned();
+    Ok(garanti::sim::SimCredentials {
+        terminal_id: required(a, k::TERMINAL_ID)?.to_owned(),
+        merchant_id: required(a, k::MERCHANT_ID)?.to_owned(),
+        prov_user_id: or(k::PROV_USER_ID, "PROVAUT"),
+        prov_password: required(a, k::PROV_PASSWORD)?.to_owned(),
+        refund_user_id: or(k::REFUND_USER_ID, "PROVRFN"),
+        refund_password: required(a, k::REFUND_PASSWORD)?.to_owned(),
+        // The sample Bonus card (`TEST_BONUS_CARD`): 12.35 TL Bonus, 5.00 TL FirmBonus.
+        reward_cards: sample.reward_cards,
     })
+}
+
+/// Posnet: one terminal (mid, tid); the reference's test terminal without a seed account.
+fn posnet_terminal(seed: &Seed) -> Result<posnet::sim::SimCredentials, String> {
+    use posnet::keys as k;
+    Ok(
+        match one_terminal(seed, posnet::PROVIDER_CODE, &[k::MID, k::TID])? {
+            None => posnet::sim::SimCredentials::default(),
+            Some(a) => posnet::sim::SimCredentials {
+                mid: required(a, k::MID)?.to_owned(),
+                tid: required(a, k::TID)?.to_owned(),
+            },
+        },
+    )
 }
 
 /// Starts the simulators with the seed accounts' credentials and stores every seeded
@@ -178,176 +304,63 @@ pub(crate) async fn start(
     timeout: Duration,
 ) -> Result<BankSims, String> {
     let mut sims = Vec::new();
-
-    // Nestpay: one store (client) per account; MAXIPUANSORGU allowed where the account's
-    // secret says `pointsInquiry: maxipuan`.
-    {
-        use paygate_bank_nestpay::{sim, API_PATH, PROVIDER_CODE};
-        let mut creds = sim::SimCredentials::default();
-        for a in protocol_accounts(seed, PROVIDER_CODE) {
-            let points = a
-                .credentials
-                .get("pointsInquiry")
-                .is_some_and(|v| v.trim().eq_ignore_ascii_case("maxipuan"));
-            creds = creds.with(
-                required(a, "clientId")?,
-                required(a, "name")?,
-                required(a, "password")?,
-                points,
-            );
-        }
-        sims.push(started(
-            PROVIDER_CODE,
-            "Nestpay (EST v3 CC5Request XML)",
-            API_PATH,
-            sim::start(creds).await,
-        )?);
-    }
-
-    // Garanti GVPS: one terminal with its PROVAUT and PROVRFN users.
-    {
-        use paygate_bank_garanti::{keys as k, sim, PROVIDER_CODE};
-        let sample = sim::SimCredentials::garanti_test();
-        let creds = match one_terminal(
-            seed,
-            PROVIDER_CODE,
-            &[
-                k::TERMINAL_ID,
-                k::MERCHANT_ID,
-                k::PROV_USER_ID,
-                k::PROV_PASSWORD,
-                k::REFUND_USER_ID,
-                k::REFUND_PASSWORD,
-            ],
-        )? {
-            None => sample,
-            Some(a) => sim::SimCredentials {
-                terminal_id: required(a, k::TERMINAL_ID)?.to_owned(),
-                merchant_id: required(a, k::MERCHANT_ID)?.to_owned(),
-                prov_user_id: a
-                    .credentials
-                    .get(k::PROV_USER_ID)
-                    .unwrap_or("PROVAUT")
-                    .to_owned(),
-                prov_password: required(a, k::PROV_PASSWORD)?.to_owned(),
-                refund_user_id: a
-                    .credentials
-                    .get(k::REFUND_USER_ID)
-                    .unwrap_or("PROVRFN")
-                    .to_owned(),
-                refund_password: required(a, k::REFUND_PASSWORD)?.to_owned(),
-                // The sample Bonus card (`TEST_BONUS_CARD`): 12.35 TL Bonus, 5.00 TL FirmBonus.
-                reward_cards: sample.reward_cards,
-            },
+    for local in &LOCAL {
+        let started = match local.code {
+            // One store (client) per account; MAXIPUANSORGU where `pointsInquiry: maxipuan`.
+            nestpay::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["clientId", "name", "password"],
+                    |c: nestpay::sim::SimCredentials, v, a| {
+                        c.with(v[0], v[1], v[2], points_inquiry(a, "maxipuan"))
+                    },
+                )?;
+                nestpay::sim::start(creds).await
+            }
+            garanti::PROVIDER_CODE => garanti::sim::start(garanti_terminal(seed)?).await,
+            posnet::PROVIDER_CODE => posnet::sim::try_start(posnet_terminal(seed)?).await,
+            // One merchant (merchantId, password, terminalNo) per account.
+            payflex::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["merchantId", "password", "terminalNo"],
+                    |c: payflex::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2]),
+                )?;
+                payflex::sim::start(creds).await
+            }
+            // One shop per account; BonusInquiry where `pointsInquiry: bonus`.
+            interpos::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["shopCode", "userCode", "userPass"],
+                    |c: interpos::sim::SimCredentials, v, a| {
+                        c.with(v[0], v[1], v[2], points_inquiry(a, "bonus"))
+                    },
+                )?;
+                interpos::sim::start(creds).await
+            }
+            // One user per account (MbrId, MerchantId, UserCode, UserPass).
+            payfor::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["mbrId", "merchantId", "userCode", "userPass"],
+                    |c: payfor::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2], v[3]),
+                )?;
+                payfor::sim::start(creds).await
+            }
+            // One terminal per account (its secret key checks the auth-hash).
+            akbankpos::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["merchantSafeId", "terminalSafeId", "secretKey"],
+                    |c: akbankpos::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2]),
+                )?;
+                akbankpos::sim::start(creds).await
+            }
+            other => return Err(format!("no local simulator for `{other}`")),
         };
-        sims.push(started(
-            PROVIDER_CODE,
-            "Garanti BBVA GVPS (GVPSRequest XML)",
-            "/VPServlet",
-            sim::start(creds).await,
-        )?);
+        sims.push(local.started(started)?);
     }
-
-    // Posnet: one terminal (mid, tid).
-    {
-        use paygate_bank_posnet::{keys as k, sim, wire::SERVICE_PATH, PROVIDER_CODE};
-        let creds = match one_terminal(seed, PROVIDER_CODE, &[k::MID, k::TID])? {
-            None => sim::SimCredentials::default(),
-            Some(a) => sim::SimCredentials {
-                mid: required(a, k::MID)?.to_owned(),
-                tid: required(a, k::TID)?.to_owned(),
-            },
-        };
-        sims.push(started(
-            PROVIDER_CODE,
-            "Yapı Kredi Posnet (posnetRequest XML)",
-            SERVICE_PATH,
-            sim::try_start(creds).await,
-        )?);
-    }
-
-    // PayFlex (VakıfBank): one merchant (merchantId, password, terminalNo) per account.
-    {
-        use paygate_bank_payflex::{sim, PROVIDER_CODE, VPOS_PATH};
-        let mut creds = sim::SimCredentials::default();
-        for a in protocol_accounts(seed, PROVIDER_CODE) {
-            creds = creds.with(
-                required(a, "merchantId")?,
-                required(a, "password")?,
-                required(a, "terminalNo")?,
-            );
-        }
-        sims.push(started(
-            PROVIDER_CODE,
-            "VakıfBank PayFlex V4 (prmstr XML + search)",
-            VPOS_PATH,
-            sim::start(creds).await,
-        )?);
-    }
-
-    // InterVPOS (Denizbank): one shop per account; BonusInquiry where `pointsInquiry: bonus`.
-    {
-        use paygate_bank_interpos::{sim, API_PATH, PROVIDER_CODE};
-        let mut creds = sim::SimCredentials::default();
-        for a in protocol_accounts(seed, PROVIDER_CODE) {
-            let bonus = a
-                .credentials
-                .get("pointsInquiry")
-                .is_some_and(|v| v.trim().eq_ignore_ascii_case("bonus"));
-            creds = creds.with(
-                required(a, "shopCode")?,
-                required(a, "userCode")?,
-                required(a, "userPass")?,
-                bonus,
-            );
-        }
-        sims.push(started(
-            PROVIDER_CODE,
-            "Denizbank InterVPOS (form, key=value;;)",
-            API_PATH,
-            sim::start(creds).await,
-        )?);
-    }
-
-    // PayFor (QNB Finansbank): one user per account (MbrId, MerchantId, UserCode, UserPass).
-    {
-        use paygate_bank_payfor::{sim, API_PATH, PROVIDER_CODE};
-        let mut creds = sim::SimCredentials::default();
-        for a in protocol_accounts(seed, PROVIDER_CODE) {
-            creds = creds.with(
-                required(a, "mbrId")?,
-                required(a, "merchantId")?,
-                required(a, "userCode")?,
-                required(a, "userPass")?,
-            );
-        }
-        sims.push(started(
-            PROVIDER_CODE,
-            "QNB Finansbank PayFor (PayforRequest XML)",
-            API_PATH,
-            sim::start(creds).await,
-        )?);
-    }
-
-    // Akbank's new POS: one terminal per account (its secret key checks the auth-hash).
-    {
-        use paygate_bank_akbankpos::{sim, API_PATH, PROVIDER_CODE};
-        let mut creds = sim::SimCredentials::default();
-        for a in protocol_accounts(seed, PROVIDER_CODE) {
-            creds = creds.with(
-                required(a, "merchantSafeId")?,
-                required(a, "terminalSafeId")?,
-                required(a, "secretKey")?,
-            );
-        }
-        sims.push(started(
-            PROVIDER_CODE,
-            "Akbank POS (JSON, HMAC-SHA512 auth-hash)",
-            API_PATH,
-            sim::start(creds).await,
-        )?);
-    }
-
     let sims = BankSims {
         sims,
         secret_prefix: secret_prefix.to_owned(),
@@ -495,106 +508,4 @@ pub(crate) fn banner_lines(server: &DevServer, seed: &Seed) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn seed(accounts: serde_json::Value) -> Seed {
-        serde_json::from_value(serde_json::json!({
-            "merchants": [{ "id": "mch_a", "apiKeys": [], "accounts": accounts }]
-        }))
-        .unwrap()
-    }
-
-    fn account(id: &str, provider: &str, credentials: serde_json::Value) -> serde_json::Value {
-        serde_json::json!({
-            "id": id, "providerCode": provider, "bankCode": "0062", "bankName": "B",
-            "supported": ["capture"], "credentials": credentials, "mode": "test"
-        })
-    }
-
-    #[test]
-    fn seed_credentials_debug_shows_keys_only() {
-        let s = seed(serde_json::json!([account(
-            "acc_a",
-            "nestpay",
-            serde_json::json!({"clientId": "1", "password": "s3cr3t"})
-        )]));
-        let shown = format!("{s:?}");
-        assert!(
-            shown.contains("password") && !shown.contains("s3cr3t"),
-            "{shown}"
-        );
-    }
-
-    #[test]
-    fn a_one_terminal_simulator_refuses_two_terminals() {
-        let s = seed(serde_json::json!([
-            account(
-                "acc_a",
-                "posnet",
-                serde_json::json!({"mid": "1", "tid": "2"})
-            ),
-            account(
-                "acc_b",
-                "posnet",
-                serde_json::json!({"mid": "1", "tid": "3"})
-            ),
-            account(
-                "acc_c",
-                "posnet",
-                serde_json::json!({"endpointUrl": "https://bank.example/x", "mid": "9"})
-            ),
-        ]));
-        let err = one_terminal(&s, "posnet", &["mid", "tid"]).unwrap_err();
-        assert!(
-            err.contains("acc_a") && err.contains("acc_b") && err.contains("tid"),
-            "{err}"
-        );
-        let s = seed(serde_json::json!([
-            account(
-                "acc_a",
-                "posnet",
-                serde_json::json!({"mid": "1", "tid": "2"})
-            ),
-            account(
-                "acc_c",
-                "posnet",
-                serde_json::json!({"endpointUrl": "https://bank.example/x", "mid": "9"})
-            ),
-        ]));
-        // an account pointed elsewhere does not use the simulator
-        let first = one_terminal(&s, "posnet", &["mid", "tid"])
-            .unwrap()
-            .unwrap();
-        assert_eq!(first.id.as_str(), "acc_a");
-    }
-
-    #[test]
-    fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
-        let s = Seed::from_file(&crate::default_seed_path()).unwrap();
-        let needs: [(&str, &[&str]); 7] = [
-            ("nestpay", &["clientId", "name", "password"]),
-            ("payfor", &["mbrId", "merchantId", "userCode", "userPass"]),
-            (
-                "akbankpos",
-                &["merchantSafeId", "terminalSafeId", "secretKey"],
-            ),
-            (
-                "garanti",
-                &["terminalId", "merchantId", "provPassword", "refundPassword"],
-            ),
-            ("posnet", &["mid", "tid"]),
-            ("payflex", &["merchantId", "password", "terminalNo"]),
-            ("interpos", &["shopCode", "userCode", "userPass"]),
-        ];
-        for (provider, keys) in needs {
-            let accounts: Vec<_> = protocol_accounts(&s, provider).collect();
-            assert!(!accounts.is_empty(), "the seed has no {provider} account");
-            for a in accounts {
-                for key in keys {
-                    assert!(required(a, key).is_ok(), "{} lacks {key}", a.id);
-                }
-            }
-        }
-    }
-}
+mod tests;

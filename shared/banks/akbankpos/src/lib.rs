@@ -29,7 +29,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use paygate_bankkit::{
-    protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, StepRetry, Wire,
+    holds_live_sale, protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, StepRetry,
+    Wire,
 };
 use paygate_domain::{
     account::{Operation, OperationSet},
@@ -93,22 +94,6 @@ impl AkbankPos {
                 status: e.status(),
                 captured_preauth: false,
             },
-        }
-    }
-
-    async fn void(
-        &self,
-        s: &Session<'_, Self>,
-        op: &BankOperation,
-        before: &BankStatus,
-    ) -> BankOutcome {
-        match s.operate(Op::Cancel(op)).await {
-            BankOutcome::Declined { code, message, .. } => BankOutcome::Declined {
-                code,
-                message,
-                after_cutoff: before.found && before.state == BankState::Approved,
-            },
-            other => other,
         }
     }
 }
@@ -200,7 +185,9 @@ impl Protocol for AkbankPos {
                 ),
             };
         }
-        let first = self.void(s, op, &before.status).await;
+        let first = s
+            .void_checking_cut(op, |_| true, async { holds_live_sale(&before.status) })
+            .await;
         if !before.captured_preauth
             || before.status.state != BankState::Approved
             || !matches!(first, BankOutcome::Approved { .. })

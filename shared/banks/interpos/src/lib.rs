@@ -25,13 +25,13 @@ pub mod sim;
 use async_trait::async_trait;
 use paygate_bankkit::{protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, Wire};
 use paygate_domain::{
-    bank::{BankOutcome, BankStatus, PointsBalance, PointsResult},
+    bank::{BankOutcome, BankStatus, PointsResult},
     ports::BankOperation,
 };
 
 pub use config::{ShopCredentials, API_PATH};
 use request::{CardFields, Request};
-use response::{Reply, Verdict};
+use response::Reply;
 
 /// The provider code accounts refer to.
 pub const PROVIDER_CODE: &str = "interpos";
@@ -80,10 +80,7 @@ impl Protocol for InterPos {
                     ));
                 }
                 let card = CardFields::from_card(card).ok_or_else(|| {
-                    Refusal::new(
-                        "invalid_card",
-                        "the card's expiry is not a valid month and year",
-                    )
+                    Refusal::new("invalid_card", paygate_bankkit::card::INVALID_EXPIRY)
                 })?;
                 Request::Bonus { card, currency }
             }
@@ -121,30 +118,14 @@ impl Protocol for InterPos {
     /// A refused `Void` of an order whose sale is past the end-of-day cut (`TxnStatus S`)
     /// is the cut's refusal: refund instead.
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        match s.operate(Op::Cancel(op)).await {
-            BankOutcome::Declined {
-                code,
-                message,
-                after_cutoff,
-            } => {
-                let past = after_cutoff
-                    || match s
-                        .call(&Request::Status {
-                            order_id: &op.order_id,
-                        })
-                        .await
-                    {
-                        Ok(reply) => status::past_end_of_day(&reply),
-                        Err(_) => false,
-                    };
-                BankOutcome::Declined {
-                    code,
-                    message,
-                    after_cutoff: past,
-                }
+        let order_id = &op.order_id;
+        s.void_checking_cut(op, |_| true, async {
+            match s.call(&Request::Status { order_id }).await {
+                Ok(reply) => status::past_end_of_day(&reply),
+                Err(_) => false,
             }
-            other => other,
-        }
+        })
+        .await
     }
 
     /// The simulator's admin route: `POST <endpoint host>/_sim/orders` with the shop code.
@@ -158,27 +139,11 @@ impl Protocol for InterPos {
 
 /// Maps a `BonusInquiry` answer: the card's usable Bonus (`AvailableBonus`, comma decimals).
 fn points_of(reply: &Reply) -> PointsResult {
-    match response::classify(reply) {
-        Verdict::Approved => match response::parse_amount(reply.get("AvailableBonus")) {
-            Some(minor) => PointsResult::Ok {
-                balances: vec![PointsBalance {
-                    name: "Bonus".to_owned(),
-                    value: paygate_bankkit::amount::to_decimal(minor),
-                    amount_minor: minor,
-                }],
-            },
-            None => PointsResult::Error {
-                code: "malformed".to_owned(),
-                message: "approved answer without an AvailableBonus balance".to_owned(),
-            },
-        },
-        Verdict::Declined => PointsResult::Declined {
-            code: reply.bank_code(),
-            message: reply.message(),
-        },
-        Verdict::Error | Verdict::Unknown => PointsResult::Error {
-            code: reply.bank_code(),
-            message: reply.message(),
-        },
-    }
+    response::classify(reply).points(
+        response::parse_amount(reply.get("AvailableBonus")),
+        "Bonus",
+        "an AvailableBonus balance",
+        reply.bank_code(),
+        reply.message(),
+    )
 }

@@ -8,7 +8,7 @@
 //! 4217 numeric; `Expiry` is `MMYY`.
 
 use paygate_bankkit::{amount, form::Form};
-use paygate_domain::{CardDetails, Currency};
+use paygate_domain::Currency;
 
 use crate::config::ShopCredentials;
 
@@ -19,39 +19,8 @@ pub const NON_SECURE: &str = "NonSecure";
 /// `Lang`.
 pub const LANG: &str = "TR";
 
-/// Card fields as the API wants them. `Debug` hides them.
-#[derive(Clone, PartialEq, Eq)]
-pub struct CardFields {
-    pub pan: String,
-    /// `MMYY`.
-    pub expiry: String,
-    pub cvv2: String,
-}
-
-impl CardFields {
-    /// `None` when the expiry is not a month and a year.
-    pub fn from_card(card: &CardDetails) -> Option<Self> {
-        let month: u8 = card.exp_month.trim().parse().ok()?;
-        let year = card.exp_year.trim();
-        if !(1..=12).contains(&month)
-            || !matches!(year.len(), 2 | 4)
-            || !year.bytes().all(|b| b.is_ascii_digit())
-        {
-            return None;
-        }
-        Some(Self {
-            pan: card.number.chars().filter(|c| !c.is_whitespace()).collect(),
-            expiry: format!("{month:02}{}", &year[year.len() - 2..]),
-            cvv2: card.cvv.trim().to_owned(),
-        })
-    }
-}
-
-impl std::fmt::Debug for CardFields {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CardFields(***)")
-    }
-}
+/// Card fields as the API wants them (the expiry `MMYY`). `Debug` hides them.
+pub use paygate_bankkit::CardFields;
 
 /// One request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,9 +69,9 @@ pub fn form(c: &ShopCredentials, req: &Request<'_>) -> Form {
             .field("SecureType", NON_SECURE)
             .field("Lang", LANG)
             .field("Currency", currency.numeric())
-            .field("Pan", &card.pan)
-            .field("Expiry", &card.expiry)
-            .field("Cvv2", &card.cvv2);
+            .field("Pan", &card.number)
+            .field("Expiry", card.expiry_mmyy())
+            .field("Cvv2", &card.cvv);
     }
     let f = Form::new()
         .field("UserCode", &c.user_code)

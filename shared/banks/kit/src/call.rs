@@ -1,7 +1,10 @@
 //! What every protocol adapter's call can end in, and what an answer counts as: the common
 //! part of the adapter skeleton (request builder, send, response reader, status reader).
 
-use paygate_domain::{BankOutcome, BankStatus};
+use paygate_domain::{
+    bank::{PointsBalance, PointsResult},
+    BankOutcome, BankStatus,
+};
 
 use crate::TransportError;
 
@@ -91,6 +94,39 @@ pub enum Verdict {
     Unknown,
 }
 
+impl Verdict {
+    /// What the answer to a points inquiry reporting one balance says: approved with the
+    /// balance (in minor units, shown as `name`), approved without a readable one
+    /// (`malformed`: "approved answer without `missing`"), declined, or an error (`code` and
+    /// `message` are the bank's).
+    pub fn points(
+        self,
+        balance: Option<i64>,
+        name: &str,
+        missing: &str,
+        code: String,
+        message: String,
+    ) -> PointsResult {
+        match self {
+            Verdict::Approved => match balance {
+                Some(minor) => PointsResult::Ok {
+                    balances: vec![PointsBalance {
+                        name: name.to_owned(),
+                        value: crate::amount::to_decimal(minor),
+                        amount_minor: minor,
+                    }],
+                },
+                None => PointsResult::Error {
+                    code: "malformed".to_owned(),
+                    message: format!("approved answer without {missing}"),
+                },
+            },
+            Verdict::Declined => PointsResult::Declined { code, message },
+            Verdict::Error | Verdict::Unknown => PointsResult::Error { code, message },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +154,45 @@ mod tests {
         }
         assert!(matches!(config.outcome(), BankOutcome::Error { code, .. } if code == "config"));
         assert!(matches!(malformed.outcome(), BankOutcome::Unknown { .. }));
+    }
+
+    #[test]
+    fn a_points_answer_reads_one_balance_or_says_why_not() {
+        let points = |v: Verdict, balance| {
+            v.points(balance, "Bonus", "an X balance", "51".into(), "no".into())
+        };
+        assert_eq!(
+            points(Verdict::Approved, Some(1235)),
+            PointsResult::Ok {
+                balances: vec![PointsBalance {
+                    name: "Bonus".into(),
+                    value: "12.35".into(),
+                    amount_minor: 1235,
+                }]
+            }
+        );
+        assert_eq!(
+            points(Verdict::Approved, None),
+            PointsResult::Error {
+                code: "malformed".into(),
+                message: "approved answer without an X balance".into()
+            }
+        );
+        assert_eq!(
+            points(Verdict::Declined, Some(1)),
+            PointsResult::Declined {
+                code: "51".into(),
+                message: "no".into()
+            }
+        );
+        for v in [Verdict::Error, Verdict::Unknown] {
+            assert_eq!(
+                points(v, Some(1)),
+                PointsResult::Error {
+                    code: "51".into(),
+                    message: "no".into()
+                }
+            );
+        }
     }
 }

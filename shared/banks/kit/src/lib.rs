@@ -5,7 +5,11 @@
 //! a second step once a first one moved money, and (feature `sim`) the toolkit the bank
 //! simulators are built from, including the deterministic money-request fault plan
 //! (`sim::faults`: scripted or seeded time-outs before/after applying, dropped connections,
-//! technical errors, late bookings; counters; per-order ledger via `SimState::ledger`).
+//! technical errors, late bookings; counters; per-order ledger via `SimState::ledger`) and
+//! the surface every simulator shares (`sim::admin`: start, `/_sim/…` admin routes, fault
+//! counters). Shared protocol facts: [`CardFields`] (card fields of an inquiry),
+//! [`Session::void_checking_cut`] (a refused void past the end-of-day cut) and
+//! [`Verdict::points`] (a one-balance points answer).
 //!
 //! A protocol lives in its own crate under `shared/banks/<name>/`, every one the same shape: it
 //! implements [`Protocol`] (see [`protocol`] for the files of the folder) and the kit's
@@ -14,6 +18,8 @@
 
 pub mod amount;
 pub mod call;
+pub mod cancel;
+pub mod card;
 pub mod credentials;
 pub mod encoding;
 pub mod form;
@@ -26,6 +32,8 @@ pub mod xml;
 pub mod sim;
 
 pub use call::{CallError, Verdict};
+pub use cancel::holds_live_sale;
+pub use card::CardFields;
 pub use credentials::{account_config, AccountCredentials, CredentialStore, MemoryCredentials};
 pub use protocol::{Adapter, Op, Protocol, Refusal, Session, TestOrderRoute, Wire};
 pub use retry::{Recheck, StepRetry};

@@ -21,12 +21,14 @@ use paygate_domain::{
     Currency,
 };
 
+pub mod admin;
 pub mod faults;
 mod serve;
 
+pub use admin::{admin_routes, host, Clients, FaultsBody, Host};
 pub use faults::{Fault, FaultCounts, FaultOdds, FaultPlan};
 use serve::touch;
-pub use serve::{serve_money, track_touched};
+pub use serve::{serve_counted, serve_money, track_touched};
 
 /// One operation the bank performed on an order.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -27,9 +27,11 @@ pub mod status;
 pub mod sim;
 
 use async_trait::async_trait;
-use paygate_bankkit::{protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, Wire};
+use paygate_bankkit::{
+    holds_live_sale, protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, Wire,
+};
 use paygate_domain::{
-    bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult},
+    bank::{BankOutcome, BankStatus, CardDetails, PointsResult},
     ports::BankOperation,
     Currency,
 };
@@ -37,7 +39,7 @@ use paygate_domain::{
 pub use config::ApiCredentials;
 use config::PointsInquiry;
 use request::{CardFields, Request};
-use response::{Reply, Verdict};
+use response::Reply;
 use status::StatusAnswer;
 
 /// The provider code accounts refer to.
@@ -128,17 +130,10 @@ impl Protocol for Nestpay {
     /// Nestpay answers a void after the end-of-day cut like any ineligible void; when the
     /// order still holds a live, unrefunded sale, the cut is why (refund instead).
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        match s.operate(Op::Cancel(op)).await {
-            BankOutcome::Declined { code, message, .. } if code == NO_ELIGIBLE_SALE => {
-                let st = self.query(s, &op.order_id).await;
-                BankOutcome::Declined {
-                    code,
-                    message,
-                    after_cutoff: st.found && st.state == BankState::Approved,
-                }
-            }
-            other => other,
-        }
+        s.void_checking_cut(op, |code| code == NO_ELIGIBLE_SALE, async {
+            holds_live_sale(&self.query(s, &op.order_id).await)
+        })
+        .await
     }
 
     /// `ORDERSTATUS`, then `ORDERHISTORY` for sold or refunded orders.
@@ -174,11 +169,9 @@ impl Protocol for Nestpay {
             )
             .points();
         };
-        let Some(fields) = CardFields::from_card(card) else {
-            return PointsResult::Declined {
-                code: "invalid_card".to_owned(),
-                message: "the card's expiry is not a valid month and year".to_owned(),
-            };
+        let fields = match CardFields::for_points(card) {
+            Ok(fields) => fields,
+            Err(invalid) => return invalid,
         };
         s.inquire(&Request::MaxiPuan {
             card: &fields,
@@ -198,27 +191,11 @@ impl Protocol for Nestpay {
 
 /// Maps a `MAXIPUANSORGU` answer.
 fn points_of(reply: &Reply) -> PointsResult {
-    match response::classify(reply) {
-        Verdict::Approved => match response::maxipuan_minor(reply) {
-            Some(minor) => PointsResult::Ok {
-                balances: vec![PointsBalance {
-                    name: "Maximum".to_owned(),
-                    value: paygate_bankkit::amount::to_decimal(minor),
-                    amount_minor: minor,
-                }],
-            },
-            None => PointsResult::Error {
-                code: "malformed".to_owned(),
-                message: "approved answer without a MAXIPUAN balance".to_owned(),
-            },
-        },
-        Verdict::Declined => PointsResult::Declined {
-            code: reply.bank_code(),
-            message: reply.message(),
-        },
-        Verdict::Error | Verdict::Unknown => PointsResult::Error {
-            code: reply.bank_code(),
-            message: reply.message(),
-        },
-    }
+    response::classify(reply).points(
+        response::maxipuan_minor(reply),
+        "Maximum",
+        "a MAXIPUAN balance",
+        reply.bank_code(),
+        reply.message(),
+    )
 }

@@ -7,7 +7,7 @@
 //! Nestpay's API requests carry no hash: the plain credentials authenticate them.
 
 use paygate_bankkit::{amount, encoding, xml::XmlBuilder};
-use paygate_domain::{CardDetails, Currency};
+use paygate_domain::Currency;
 
 use crate::config::ApiCredentials;
 
@@ -16,39 +16,8 @@ pub const CONTENT_TYPE: &str = "text/xml; charset=ISO-8859-9";
 /// The charset every document declares.
 pub const ENCODING: &str = "ISO-8859-9";
 
-/// Card fields as the API wants them.
-#[derive(Clone, PartialEq, Eq)]
-pub struct CardFields {
-    pub number: String,
-    /// `MM/YY`.
-    pub expires: String,
-    pub cvv: String,
-}
-
-impl CardFields {
-    /// Formats a card for the API; `None` when the expiry is not a month and a year.
-    pub fn from_card(card: &CardDetails) -> Option<Self> {
-        let month: u8 = card.exp_month.trim().parse().ok()?;
-        let year = card.exp_year.trim();
-        if !(1..=12).contains(&month)
-            || !matches!(year.len(), 2 | 4)
-            || !year.bytes().all(|b| b.is_ascii_digit())
-        {
-            return None;
-        }
-        Some(Self {
-            number: card.number.chars().filter(|c| !c.is_whitespace()).collect(),
-            expires: format!("{month:02}/{}", &year[year.len() - 2..]),
-            cvv: card.cvv.trim().to_owned(),
-        })
-    }
-}
-
-impl std::fmt::Debug for CardFields {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CardFields(***)")
-    }
-}
+/// Card fields as the API wants them (the expiry `MM/YY`). `Debug` hides them.
+pub use paygate_bankkit::CardFields;
 
 /// One API request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,7 +89,7 @@ pub fn to_xml(creds: &ApiCredentials, req: &Request<'_>) -> String {
             .leaf("ORDERHISTORY", "QUERY"),
         Request::MaxiPuan { card, currency } => doc
             .leaf("Number", &card.number)
-            .leaf("Expires", &card.expires)
+            .leaf("Expires", &card.expiry_mm_yy())
             .leaf("Cvv2Val", &card.cvv)
             .leaf("Currency", currency.numeric())
             .open("Extra")
@@ -132,42 +101,4 @@ pub fn to_xml(creds: &ApiCredentials, req: &Request<'_>) -> String {
 /// The request body: the document in ISO-8859-9.
 pub fn encode(creds: &ApiCredentials, req: &Request<'_>) -> Vec<u8> {
     encoding::encode(&to_xml(creds, req))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn card(month: &str, year: &str) -> CardDetails {
-        CardDetails {
-            number: "5406 6755 2911 3814".into(),
-            exp_month: month.into(),
-            exp_year: year.into(),
-            cvv: "000".into(),
-            holder: "x".into(),
-        }
-    }
-
-    #[test]
-    fn card_fields() {
-        let c = CardFields::from_card(&card("3", "2030")).unwrap();
-        assert_eq!(
-            (c.number.as_str(), c.expires.as_str()),
-            ("5406675529113814", "03/30")
-        );
-        assert_eq!(
-            CardFields::from_card(&card("12", "30")).unwrap().expires,
-            "12/30"
-        );
-        for (m, y) in [
-            ("13", "2030"),
-            ("0", "30"),
-            ("1", "203"),
-            ("x", "30"),
-            ("1", "20a0"),
-        ] {
-            assert!(CardFields::from_card(&card(m, y)).is_none(), "{m}/{y}");
-        }
-        assert!(!format!("{c:?}").contains("5406"));
-    }
 }

@@ -29,10 +29,10 @@ use async_trait::async_trait;
 use std::time::Instant;
 
 use paygate_bankkit::{
-    protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, StepRetry, Verdict, Wire,
+    protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, StepRetry, Wire,
 };
 use paygate_domain::{
-    bank::{BankOutcome, BankStatus, CardDetails, PointsBalance, PointsResult},
+    bank::{BankOutcome, BankStatus, CardDetails, PointsResult},
     ports::BankOperation,
     Currency,
 };
@@ -167,14 +167,7 @@ impl Protocol for PayFor {
         };
         let live_sale = line.as_ref().is_some_and(status::live_unrefunded_sale);
         let captured = line.as_ref().is_some_and(status::captured_preauth);
-        let first = match s.operate(Op::Cancel(op)).await {
-            BankOutcome::Declined { code, message, .. } => BankOutcome::Declined {
-                code,
-                message,
-                after_cutoff: live_sale,
-            },
-            other => other,
-        };
+        let first = s.void_checking_cut(op, |_| true, async { live_sale }).await;
         if !captured || !matches!(first, BankOutcome::Approved { .. }) {
             return first;
         }
@@ -223,11 +216,9 @@ impl Protocol for PayFor {
         card: &CardDetails,
         _currency: Currency,
     ) -> PointsResult {
-        let Some(fields) = CardFields::from_card(card) else {
-            return PointsResult::Declined {
-                code: "invalid_card".to_owned(),
-                message: "the card's expiry is not a valid month and year".to_owned(),
-            };
+        let fields = match CardFields::for_points(card) {
+            Ok(fields) => fields,
+            Err(invalid) => return invalid,
         };
         match s.call(&Request::ParaPuan { card: &fields }).await {
             Ok(reply) => points_of(&reply),
@@ -250,27 +241,11 @@ impl Protocol for PayFor {
 /// Maps a `ParaPuanInquiry` answer.
 fn points_of(reply: &Reply) -> PointsResult {
     let f = &reply.fields;
-    match response::classify(f.code()) {
-        Verdict::Approved => match response::parapuan_minor(f) {
-            Some(minor) => PointsResult::Ok {
-                balances: vec![PointsBalance {
-                    name: "ParaPuan".to_owned(),
-                    value: paygate_bankkit::amount::to_decimal(minor),
-                    amount_minor: minor,
-                }],
-            },
-            None => PointsResult::Error {
-                code: "malformed".to_owned(),
-                message: "approved answer without an AvailablePoint balance".to_owned(),
-            },
-        },
-        Verdict::Declined => PointsResult::Declined {
-            code: f.bank_code(),
-            message: f.message(),
-        },
-        Verdict::Error | Verdict::Unknown => PointsResult::Error {
-            code: f.bank_code(),
-            message: f.message(),
-        },
-    }
+    response::classify(f.code()).points(
+        response::parapuan_minor(f),
+        "ParaPuan",
+        "an AvailablePoint balance",
+        f.bank_code(),
+        f.message(),
+    )
 }

@@ -5,7 +5,7 @@
 //! numeric (`949`); card expiry `MMYY`. PayFor's API requests carry no hash ([`crate::hash`]).
 
 use paygate_bankkit::{amount, xml::XmlBuilder};
-use paygate_domain::{CardDetails, Currency};
+use paygate_domain::Currency;
 
 use crate::config::ApiCredentials;
 
@@ -14,39 +14,8 @@ pub const CONTENT_TYPE: &str = "text/xml; charset=UTF-8";
 /// The language of the bank's messages.
 pub const LANG: &str = "tr";
 
-/// Card fields as the API wants them.
-#[derive(Clone, PartialEq, Eq)]
-pub struct CardFields {
-    pub pan: String,
-    /// `MMYY`.
-    pub expiry: String,
-    pub cvv2: String,
-}
-
-impl CardFields {
-    /// Formats a card for the API; `None` when the expiry is not a month and a year.
-    pub fn from_card(card: &CardDetails) -> Option<Self> {
-        let month: u8 = card.exp_month.trim().parse().ok()?;
-        let year = card.exp_year.trim();
-        if !(1..=12).contains(&month)
-            || !matches!(year.len(), 2 | 4)
-            || !year.bytes().all(|b| b.is_ascii_digit())
-        {
-            return None;
-        }
-        Some(Self {
-            pan: card.number.chars().filter(|c| !c.is_whitespace()).collect(),
-            expiry: format!("{month:02}{}", &year[year.len() - 2..]),
-            cvv2: card.cvv.trim().to_owned(),
-        })
-    }
-}
-
-impl std::fmt::Debug for CardFields {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CardFields(***)")
-    }
-}
+/// Card fields as the API wants them (the expiry `MMYY`). `Debug` hides them.
+pub use paygate_bankkit::CardFields;
 
 /// One API request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,9 +116,9 @@ pub fn to_xml(creds: &ApiCredentials, req: &Request<'_>) -> String {
         Request::ParaPuan { card } => doc
             .leaf("SecureType", "Inquiry")
             .leaf("TxnType", "ParaPuanInquiry")
-            .leaf("Pan", &card.pan)
-            .leaf("Expiry", &card.expiry)
-            .leaf("Cvv2", &card.cvv2),
+            .leaf("Pan", &card.number)
+            .leaf("Expiry", &card.expiry_mmyy())
+            .leaf("Cvv2", &card.cvv),
     };
     doc.finish()
 }
@@ -157,36 +126,4 @@ pub fn to_xml(creds: &ApiCredentials, req: &Request<'_>) -> String {
 /// The request body: the document in UTF-8.
 pub fn encode(creds: &ApiCredentials, req: &Request<'_>) -> Vec<u8> {
     to_xml(creds, req).into_bytes()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn card(month: &str, year: &str) -> CardDetails {
-        CardDetails {
-            number: "4155 6501 0041 6111".into(),
-            exp_month: month.into(),
-            exp_year: year.into(),
-            cvv: "123".into(),
-            holder: "x".into(),
-        }
-    }
-
-    #[test]
-    fn card_fields() {
-        let c = CardFields::from_card(&card("1", "2025")).unwrap();
-        assert_eq!(
-            (c.pan.as_str(), c.expiry.as_str()),
-            ("4155650100416111", "0125")
-        );
-        assert_eq!(
-            CardFields::from_card(&card("12", "30")).unwrap().expiry,
-            "1230"
-        );
-        for (m, y) in [("13", "2030"), ("0", "30"), ("1", "203"), ("x", "30")] {
-            assert!(CardFields::from_card(&card(m, y)).is_none(), "{m}/{y}");
-        }
-        assert!(!format!("{c:?}").contains("4155"));
-    }
 }

@@ -18,7 +18,7 @@
 mod rules;
 mod wire;
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use axum::{
     body::Bytes,
@@ -26,13 +26,9 @@ use axum::{
     http::{header, HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     routing::post,
-    Json, Router,
+    Router,
 };
-use paygate_bankkit::sim::{
-    dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState,
-};
-use paygate_domain::ports::TestOrder;
-use serde::Deserialize;
+use paygate_bankkit::sim::{self, SimServer, SimState};
 
 pub use wire::{read_request, WireError};
 
@@ -85,9 +81,7 @@ pub(crate) struct AkbankSim {
 /// Starts the simulator on a free loopback port. Accounts use `<server.url><API_PATH>` as
 /// their `endpointUrl`.
 pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, Arc<SimState>)> {
-    let state = SimState::new(false);
-    let server = SimServer::start(router(state.clone(), credentials)).await?;
-    Ok((server, state))
+    sim::host(false, |state| router(state, credentials)).await
 }
 
 /// The simulator's routes over `state`.
@@ -96,14 +90,24 @@ pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
         state,
         terminals: credentials.terminals,
     });
-    let mut router = Router::new().route(&format!("{API_PATH}{PROCESS_PATH}"), post(api));
-    for prefix in ["", API_PATH] {
-        router = router
-            .route(&format!("{prefix}/_sim/orders"), post(admin_order))
-            .route(&format!("{prefix}/_sim/end-of-day"), post(admin_end_of_day))
-            .route(&format!("{prefix}/_sim/faults"), post(admin_faults));
+    let router = Router::new().route(&format!("{API_PATH}{PROCESS_PATH}"), post(api));
+    sim::admin_routes(router, &["", API_PATH]).with_state(sim)
+}
+
+impl sim::Host for AkbankSim {
+    fn sim_state(&self) -> &SimState {
+        &self.state
     }
-    router.with_state(sim)
+}
+
+impl sim::Clients for AkbankSim {
+    const CLIENT_FIELD: &'static str = "terminalSafeId";
+
+    fn knows(&self, terminal: &str) -> bool {
+        self.terminals
+            .iter()
+            .any(|t| t.terminal_safe_id == terminal)
+    }
 }
 
 fn json(status: StatusCode, body: String) -> Response {
@@ -123,14 +127,7 @@ fn technical() -> Response {
 }
 
 async fn api(State(sim): State<Arc<AkbankSim>>, headers: HeaderMap, body: Bytes) -> Response {
-    let (latency, fault) = sim.state.take_fault();
-    if fault == Some(FaultKind::DropBefore) {
-        tokio::time::sleep(latency).await;
-        return dropped_connection();
-    }
-    let response = if fault == Some(FaultKind::TechnicalError) {
-        technical()
-    } else {
+    sim::serve_counted(sim.state.take_fault(), technical, async {
         let given = headers
             .get(crate::hash::HEADER)
             .and_then(|v| v.to_str().ok());
@@ -144,15 +141,10 @@ async fn api(State(sim): State<Arc<AkbankSim>>, headers: HeaderMap, body: Bytes)
                 let terminal_id = t.terminal_safe_id.clone();
                 match code.as_str() {
                     txn::POST_AUTH | txn::VOID | txn::REFUND => {
-                        let response = serve_money(&sim.state, technical, || {
+                        sim::serve_money(&sim.state, technical, || {
                             json(StatusCode::OK, rules::handle(&sim, &terminal_id, &req))
                         })
-                        .await;
-                        tokio::time::sleep(latency).await;
-                        if fault == Some(FaultKind::DropAfter) {
-                            return dropped_connection();
-                        }
-                        return response;
+                        .await
                     }
                     txn::ORDER_HISTORY => {
                         json(StatusCode::OK, rules::handle(&sim, &terminal_id, &req))
@@ -161,69 +153,6 @@ async fn api(State(sim): State<Arc<AkbankSim>>, headers: HeaderMap, body: Bytes)
                 }
             }
         }
-    };
-    tokio::time::sleep(latency).await;
-    if fault == Some(FaultKind::DropAfter) {
-        return dropped_connection();
-    }
-    response
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AdminOrder {
-    terminal_safe_id: String,
-    #[serde(flatten)]
-    order: TestOrder,
-}
-
-async fn admin_order(State(sim): State<Arc<AkbankSim>>, Json(body): Json<AdminOrder>) -> Response {
-    if !sim
-        .terminals
-        .iter()
-        .any(|t| t.terminal_safe_id == body.terminal_safe_id)
-    {
-        return (StatusCode::NOT_FOUND, "unknown terminalSafeId").into_response();
-    }
-    let o = &body.order;
-    let registered = sim.state.book().register(
-        &body.terminal_safe_id,
-        &o.order_id,
-        o.amount,
-        o.currency,
-        o.state,
-        o.settled,
-    );
-    match registered {
-        Ok(()) => StatusCode::CREATED.into_response(),
-        Err(Refusal::Duplicate) => (StatusCode::CONFLICT, "duplicate order id").into_response(),
-        Err(r) => (StatusCode::BAD_REQUEST, format!("{r:?}")).into_response(),
-    }
-}
-
-async fn admin_end_of_day(State(sim): State<Arc<AkbankSim>>) -> StatusCode {
-    sim.state.book().end_of_day();
-    StatusCode::OK
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-struct FaultsBody {
-    latency_ms: u64,
-    technical_errors: u32,
-    drop_after_processing: u32,
-    drop_before_processing: u32,
-}
-
-async fn admin_faults(
-    State(sim): State<Arc<AkbankSim>>,
-    Json(body): Json<FaultsBody>,
-) -> StatusCode {
-    *sim.state.faults() = Faults {
-        latency: Duration::from_millis(body.latency_ms),
-        technical_errors: body.technical_errors,
-        drop_after_processing: body.drop_after_processing,
-        drop_before_processing: body.drop_before_processing,
-    };
-    StatusCode::OK
+    })
+    .await
 }

@@ -10,7 +10,7 @@
 //!   terminal.
 //! - `POST /_sim/end-of-day` — advance the bank past its end-of-day cut.
 //! - `POST /_sim/faults` — [`FaultsBody`] JSON: latency, technical errors, dropped
-//!   connections.
+//!   connections (the kit's, as every simulator).
 //! - `POST /_sim/rewards` — [`RewardCard`] JSON: set a card's points balances.
 
 mod rules;
@@ -19,7 +19,6 @@ mod wire;
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
-    time::Duration,
 };
 
 use axum::{
@@ -31,11 +30,13 @@ use axum::{
     Json, Router,
 };
 use paygate_bankkit::{
-    sim::{dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState},
+    sim::{self, dropped_connection, serve_money, FaultKind, Refusal, SimServer, SimState},
     AccountCredentials,
 };
 use paygate_domain::ports::TestOrder;
 use serde::{Deserialize, Serialize};
+
+pub use paygate_bankkit::sim::FaultsBody;
 
 /// The body of the simulator's `POST /_sim/orders`: the order and the terminal it is for (what
 /// the adapter's test-order route sends: the order with `terminalId` and `merchantId`).
@@ -170,24 +171,9 @@ impl Sim {
     }
 }
 
-/// Fault settings for `POST /_sim/faults` (each field optional, default 0).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct FaultsBody {
-    pub latency_ms: u64,
-    pub technical_errors: u32,
-    pub drop_after_processing: u32,
-    pub drop_before_processing: u32,
-}
-
-impl From<FaultsBody> for Faults {
-    fn from(b: FaultsBody) -> Self {
-        Faults {
-            latency: Duration::from_millis(b.latency_ms),
-            technical_errors: b.technical_errors,
-            drop_after_processing: b.drop_after_processing,
-            drop_before_processing: b.drop_before_processing,
-        }
+impl sim::Host for Sim {
+    fn sim_state(&self) -> &SimState {
+        &self.state
     }
 }
 
@@ -206,17 +192,15 @@ pub fn router(creds: SimCredentials, state: Arc<SimState>) -> Router {
     Router::new()
         .route("/VPServlet", post(servlet))
         .route("/_sim/orders", post(register_order))
-        .route("/_sim/end-of-day", post(end_of_day))
-        .route("/_sim/faults", post(set_faults))
+        .route("/_sim/end-of-day", post(sim::admin::end_of_day::<Sim>))
+        .route("/_sim/faults", post(sim::admin::set_faults::<Sim>))
         .route("/_sim/rewards", post(set_rewards))
         .with_state(sim)
 }
 
 /// A new simulated bank (empty book, no faults) served on a free loopback port.
 pub async fn start(creds: SimCredentials) -> std::io::Result<(SimServer, Arc<SimState>)> {
-    let state = SimState::new(false);
-    let server = SimServer::start(router(creds, state.clone())).await?;
-    Ok((server, state))
+    sim::host(false, |state| router(creds, state)).await
 }
 
 fn xml_response(body: Vec<u8>) -> Response {
@@ -274,16 +258,6 @@ async fn register_order(
         Err(Refusal::Duplicate) => (StatusCode::CONFLICT, "order id already used".into()),
         Err(r) => (StatusCode::BAD_REQUEST, format!("{r:?}")),
     }
-}
-
-async fn end_of_day(State(sim): State<Arc<Sim>>) -> StatusCode {
-    sim.state.book().end_of_day();
-    StatusCode::OK
-}
-
-async fn set_faults(State(sim): State<Arc<Sim>>, Json(body): Json<FaultsBody>) -> StatusCode {
-    *sim.state.faults() = body.into();
-    StatusCode::OK
 }
 
 async fn set_rewards(State(sim): State<Arc<Sim>>, Json(card): Json<RewardCard>) -> StatusCode {

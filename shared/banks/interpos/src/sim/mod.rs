@@ -6,7 +6,7 @@
 //!
 //! Admin routes (test helper, local stack), at the root:
 //! - `POST /_sim/orders` — `{"shopCode", "orderId", "amount", "currency", "state",
-//!   "settled"}` (a [`TestOrder`] plus the shop code); `409` for a duplicate order id.
+//!   "settled"}` (a [`TestOrder`](paygate_domain::ports::TestOrder) plus the shop code); `409` for a duplicate order id.
 //! - `POST /_sim/end-of-day` — moves the bank past its end-of-day cut.
 //! - `POST /_sim/faults` — `{"latencyMs", "technicalErrors", "dropAfterProcessing",
 //!   "dropBeforeProcessing"}` (every request).
@@ -17,22 +17,20 @@
 
 mod rules;
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use axum::{
     body::Bytes,
     extract::State,
-    http::{header, HeaderMap, StatusCode},
+    http::{header, HeaderMap},
     response::{IntoResponse, Response},
     routing::post,
-    Json, Router,
+    Router,
 };
 use paygate_bankkit::{
     form::{parse_form, write_pairs},
-    sim::{dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState},
+    sim::{self, SimServer, SimState},
 };
-use paygate_domain::ports::TestOrder;
-use serde::Deserialize;
 
 pub use rules::{bonus_of, status_answer, BONUS_BINS};
 
@@ -92,9 +90,7 @@ pub struct InterPosSim {
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>` + [`API_PATH`]
 /// as their `endpointUrl`.
 pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, Arc<SimState>)> {
-    let state = SimState::new(true);
-    let server = SimServer::start(router(state.clone(), credentials)).await?;
-    Ok((server, state))
+    sim::host(true, |state| router(state, credentials)).await
 }
 
 /// The simulator's routes over `state`.
@@ -103,12 +99,22 @@ pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
         state,
         shops: credentials.shops,
     });
-    Router::new()
-        .route(API_PATH, post(api))
-        .route("/_sim/orders", post(admin_order))
-        .route("/_sim/end-of-day", post(admin_end_of_day))
-        .route("/_sim/faults", post(admin_faults))
-        .with_state(sim)
+    let router = Router::new().route(API_PATH, post(api));
+    sim::admin_routes(router, &[""]).with_state(sim)
+}
+
+impl sim::Host for InterPosSim {
+    fn sim_state(&self) -> &SimState {
+        &self.state
+    }
+}
+
+impl sim::Clients for InterPosSim {
+    const CLIENT_FIELD: &'static str = "shopCode";
+
+    fn knows(&self, shop: &str) -> bool {
+        self.shops.iter().any(|m| m.shop_code == shop)
+    }
 }
 
 fn answer(pairs: &rules::Answer) -> Response {
@@ -117,115 +123,41 @@ fn answer(pairs: &rules::Answer) -> Response {
 }
 
 async fn api(State(sim): State<Arc<InterPosSim>>, headers: HeaderMap, body: Bytes) -> Response {
-    let (latency, fault) = sim.state.take_fault();
-    if fault == Some(FaultKind::DropBefore) {
-        tokio::time::sleep(latency).await;
-        return dropped_connection();
-    }
     let technical = || answer(&rules::refused("", rules::TECHNICAL));
-    let is_form = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|c| c.split(';').next())
-        .is_some_and(|m| {
-            m.trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        });
-    let form = if is_form {
-        parse_form(&body).ok()
-    } else {
-        None
-    };
-    let response = match (fault, form) {
-        (Some(FaultKind::TechnicalError), _) => technical(),
-        (_, None) => {
-            tracing::debug!("interpos sim refused an unreadable request");
-            technical()
-        }
-        (_, Some(f)) => {
-            let v = |k: &str| f.get(k).unwrap_or("").trim().to_owned();
-            let shop = sim.shops.iter().find(|s| {
-                s.shop_code == v("ShopCode")
-                    && s.user_code == v("UserCode")
-                    && s.user_pass == v("UserPass")
+    sim::serve_counted(sim.state.take_fault(), technical, async {
+        let is_form = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|c| c.split(';').next())
+            .is_some_and(|m| {
+                m.trim()
+                    .eq_ignore_ascii_case("application/x-www-form-urlencoded")
             });
-            match shop {
-                None => answer(&rules::refused(&v("orgOrderId"), rules::BAD_USER)),
-                Some(shop) => {
-                    if matches!(v("TxnType").as_str(), "PostAuth" | "Void" | "Refund") {
-                        serve_money(&sim.state, technical, || {
-                            answer(&rules::handle(&sim, shop, &f))
-                        })
-                        .await
-                    } else {
-                        answer(&rules::handle(&sim, shop, &f))
-                    }
-                }
+        let form = if is_form {
+            parse_form(&body).ok()
+        } else {
+            None
+        };
+        let Some(f) = form else {
+            tracing::debug!("interpos sim refused an unreadable request");
+            return technical();
+        };
+        let v = |k: &str| f.get(k).unwrap_or("").trim().to_owned();
+        let shop = sim.shops.iter().find(|s| {
+            s.shop_code == v("ShopCode")
+                && s.user_code == v("UserCode")
+                && s.user_pass == v("UserPass")
+        });
+        match shop {
+            None => answer(&rules::refused(&v("orgOrderId"), rules::BAD_USER)),
+            Some(shop) if matches!(v("TxnType").as_str(), "PostAuth" | "Void" | "Refund") => {
+                sim::serve_money(&sim.state, technical, || {
+                    answer(&rules::handle(&sim, shop, &f))
+                })
+                .await
             }
+            Some(shop) => answer(&rules::handle(&sim, shop, &f)),
         }
-    };
-    // Latency after processing: a client that gives up leaves the operation applied.
-    tokio::time::sleep(latency).await;
-    if fault == Some(FaultKind::DropAfter) {
-        return dropped_connection();
-    }
-    response
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AdminOrder {
-    shop_code: String,
-    #[serde(flatten)]
-    order: TestOrder,
-}
-
-async fn admin_order(
-    State(sim): State<Arc<InterPosSim>>,
-    Json(body): Json<AdminOrder>,
-) -> Response {
-    if !sim.shops.iter().any(|m| m.shop_code == body.shop_code) {
-        return (StatusCode::NOT_FOUND, "unknown shopCode").into_response();
-    }
-    let o = &body.order;
-    let registered = sim.state.book().register(
-        &body.shop_code,
-        &o.order_id,
-        o.amount,
-        o.currency,
-        o.state,
-        o.settled,
-    );
-    match registered {
-        Ok(()) => StatusCode::CREATED.into_response(),
-        Err(Refusal::Duplicate) => (StatusCode::CONFLICT, "duplicate order id").into_response(),
-        Err(r) => (StatusCode::BAD_REQUEST, format!("{r:?}")).into_response(),
-    }
-}
-
-async fn admin_end_of_day(State(sim): State<Arc<InterPosSim>>) -> StatusCode {
-    sim.state.book().end_of_day();
-    StatusCode::OK
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-struct FaultsBody {
-    latency_ms: u64,
-    technical_errors: u32,
-    drop_after_processing: u32,
-    drop_before_processing: u32,
-}
-
-async fn admin_faults(
-    State(sim): State<Arc<InterPosSim>>,
-    Json(body): Json<FaultsBody>,
-) -> StatusCode {
-    *sim.state.faults() = Faults {
-        latency: Duration::from_millis(body.latency_ms),
-        technical_errors: body.technical_errors,
-        drop_after_processing: body.drop_after_processing,
-        drop_before_processing: body.drop_before_processing,
-    };
-    StatusCode::OK
+    })
+    .await
 }

@@ -1,11 +1,12 @@
-//! Serving one money request under the [`FaultPlan`](super::FaultPlan), and finding out which
-//! order it touched (for late bookings).
+//! Serving one request under the counters of [`Faults`](super::Faults) ([`serve_counted`]),
+//! one money request under the [`FaultPlan`](super::FaultPlan) ([`serve_money`]), and
+//! finding out which order it touched (for late bookings).
 
-use std::cell::RefCell;
+use std::{cell::RefCell, future::Future, time::Duration};
 
 use axum::response::Response;
 
-use super::{dropped_connection, Fault, SimState};
+use super::{dropped_connection, Fault, FaultKind, SimState};
 
 thread_local! {
     /// The order the book last changed on this thread (see [`track_touched`]).
@@ -65,4 +66,32 @@ pub async fn serve_money(
         }
         _ => answer,
     }
+}
+
+/// Serves one request of a simulator's API under the fault counters drawn for it
+/// (`drawn`, usually [`SimState::take_fault`]): a dropped-before request waits the latency
+/// and breaks the connection (nothing processed); a technical error answers `technical()`
+/// (nothing processed); otherwise `process` runs. The latency is served *after* processing
+/// (a client that gives up leaves the operation applied, as at a real bank), then a
+/// dropped-after request loses its answer.
+pub async fn serve_counted(
+    drawn: (Duration, Option<FaultKind>),
+    technical: impl FnOnce() -> Response,
+    process: impl Future<Output = Response>,
+) -> Response {
+    let (latency, fault) = drawn;
+    if fault == Some(FaultKind::DropBefore) {
+        tokio::time::sleep(latency).await;
+        return dropped_connection();
+    }
+    let response = if fault == Some(FaultKind::TechnicalError) {
+        technical()
+    } else {
+        process.await
+    };
+    tokio::time::sleep(latency).await;
+    if fault == Some(FaultKind::DropAfter) {
+        return dropped_connection();
+    }
+    response
 }

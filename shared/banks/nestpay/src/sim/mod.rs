@@ -8,7 +8,7 @@
 //!
 //! Admin routes (test helper, local stack), at the root and under `/fim/api`:
 //! - `POST /_sim/orders` — `{"clientId", "orderId", "amount", "currency", "state", "settled"}`
-//!   (a [`TestOrder`] plus the client id); `409` for a duplicate order id.
+//!   (a [`TestOrder`](paygate_domain::ports::TestOrder) plus the client id); `409` for a duplicate order id.
 //! - `POST /_sim/end-of-day` — moves the bank past its end-of-day cut.
 //! - `POST /_sim/faults` — `{"latencyMs", "technicalErrors", "dropAfterProcessing",
 //!   "dropBeforeProcessing"}`.
@@ -23,22 +23,17 @@ mod wire;
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
-    time::Duration,
 };
 
 use axum::{
     body::Bytes,
     extract::State,
-    http::{header, HeaderMap, StatusCode},
+    http::{header, HeaderMap},
     response::{IntoResponse, Response},
     routing::post,
-    Json, Router,
+    Router,
 };
-use paygate_bankkit::sim::{
-    dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState,
-};
-use paygate_domain::ports::TestOrder;
-use serde::Deserialize;
+use paygate_bankkit::sim::{self, SimServer, SimState};
 
 pub use rules::{maxipuan_of, MAXIMUM_BINS};
 pub use wire::{read_request, Answer, WireError};
@@ -175,9 +170,7 @@ impl Nestpay {
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>/fim/api` as
 /// their `endpointUrl`.
 pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, Arc<SimState>)> {
-    let state = SimState::new(true);
-    let server = SimServer::start(router(state.clone(), credentials)).await?;
-    Ok((server, state))
+    sim::host(true, |state| router(state, credentials)).await
 }
 
 /// The simulator's routes over `state` (for hosting it in another server).
@@ -188,14 +181,23 @@ pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
         failed: Mutex::new(HashMap::new()),
         seq: Mutex::new(0),
     });
-    let mut router = Router::new().route(API_PATH, post(api));
-    for prefix in ["", API_PATH] {
-        router = router
-            .route(&format!("{prefix}/_sim/orders"), post(admin_order))
-            .route(&format!("{prefix}/_sim/end-of-day"), post(admin_end_of_day))
-            .route(&format!("{prefix}/_sim/faults"), post(admin_faults));
+    let router = Router::new().route(API_PATH, post(api));
+    sim::admin_routes(router, &["", API_PATH]).with_state(sim)
+}
+
+impl sim::Host for Nestpay {
+    fn sim_state(&self) -> &SimState {
+        &self.state
     }
-    router.with_state(sim)
+}
+
+impl sim::Clients for Nestpay {
+    const CLIENT_FIELD: &'static str = "clientId";
+    const DUPLICATE: &'static str = "CORE-2507 Order has already successful transaction.";
+
+    fn knows(&self, client: &str) -> bool {
+        self.clients.iter().any(|c| c.client_id == client)
+    }
 }
 
 fn xml_response(answer: &Answer) -> Response {
@@ -207,36 +209,25 @@ fn xml_response(answer: &Answer) -> Response {
 }
 
 async fn api(State(sim): State<Arc<Nestpay>>, headers: HeaderMap, body: Bytes) -> Response {
-    let (latency, fault) = sim.state.take_fault();
-    if fault == Some(FaultKind::DropBefore) {
-        tokio::time::sleep(latency).await;
-        return dropped_connection();
-    }
-    let day = sim.state.book().today();
-    let answer = if fault == Some(FaultKind::TechnicalError) {
-        technical_error(&sim, day)
-    } else {
+    let technical = || xml_response(&technical_error(&sim, sim.state.book().today()));
+    sim::serve_counted(sim.state.take_fault(), technical, async {
         let content_type = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok());
         match wire::read_request(content_type, &body) {
-            Ok(req) => {
+            Ok(req)
                 if matches!(
                     req.text_at(&["Type"]).map(str::trim),
                     Some("PostAuth" | "Void" | "Credit")
-                ) {
-                    // A money request: the fault plan decides what happens to it.
-                    let technical = || xml_response(&technical_error(&sim, day));
-                    let response = serve_money(&sim.state, technical, || {
-                        xml_response(&rules::handle(&sim, &req))
-                    })
-                    .await;
-                    tokio::time::sleep(latency).await;
-                    if fault == Some(FaultKind::DropAfter) {
-                        return dropped_connection();
-                    }
-                    return response;
-                }
+                ) =>
+            {
+                // A money request: the fault plan decides what happens to it.
+                sim::serve_money(&sim.state, technical, || {
+                    xml_response(&rules::handle(&sim, &req))
+                })
+                .await
+            }
+            Ok(req) => {
                 let answer = rules::handle(&sim, &req);
                 tracing::debug!(
                     client_id = req.text_at(&["ClientId"]).unwrap_or(""),
@@ -244,74 +235,21 @@ async fn api(State(sim): State<Arc<Nestpay>>, headers: HeaderMap, body: Bytes) -
                     code = answer.proc_return_code.as_str(),
                     "nestpay sim request"
                 );
-                answer
+                xml_response(&answer)
             }
             Err(WireError(why)) => {
                 tracing::debug!(error = %why, "nestpay sim refused an unreadable request");
-                system_error(
+                let day = sim.state.book().today();
+                xml_response(&system_error(
                     &sim,
                     day,
                     "CORE-2014",
                     "Invalid request detected. Please, control the request xml.",
-                )
+                ))
             }
         }
-    };
-    // Latency after processing: a client that gives up leaves the operation applied.
-    tokio::time::sleep(latency).await;
-    if fault == Some(FaultKind::DropAfter) {
-        return dropped_connection();
-    }
-    xml_response(&answer)
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AdminOrder {
-    client_id: String,
-    #[serde(flatten)]
-    order: TestOrder,
-}
-
-async fn admin_order(State(sim): State<Arc<Nestpay>>, Json(body): Json<AdminOrder>) -> Response {
-    if !sim.clients.iter().any(|c| c.client_id == body.client_id) {
-        return (StatusCode::NOT_FOUND, "unknown clientId").into_response();
-    }
-    let o = &body.order;
-    let registered = sim.state.book().register_test_order(&body.client_id, o);
-    match registered {
-        Ok(()) => StatusCode::CREATED.into_response(),
-        Err(Refusal::Duplicate) => (
-            StatusCode::CONFLICT,
-            "CORE-2507 Order has already successful transaction.",
-        )
-            .into_response(),
-        Err(r) => (StatusCode::BAD_REQUEST, format!("{r:?}")).into_response(),
-    }
-}
-
-async fn admin_end_of_day(State(sim): State<Arc<Nestpay>>) -> StatusCode {
-    sim.state.book().end_of_day();
-    StatusCode::OK
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-struct FaultsBody {
-    latency_ms: u64,
-    technical_errors: u32,
-    drop_after_processing: u32,
-    drop_before_processing: u32,
-}
-
-async fn admin_faults(State(sim): State<Arc<Nestpay>>, Json(body): Json<FaultsBody>) -> StatusCode {
-    *sim.state.faults() = Faults {
-        latency: Duration::from_millis(body.latency_ms),
-        technical_errors: body.technical_errors,
-        drop_after_processing: body.drop_after_processing,
-        drop_before_processing: body.drop_before_processing,
-    };
-    StatusCode::OK
+    })
+    .await
 }
 
 /// Nestpay's answer to a request it could not process (a technical error, fault plan).

@@ -8,7 +8,7 @@
 //!
 //! Admin routes (test helper, local stack), at the root:
 //! - `POST /_sim/orders` — `{"merchantId", "orderId", "amount", "currency", "state",
-//!   "settled"}` (a [`TestOrder`] plus the merchant id); `409` for a duplicate order id.
+//!   "settled"}` (a [`TestOrder`](paygate_domain::ports::TestOrder) plus the merchant id); `409` for a duplicate order id.
 //! - `POST /_sim/end-of-day` — moves the bank past its end-of-day cut.
 //! - `POST /_sim/faults` — `{"latencyMs", "technicalErrors", "dropAfterProcessing",
 //!   "dropBeforeProcessing"}`: these counters apply to the **VPOS endpoint only**; the search
@@ -22,21 +22,17 @@
 mod rules;
 mod wire;
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use axum::{
     body::Bytes,
     extract::State,
-    http::{header, HeaderMap, StatusCode},
+    http::{header, HeaderMap},
     response::{IntoResponse, Response},
     routing::post,
-    Json, Router,
+    Router,
 };
-use paygate_bankkit::sim::{
-    dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState,
-};
-use paygate_domain::ports::TestOrder;
-use serde::Deserialize;
+use paygate_bankkit::sim::{self, SimServer, SimState};
 
 pub use rules::parse_amount;
 pub use wire::{order_lines, rrn_of, transaction_id, VposAnswer, WireError};
@@ -95,9 +91,7 @@ impl PayFlexSim {
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>` +
 /// [`VPOS_PATH`] as their `endpointUrl` (the search URL is derived).
 pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, Arc<SimState>)> {
-    let state = SimState::new(false);
-    let server = SimServer::start(router(state.clone(), credentials)).await?;
-    Ok((server, state))
+    sim::host(false, |state| router(state, credentials)).await
 }
 
 /// The simulator's routes over `state`.
@@ -106,13 +100,24 @@ pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
         state,
         merchants: credentials.merchants,
     });
-    Router::new()
+    let router = Router::new()
         .route(VPOS_PATH, post(vpos))
-        .route(SEARCH_PATH, post(search))
-        .route("/_sim/orders", post(admin_order))
-        .route("/_sim/end-of-day", post(admin_end_of_day))
-        .route("/_sim/faults", post(admin_faults))
-        .with_state(sim)
+        .route(SEARCH_PATH, post(search));
+    sim::admin_routes(router, &[""]).with_state(sim)
+}
+
+impl sim::Host for PayFlexSim {
+    fn sim_state(&self) -> &SimState {
+        &self.state
+    }
+}
+
+impl sim::Clients for PayFlexSim {
+    const CLIENT_FIELD: &'static str = "merchantId";
+
+    fn knows(&self, merchant: &str) -> bool {
+        self.merchants.iter().any(|m| m.merchant_id == merchant)
+    }
 }
 
 fn xml_response(body: Vec<u8>) -> Response {
@@ -126,16 +131,9 @@ fn content_type(headers: &HeaderMap) -> Option<&str> {
 }
 
 async fn vpos(State(sim): State<Arc<PayFlexSim>>, headers: HeaderMap, body: Bytes) -> Response {
-    let (latency, fault) = sim.state.take_fault();
-    if fault == Some(FaultKind::DropBefore) {
-        tokio::time::sleep(latency).await;
-        return dropped_connection();
-    }
     let technical =
         || xml_response(VposAnswer::refused(rules::TECHNICAL.0, rules::TECHNICAL.1).to_bytes());
-    let response = if fault == Some(FaultKind::TechnicalError) {
-        technical()
-    } else {
+    sim::serve_counted(sim.state.take_fault(), technical, async {
         match wire::read_request(content_type(&headers), &body, "VposRequest") {
             Err(WireError(why)) => {
                 tracing::debug!(error = %why, "payflex sim refused an unreadable request");
@@ -148,7 +146,7 @@ async fn vpos(State(sim): State<Arc<PayFlexSim>>, headers: HeaderMap, body: Byte
                 Ok(merchant) => {
                     let kind = req.text_at(&["TransactionType"]).unwrap_or("").trim();
                     if matches!(kind, "Capture" | "Cancel" | "Refund") {
-                        serve_money(&sim.state, technical, || {
+                        sim::serve_money(&sim.state, technical, || {
                             xml_response(rules::handle(&sim, merchant, &req).to_bytes())
                         })
                         .await
@@ -158,13 +156,8 @@ async fn vpos(State(sim): State<Arc<PayFlexSim>>, headers: HeaderMap, body: Byte
                 }
             },
         }
-    };
-    // Latency after processing: a client that gives up leaves the operation applied.
-    tokio::time::sleep(latency).await;
-    if fault == Some(FaultKind::DropAfter) {
-        return dropped_connection();
-    }
-    response
+    })
+    .await
 }
 
 async fn search(State(sim): State<Arc<PayFlexSim>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -208,63 +201,4 @@ async fn search(State(sim): State<Arc<PayFlexSim>>, headers: HeaderMap, body: By
         Some(o) => ok(&order_lines(&merchant.merchant_id, &o)),
         None => ok(&[]),
     }
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AdminOrder {
-    merchant_id: String,
-    #[serde(flatten)]
-    order: TestOrder,
-}
-
-async fn admin_order(State(sim): State<Arc<PayFlexSim>>, Json(body): Json<AdminOrder>) -> Response {
-    if !sim
-        .merchants
-        .iter()
-        .any(|m| m.merchant_id == body.merchant_id)
-    {
-        return (StatusCode::NOT_FOUND, "unknown merchantId").into_response();
-    }
-    let o = &body.order;
-    let registered = sim.state.book().register(
-        &body.merchant_id,
-        &o.order_id,
-        o.amount,
-        o.currency,
-        o.state,
-        o.settled,
-    );
-    match registered {
-        Ok(()) => StatusCode::CREATED.into_response(),
-        Err(Refusal::Duplicate) => (StatusCode::CONFLICT, "duplicate order id").into_response(),
-        Err(r) => (StatusCode::BAD_REQUEST, format!("{r:?}")).into_response(),
-    }
-}
-
-async fn admin_end_of_day(State(sim): State<Arc<PayFlexSim>>) -> StatusCode {
-    sim.state.book().end_of_day();
-    StatusCode::OK
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-struct FaultsBody {
-    latency_ms: u64,
-    technical_errors: u32,
-    drop_after_processing: u32,
-    drop_before_processing: u32,
-}
-
-async fn admin_faults(
-    State(sim): State<Arc<PayFlexSim>>,
-    Json(body): Json<FaultsBody>,
-) -> StatusCode {
-    *sim.state.faults() = Faults {
-        latency: Duration::from_millis(body.latency_ms),
-        technical_errors: body.technical_errors,
-        drop_after_processing: body.drop_after_processing,
-        drop_before_processing: body.drop_before_processing,
-    };
-    StatusCode::OK
 }

@@ -8,7 +8,7 @@
 //!
 //! Admin routes (test helper, local stack), at the root and under `/Gateway/XMLGate.aspx`:
 //! - `POST /_sim/orders` — `{"merchantId", "orderId", "amount", "currency", "state",
-//!   "settled"}` (a [`TestOrder`] plus the merchant id); `409` for a duplicate order id.
+//!   "settled"}` (a [`TestOrder`](paygate_domain::ports::TestOrder) plus the merchant id); `409` for a duplicate order id.
 //! - `POST /_sim/end-of-day` — moves the bank past its end-of-day cut.
 //! - `POST /_sim/faults` — `{"latencyMs", "technicalErrors", "dropAfterProcessing",
 //!   "dropBeforeProcessing"}`.
@@ -23,22 +23,17 @@ mod wire;
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
-    time::Duration,
 };
 
 use axum::{
     body::Bytes,
     extract::State,
-    http::{header, StatusCode},
+    http::header,
     response::{IntoResponse, Response},
     routing::post,
-    Json, Router,
+    Router,
 };
-use paygate_bankkit::sim::{
-    dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState,
-};
-use paygate_domain::ports::TestOrder;
-use serde::Deserialize;
+use paygate_bankkit::sim::{self, SimServer, SimState};
 
 pub use rules::{parapuan_of, PARAPUAN_BINS};
 pub use wire::{read_request, Answer, WireError};
@@ -150,9 +145,7 @@ impl PayFor {
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>/Gateway/
 /// XMLGate.aspx` as their `endpointUrl`.
 pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, Arc<SimState>)> {
-    let state = SimState::new(true);
-    let server = SimServer::start(router(state.clone(), credentials)).await?;
-    Ok((server, state))
+    sim::host(true, |state| router(state, credentials)).await
 }
 
 /// The simulator's routes over `state` (for hosting it in another server).
@@ -162,14 +155,22 @@ pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
         clients: credentials.clients,
         failed: Mutex::new(HashMap::new()),
     });
-    let mut router = Router::new().route(API_PATH, post(api));
-    for prefix in ["", API_PATH] {
-        router = router
-            .route(&format!("{prefix}/_sim/orders"), post(admin_order))
-            .route(&format!("{prefix}/_sim/end-of-day"), post(admin_end_of_day))
-            .route(&format!("{prefix}/_sim/faults"), post(admin_faults));
+    let router = Router::new().route(API_PATH, post(api));
+    sim::admin_routes(router, &["", API_PATH]).with_state(sim)
+}
+
+impl sim::Host for PayFor {
+    fn sim_state(&self) -> &SimState {
+        &self.state
     }
-    router.with_state(sim)
+}
+
+impl sim::Clients for PayFor {
+    const CLIENT_FIELD: &'static str = "merchantId";
+
+    fn knows(&self, merchant: &str) -> bool {
+        self.clients.iter().any(|c| c.merchant_id == merchant)
+    }
 }
 
 fn xml_response(answer: &Answer) -> Response {
@@ -186,35 +187,23 @@ fn technical_error() -> Answer {
 }
 
 async fn api(State(sim): State<Arc<PayFor>>, body: Bytes) -> Response {
-    let (latency, fault) = sim.state.take_fault();
-    if fault == Some(FaultKind::DropBefore) {
-        tokio::time::sleep(latency).await;
-        return dropped_connection();
-    }
-    let answer = if fault == Some(FaultKind::TechnicalError) {
-        technical_error()
-    } else {
+    let technical = || xml_response(&technical_error());
+    sim::serve_counted(sim.state.take_fault(), technical, async {
         match wire::read_request(&body) {
-            Ok(req) => {
-                let money = req.text_at(&["SecureType"]).map(str::trim) == Some("NonSecure")
+            Ok(req)
+                if req.text_at(&["SecureType"]).map(str::trim) == Some("NonSecure")
                     && matches!(
                         req.text_at(&["TxnType"]).map(str::trim),
                         Some("PostAuth" | "Void" | "Refund")
-                    );
-                if money {
-                    // A money request: the fault plan decides what happens to it.
-                    let response = serve_money(
-                        &sim.state,
-                        || xml_response(&technical_error()),
-                        || xml_response(&rules::handle(&sim, &req)),
-                    )
-                    .await;
-                    tokio::time::sleep(latency).await;
-                    if fault == Some(FaultKind::DropAfter) {
-                        return dropped_connection();
-                    }
-                    return response;
-                }
+                    ) =>
+            {
+                // A money request: the fault plan decides what happens to it.
+                sim::serve_money(&sim.state, technical, || {
+                    xml_response(&rules::handle(&sim, &req))
+                })
+                .await
+            }
+            Ok(req) => {
                 let answer = rules::handle(&sim, &req);
                 tracing::debug!(
                     merchant_id = req.text_at(&["MerchantId"]).unwrap_or(""),
@@ -222,73 +211,13 @@ async fn api(State(sim): State<Arc<PayFor>>, body: Bytes) -> Response {
                     code = answer.code(),
                     "payfor sim request"
                 );
-                answer
+                xml_response(&answer)
             }
             Err(WireError(why)) => {
                 tracing::debug!(error = %why, "payfor sim refused an unreadable request");
-                Answer::money("M002", "Geçersiz istek.", "", "", "")
+                xml_response(&Answer::money("M002", "Geçersiz istek.", "", "", ""))
             }
         }
-    };
-    tokio::time::sleep(latency).await;
-    if fault == Some(FaultKind::DropAfter) {
-        return dropped_connection();
-    }
-    xml_response(&answer)
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AdminOrder {
-    merchant_id: String,
-    #[serde(flatten)]
-    order: TestOrder,
-}
-
-async fn admin_order(State(sim): State<Arc<PayFor>>, Json(body): Json<AdminOrder>) -> Response {
-    if !sim
-        .clients
-        .iter()
-        .any(|c| c.merchant_id == body.merchant_id)
-    {
-        return (StatusCode::NOT_FOUND, "unknown merchantId").into_response();
-    }
-    let o = &body.order;
-    let registered = sim.state.book().register(
-        &body.merchant_id,
-        &o.order_id,
-        o.amount,
-        o.currency,
-        o.state,
-        o.settled,
-    );
-    match registered {
-        Ok(()) => StatusCode::CREATED.into_response(),
-        Err(Refusal::Duplicate) => (StatusCode::CONFLICT, "duplicate order id").into_response(),
-        Err(r) => (StatusCode::BAD_REQUEST, format!("{r:?}")).into_response(),
-    }
-}
-
-async fn admin_end_of_day(State(sim): State<Arc<PayFor>>) -> StatusCode {
-    sim.state.book().end_of_day();
-    StatusCode::OK
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-struct FaultsBody {
-    latency_ms: u64,
-    technical_errors: u32,
-    drop_after_processing: u32,
-    drop_before_processing: u32,
-}
-
-async fn admin_faults(State(sim): State<Arc<PayFor>>, Json(body): Json<FaultsBody>) -> StatusCode {
-    *sim.state.faults() = Faults {
-        latency: Duration::from_millis(body.latency_ms),
-        technical_errors: body.technical_errors,
-        drop_after_processing: body.drop_after_processing,
-        drop_before_processing: body.drop_before_processing,
-    };
-    StatusCode::OK
+    })
+    .await
 }

@@ -29,9 +29,7 @@ use axum::{
     routing::post,
     Json, Router,
 };
-use paygate_bankkit::sim::{
-    dropped_connection, serve_money, FaultKind, Faults, Refusal, SimServer, SimState,
-};
+use paygate_bankkit::sim::{self, FaultKind, Faults, Refusal, SimServer, SimState};
 use paygate_domain::ports::TestOrder;
 use serde::Deserialize;
 use serde_json::json;
@@ -129,30 +127,20 @@ fn xml_response(bytes: Vec<u8>) -> Response {
 }
 
 async fn service(State(sim): State<Sim>, headers: HeaderMap, body: Bytes) -> Response {
-    let (latency, fault) = sim.take_fault(parse::peek_op(&body));
-    if fault == Some(FaultKind::DropBefore) {
-        tokio::time::sleep(latency).await;
-        return dropped_connection();
-    }
     let op = parse::peek_op(&body);
-    let response = if fault == Some(FaultKind::TechnicalError) {
-        xml_response(render::answer(&rules::refused(codes::DB_ERROR), false))
-    } else if op.is_some_and(Op::moves_money) {
-        serve_money(
-            &sim.state,
-            || xml_response(render::answer(&rules::refused(codes::DB_ERROR), false)),
-            || xml_response(sim.process(&headers, &body)),
-        )
-        .await
-    } else {
-        xml_response(sim.process(&headers, &body))
-    };
-    // The work is done; the answer is late (or never comes).
-    tokio::time::sleep(latency).await;
-    if fault == Some(FaultKind::DropAfter) {
-        return dropped_connection();
-    }
-    response
+    let technical = || xml_response(render::answer(&rules::refused(codes::DB_ERROR), false));
+    // The work is done before the latency: the answer is late (or never comes).
+    sim::serve_counted(sim.take_fault(op), technical, async {
+        if op.is_some_and(Op::moves_money) {
+            sim::serve_money(&sim.state, technical, || {
+                xml_response(sim.process(&headers, &body))
+            })
+            .await
+        } else {
+            xml_response(sim.process(&headers, &body))
+        }
+    })
+    .await
 }
 
 #[derive(Deserialize)]
@@ -280,9 +268,7 @@ pub fn router(credentials: SimCredentials, state: Arc<SimState>) -> Router {
 /// Starts a simulator on a free loopback port. The account's `endpointUrl` is
 /// `<server.url>/PosnetWebService/XML`.
 pub async fn try_start(credentials: SimCredentials) -> std::io::Result<(SimServer, Arc<SimState>)> {
-    let state = SimState::new(true);
-    let server = SimServer::start(router(credentials, state.clone())).await?;
-    Ok((server, state))
+    sim::host(true, |state| router(credentials, state)).await
 }
 
 /// [`try_start`] for tests and the local stack, where a failing loopback bind is fatal.
