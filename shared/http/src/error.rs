@@ -193,7 +193,7 @@ impl From<OpError> for ApiError {
                 transaction,
             } => {
                 let message = if payment.pending.is_some() {
-                    "The bank did not answer in time; the outcome is unknown. Query the payment to settle it."
+                    "The bank's answer did not settle the outcome (none came in time, or it does not say whether the operation was applied); it is unknown. Query the payment to settle it."
                 } else {
                     "The bank or provider reported a technical error; nothing was changed."
                 };

@@ -52,10 +52,22 @@ pub async fn reconcile_payment(
         .clone();
     let bank = provider.query(&account, &payment.order_id).await;
     let now = deps.clock.now();
-    let payment = if payment.unsettled(now).is_some() {
+    let (payment, resumed) = if payment.unsettled(now).is_some() {
         settle_operation(deps, provider.as_ref(), &account, payment, &bank).await?
     } else {
-        finalize(deps, payment, &bank).await?
+        (finalize(deps, payment, &bank).await?, false)
+    };
+    // A resumed cancel changed the order at the bank after the read above: the answer shows
+    // a fresh read (the first one stays when the bank cannot be read now).
+    let bank = if resumed {
+        let again = provider.query(&account, &payment.order_id).await;
+        if again.is_conclusive() {
+            again
+        } else {
+            bank
+        }
+    } else {
+        bank
     };
     let unsettled = needs_settling(&payment, deps.clock.now());
     Ok(Reconciled {
@@ -71,9 +83,9 @@ async fn settle_operation(
     account: &PosAccount,
     payment: Payment,
     bank: &BankStatus,
-) -> Result<Payment, OpError> {
+) -> Result<(Payment, bool), OpError> {
     let Some(op) = payment.pending.clone() else {
-        return Ok(payment);
+        return Ok((payment, false));
     };
     let txn = deps
         .payments
@@ -83,8 +95,8 @@ async fn settle_operation(
     let event_id = EventId::generate(deps.ids.as_ref());
     let now = deps.clock.now();
     let settlement = match payment.settle_from_status(&txn, bank, event_id.clone(), now)? {
-        StatusVerdict::Wait => return Ok(payment),
-        StatusVerdict::Settled(s) => *s,
+        StatusVerdict::Wait => return Ok((payment, false)),
+        StatusVerdict::Settled(s) => (*s, false),
         StatusVerdict::ResumeCancel => {
             // The capture is reversed, the authorization still held: finish the cancel. The
             // adapters' cancel reads the order first and sends only the missing reversal.
@@ -93,13 +105,17 @@ async fn settle_operation(
                 .await;
             tracing::info!(payment_id = %payment.id, transaction_id = %txn.id,
                 "resumed a half-done cancel");
-            payment.settle(&txn, &outcome, event_id, deps.clock.now())?
+            (
+                payment.settle(&txn, &outcome, event_id, deps.clock.now())?,
+                true,
+            )
         }
     };
+    let (settlement, resumed) = settlement;
     tracing::info!(payment_id = %payment.id, transaction_id = %txn.id,
         status = settlement.transaction.status.as_str(), "settled an unknown operation");
     let (payment, _) = commit(deps, &payment, settlement).await?;
-    Ok(payment)
+    Ok((payment, resumed))
 }
 
 /// Finalizes a pending payment; a lost answer or a race is resolved by reading back.
