@@ -22,8 +22,9 @@ answers 500 twice, then 200, and whose /down path does the same (for recover). S
 8. API keys: issue a test key (the secret shown once, gone after a reload; listed with
    its prefix, last four and status active), roll it with a 2-hour expiry (a new secret
    shown once; the old key expiring, with its expiry), revoke the new key (two clicks;
-   status revoked). With --keys-out FILE the two secrets are written there as JSON
-   ({"expiring", "revoked"}) so that the Rust side can try them on the merchant API.
+   status revoked, its card gone). With --keys-out FILE the two secrets are written
+   there as JSON ({"expiring", "revoked"}) so that the Rust side can try them on the
+   merchant API.
 
 With --shots DIR it writes the README's screenshots there. Prints one line per passed
 step; exits non-zero with the reason on the first failure.
@@ -338,6 +339,8 @@ def run(page, args):
     second_row = page.locator(f'#keys tr[data-key-id="{second_id}"]')
     expect(second_row).to_have_attribute("data-status", "active")
     expect(second_row.locator('[data-field="key"]')).to_have_text(f"sk_test_…{second[-4:]}")
+    if args.shots:
+        page.screenshot(path=f"{args.shots}/dashboard-keys.png", full_page=True)
     step("roll with 2 h: a new key shown once; the old one expiring at " + expires)
 
     revoke = second_row.locator('button[data-action="revoke"]')
@@ -348,12 +351,11 @@ def run(page, args):
     expect(second_row).to_have_attribute("data-status", "revoked", timeout=SOON_MS)
     expect(page.locator("#notice")).to_contain_text("revoked")
     expect(second_row.locator('button[data-action="roll"]')).to_have_count(0)
-    if args.shots:
-        page.screenshot(path=f"{args.shots}/dashboard-keys.png", full_page=True)
+    assert page.locator("#secret-once").count() == 0, "the revoked key's card stays"
     if args.keys_out:
         with open(args.keys_out, "w", encoding="utf-8") as f:
             json.dump({"expiring": first, "revoked": second}, f)
-    step("revoke (two clicks): status revoked")
+    step("revoke (two clicks): status revoked, the key's card gone")
 
     assert not errors, f"JavaScript errors: {errors}"
 

@@ -60,7 +60,7 @@
       if (!r) return;
       const keys = await refresh();
       const old = (keys || []).find((x) => x.id === k.id);
-      secretSlot.replaceChildren(secretCard(`New ${r.mode} key ${r.id}`, r.secret, [
+      secretSlot.replaceChildren(keyCard(r, [
         old && old.expiresAt
           ? `The old key ${k.id} (…${k.last4}) keeps working until ${when(old.expiresAt)}.`
           : `The old key ${k.id} (…${k.last4}) keeps working until its expiry (see the list).`]));
@@ -76,6 +76,9 @@
       const r = await attempt("Revoking the key", () => admin("DELETE", `/api-keys/${seg(k.id)}`));
       revoke.disabled = false;
       if (r) {
+        // A key shown above and now revoked is of no use: its card goes.
+        const card = secretSlot.querySelector("#secret-once");
+        if (card && card.dataset.keyId === r.id) card.remove();
         notice(`Key ${r.id} (…${r.last4}) revoked: it is refused from now on.`);
         await refresh();
       }
@@ -92,6 +95,13 @@
       el("td", {}, live ? el("div", { class: "actions" }, el("label", { class: "inline" }, "old key for", hours, "h"), roll, revoke) : null));
   }
 
+  // The secret card of a new key, marked with the key's id.
+  function keyCard(k, lines) {
+    const card = secretCard(`New ${k.mode} key ${k.id}`, k.secret, lines);
+    card.dataset.keyId = k.id;
+    return card;
+  }
+
   function issueForm() {
     const mode = el("select", { id: "key-mode" }, el("option", { value: "test" }, "test"), el("option", { value: "live" }, "live"));
     const name = el("input", { id: "key-name", placeholder: "optional", maxlength: 100 });
@@ -106,7 +116,7 @@
       const k = await attempt("Issuing a key", () => admin("POST", "/api-keys", body));
       submit.disabled = false;
       if (!k) return;
-      secretSlot.replaceChildren(secretCard(`New ${k.mode} key ${k.id}`, k.secret,
+      secretSlot.replaceChildren(keyCard(k,
         [`Send it as Authorization: Bearer <key> on the merchant API (${k.mode} mode).`]));
       name.value = "";
       await refresh();
