@@ -3,26 +3,40 @@ Python `playwright` package through its executable path; Playwright's own browse
 is never used).
 
 Started by tests/tests/dashboard/main.rs against a local stack and `paygate dashboard` on
-free ports, with a local HTTPS receiver whose /ok path answers 200 and whose /fail path
-answers 500 twice, then 200. Scenarios:
+free ports, with a local HTTPS receiver whose /ok path answers 200, whose /fail path
+answers 500 twice, then 200, and whose /down path does the same (for recover). Scenarios:
 
 1. create an endpoint: its signing secret shows once; after a reload it is gone;
 2. a refused create shows the API's error code and message;
 3. send a test event: the delivery shows with its attempt (time, 200, latency);
 4. a failing endpoint: its test delivery fails (two attempts, 500 each, with the
    response excerpt), is resent from the page, and succeeds on attempt 3;
-5. rotate the secret (a new one shown once), disable and enable, delete;
-6. health, recover and API keys render "not available" on a server without those routes.
+5. that endpoint's health panel: 3 attempts in 24 h, success rate 33.3 %, its last
+   failure and last success;
+6. rotate the secret (a new one shown once), disable and enable, delete;
+7. recover: a third endpoint's test delivery fails twice; the list shows it failing
+   since then; recover while it is disabled shows 409 endpoint_disabled; enabled again,
+   recover since a time before the test requests 1 resend (0 skipped) and the delivery
+   succeeds on attempt 3; over answers faked in the browser, the page calls again with
+   since = lastCreatedAt while more, and stops after 20 calls;
+8. API keys: issue a test key (the secret shown once, gone after a reload; listed with
+   its prefix, last four and status active), roll it with a 2-hour expiry (a new secret
+   shown once; the old key expiring, with its expiry), revoke the new key (two clicks;
+   status revoked, its card gone). With --keys-out FILE the two secrets are written
+   there as JSON ({"expiring", "revoked"}) so that the Rust side can try them on the
+   merchant API.
 
 With --shots DIR it writes the README's screenshots there. Prints one line per passed
 step; exits non-zero with the reason on the first failure.
 """
 
 import argparse
+import json
 import re
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta, timezone
 
 from playwright.sync_api import expect, sync_playwright
 
@@ -57,6 +71,11 @@ def wait_until(what, probe, within_s=20.0):
 
 def create_endpoint(page, url, description):
     page.goto(BASE + "#/endpoints")
+    # A secret still shown (an earlier create or rotate) is dismissed first, so that the
+    # one read below is this endpoint's.
+    if page.locator("#secret-once").count():
+        page.click('#secret-once button:has-text("I have stored it")')
+        expect(page.locator("#secret-once")).to_have_count(0)
     page.fill("#ep-url", url)
     page.select_option("#ep-mode", "test")
     page.fill("#ep-description", description)
@@ -92,7 +111,12 @@ def delivery_with_status(page, endpoint_id, delivery_id, status):
         page.wait_for_load_state("networkidle")
         return row.count() == 1 and row.get_attribute("data-status") == status
 
-    wait_until(f"{delivery_id} {status} in the history", shown)
+    try:
+        wait_until(f"{delivery_id} {status} in the history", shown)
+    except AssertionError as e:
+        seen = row.get_attribute("data-status") if row.count() == 1 else "not listed"
+        raise AssertionError(f"{e} (it is {seen}; page: {page.locator('main').inner_text()!r}; "
+                             f"error: {page.locator('#error').inner_text()!r})") from None
     return row
 
 
@@ -106,6 +130,45 @@ def attempts_of(page):
         }
         for r in rows.all()
     ]
+
+
+def recover_loop(page, since_local):
+    """The page's recover loop over answers faked in the browser (Playwright routing; the
+    API is not called): `since` = the last answer's `lastCreatedAt` while `more`, the totals
+    added up; and it stops after 20 calls when `more` never ends."""
+    calls = []
+    later = ["2020-01-02T03:04:05.678Z", "2020-01-03T03:04:05.678Z"]
+
+    def twice(route):
+        calls.append(json.loads(route.request.post_data)["since"])
+        last = len(calls) == 2
+        route.fulfill(status=202, content_type="application/json", body=json.dumps(
+            {"requested": 2 if last else 500, "skipped": 1 if last else 0,
+             "more": not last, "lastCreatedAt": later[len(calls) - 1]}))
+
+    summary = page.locator("#recover-summary")
+    page.route("**/recover", twice)
+    page.click("#recover-submit")
+    expect(summary).to_have_attribute("data-requested", "502", timeout=SOON_MS)
+    expect(summary).to_have_attribute("data-skipped", "1")
+    expect(summary).to_have_attribute("data-more", "false")
+    page.unroute("**/recover")
+    assert calls == [since_local + ":00.000Z", later[0]], calls
+
+    calls.clear()
+
+    def endless(route):
+        calls.append(json.loads(route.request.post_data)["since"])
+        route.fulfill(status=202, content_type="application/json", body=json.dumps(
+            {"requested": 1, "skipped": 0, "more": True, "lastCreatedAt": f"2020-02-01T00:00:{len(calls):02}.000Z"}))
+
+    page.route("**/recover", endless)
+    page.click("#recover-submit")
+    expect(summary).to_have_attribute("data-more", "true", timeout=SOON_MS)
+    expect(summary).to_have_attribute("data-requested", "20")
+    expect(summary).to_contain_text("run it again")
+    page.unroute("**/recover")
+    assert len(calls) == 20 and calls[1] == "2020-02-01T00:00:01.000Z", calls
 
 
 def run(page, args):
@@ -168,8 +231,30 @@ def run(page, args):
     wait_until("attempt 3 succeeds after the resend", succeeded)
     step("a failed delivery (500, 500) is resent and succeeds on attempt 3")
 
-    # 5. rotate, disable/enable, delete
+    # 5. the health of the endpoint that had failures
     page.goto(BASE + "#/endpoints")
+    endpoint_row(page, fail_id).locator('button[data-action="health"]').click()
+    health = page.locator(f'#health[data-endpoint-id="{fail_id}"]')
+
+    def figure(name):
+        return health.locator(f'[data-figure="{name}"] b').inner_text()
+
+    def counted():
+        page.click("#health-refresh")
+        health.locator('[data-figure="attempts24h"], .failure').first.wait_for()
+        return health.locator("[data-figure]").count() > 0 and figure("attempts24h") == "3"
+
+    try:
+        wait_until("the health panel counts 3 attempts", counted)
+    except AssertionError as e:
+        raise AssertionError(f"{e}; it shows: {health.inner_text()!r}") from None
+    assert figure("successRate") == "33.3 %", figure("successRate")
+    assert figure("lastFailureAt") != "—" and figure("lastSuccessAt") != "—"
+    assert figure("failingSince") == "—", "healthy again after the success"
+    assert figure("status") == "enabled"
+    step("health: 3 attempts, 33.3 % success, last failure " + figure("lastFailureAt"))
+
+    # 6. rotate, disable/enable, delete
     endpoint_row(page, ok_id).locator('button[data-action="rotate"]').click()
     page.select_option("#rotate-grace", "3600")
     page.click("#rotate-form button[type=submit]")
@@ -179,6 +264,7 @@ def run(page, args):
     expect(page.locator("#secret-once")).to_contain_text("keeps signing until")
     endpoint_row(page, ok_id).locator('button[data-action="disable"]').click()
     expect(endpoint_row(page, ok_id).locator(".badge")).to_have_text("disabled", timeout=SOON_MS)
+    expect(endpoint_row(page, ok_id)).to_contain_text("disabled by an operator")
     endpoint_row(page, ok_id).locator('button[data-action="enable"]').click()
     expect(endpoint_row(page, ok_id).locator(".badge")).to_have_text("enabled", timeout=SOON_MS)
     delete = endpoint_row(page, fail_id).locator('button[data-action="delete"]')
@@ -188,16 +274,88 @@ def run(page, args):
     expect(endpoint_row(page, fail_id)).to_have_count(0, timeout=SOON_MS)
     step("rotate with grace, disable, enable, delete")
 
-    # 6. routes this server lacks render as not available
-    endpoint_row(page, ok_id).locator('button[data-action="health"]').click()
-    expect(page.locator('[data-unavailable="Endpoint health"]')).to_contain_text("HTTP 404", timeout=SOON_MS)
-    endpoint_row(page, ok_id).locator('button[data-action="recover"]').click()
-    page.fill("#recover-since", "2026-01-01T00:00")
-    page.click("#recover-form button[type=submit]")
-    expect(page.locator('[data-unavailable="Recover"]')).to_contain_text("not available", timeout=SOON_MS)
+    # 7. recover the failed deliveries of a failing endpoint
+    down_id, _ = create_endpoint(page, args.down_url, "down, then back")
+    down_delivery = send_test_event(page, down_id)
+    delivery_with_status(page, down_id, down_delivery, "failed")
+    page.goto(BASE + "#/endpoints")
+    expect(endpoint_row(page, down_id)).to_contain_text("failing since", timeout=SOON_MS)
+    endpoint_row(page, down_id).locator('button[data-action="recover"]').click()
+    page.fill("#recover-since", args.since)
+    endpoint_row(page, down_id).locator('button[data-action="disable"]').click()
+    expect(endpoint_row(page, down_id).locator(".badge")).to_have_text("disabled", timeout=SOON_MS)
+    page.click("#recover-submit")
+    refused = page.locator('#recover-result [data-error-code="endpoint_disabled"]')
+    expect(refused).to_contain_text("HTTP 409", timeout=SOON_MS)
+    expect(page.locator("#error-text")).to_contain_text("endpoint_disabled")
+    endpoint_row(page, down_id).locator('button[data-action="enable"]').click()
+    expect(endpoint_row(page, down_id).locator(".badge")).to_have_text("enabled", timeout=SOON_MS)
+    page.click("#recover-submit")
+    summary = page.locator("#recover-summary")
+    expect(summary).to_have_attribute("data-requested", "1", timeout=SOON_MS)
+    expect(summary).to_have_attribute("data-skipped", "0")
+    expect(summary).to_have_attribute("data-more", "false")
+    expect(summary).to_contain_text("Requested 1 resend(s); skipped 0")
+    if args.shots:
+        page.screenshot(path=f"{args.shots}/dashboard-recover.png", full_page=True)
+    recover_loop(page, args.since)
+    row = delivery_with_status(page, down_id, down_delivery, "succeeded")
+    row.locator('button[data-action="view"]').click()
+    expect(page.locator("#attempts tbody tr[data-attempt]")).to_have_count(3, timeout=SOON_MS)
+    assert [a["status"] for a in attempts_of(page)] == ["500", "500", "200"], attempts_of(page)
+    step("recover: 409 endpoint_disabled while disabled; then 1 requested, 0 skipped, attempt 3 succeeds; "
+         "the page's loop follows lastCreatedAt while more, at most 20 calls")
+
+    # 8. API keys: issue, roll, revoke
     page.click("#nav-keys")
-    expect(page.locator('[data-unavailable="API key management"]')).to_contain_text("not available", timeout=SOON_MS)
-    step("health, recover and API keys: not available on this server")
+    page.select_option("#key-mode", "test")
+    page.fill("#key-name", "browser test")
+    page.click("#key-issue")
+    expect(page.locator("#secret-value")).to_be_visible(timeout=SOON_MS)
+    first = page.locator("#secret-value").inner_text()
+    assert re.fullmatch(r"sk_test_[0-9a-f]{64}", first), "not a test key"
+    first_id = re.search(r"key_\w+", page.locator("#secret-once h3").inner_text()).group(0)
+    first_row = page.locator(f'#keys tr[data-key-id="{first_id}"]')
+    expect(first_row).to_have_attribute("data-status", "active", timeout=SOON_MS)
+    expect(first_row.locator('[data-field="key"]')).to_have_text(f"sk_test_…{first[-4:]}")
+    expect(first_row).to_contain_text("browser test")
+    page.reload()
+    expect(first_row).to_be_visible(timeout=SOON_MS)
+    assert page.locator("#secret-value").count() == 0
+    assert first not in page.content(), "the key is shown again after a reload"
+    step("issue a key: shown once (not after a reload), listed as sk_test_…" + first[-4:] + " active")
+
+    first_row.locator(".roll-hours").fill("2")
+    first_row.locator('button[data-action="roll"]').click()
+    expect(page.locator("#secret-value")).to_be_visible(timeout=SOON_MS)
+    second = page.locator("#secret-value").inner_text()
+    assert re.fullmatch(r"sk_test_[0-9a-f]{64}", second) and second != first, "not a new key"
+    second_id = re.search(r"key_\w+", page.locator("#secret-once h3").inner_text()).group(0)
+    assert second_id != first_id
+    expect(page.locator("#secret-once")).to_contain_text("keeps working until")
+    expect(first_row).to_have_attribute("data-status", "expiring", timeout=SOON_MS)
+    expires = first_row.locator('[data-field="expires"]').inner_text()
+    assert expires != "—", "the old key shows no expiry"
+    second_row = page.locator(f'#keys tr[data-key-id="{second_id}"]')
+    expect(second_row).to_have_attribute("data-status", "active")
+    expect(second_row.locator('[data-field="key"]')).to_have_text(f"sk_test_…{second[-4:]}")
+    if args.shots:
+        page.screenshot(path=f"{args.shots}/dashboard-keys.png", full_page=True)
+    step("roll with 2 h: a new key shown once; the old one expiring at " + expires)
+
+    revoke = second_row.locator('button[data-action="revoke"]')
+    revoke.click()
+    expect(revoke).to_have_text("Really revoke now?")
+    expect(second_row).to_have_attribute("data-status", "active")
+    revoke.click()
+    expect(second_row).to_have_attribute("data-status", "revoked", timeout=SOON_MS)
+    expect(page.locator("#notice")).to_contain_text("revoked")
+    expect(second_row.locator('button[data-action="roll"]')).to_have_count(0)
+    assert page.locator("#secret-once").count() == 0, "the revoked key's card stays"
+    if args.keys_out:
+        with open(args.keys_out, "w", encoding="utf-8") as f:
+            json.dump({"expiring": first, "revoked": second}, f)
+    step("revoke (two clicks): status revoked, the key's card gone")
 
     assert not errors, f"JavaScript errors: {errors}"
 
@@ -207,9 +365,13 @@ def main():
     ap.add_argument("--url", required=True)
     ap.add_argument("--ok-url", required=True)
     ap.add_argument("--fail-url", required=True)
+    ap.add_argument("--down-url", required=True)
+    ap.add_argument("--keys-out")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--shots")
     args = ap.parse_args()
+    # Recover from a minute before the test started (the page runs in UTC, see below).
+    args.since = (datetime.now(timezone.utc) - timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M")
     with tempfile.TemporaryDirectory(prefix="paygate-chromium-") as profile, sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(
             profile,
@@ -217,6 +379,7 @@ def main():
             headless=True,
             args=FLAGS,
             viewport={"width": 1200, "height": 560},
+            timezone_id="UTC",
         )
         try:
             page = ctx.new_page()

@@ -1,7 +1,10 @@
 //! The dashboard in a real browser: a local stack, `paygate dashboard` (`--local`) over
-//! it, and a merchant's HTTPS receiver (`/ok` answers 200; `/fail` answers 500 twice, then
-//! 200), all on free ports; then `tests/browser/dashboard.py` drives the page in Debian's
-//! headless Chromium with Playwright (see the script for its scenarios) and must pass.
+//! it, and a merchant's HTTPS receiver (`/ok` answers 200; `/fail` and `/down` answer 500
+//! twice, then 200), all on free ports; then `tests/browser/dashboard.py` drives the page in
+//! Debian's headless Chromium with Playwright (see the script for its scenarios) and must
+//! pass. Afterwards the receiver must have seen what the page did (the resend, the
+//! recovered delivery), and the API keys the page issued must work, or not, on the merchant
+//! API as their status says (the rolled one until its expiry, the revoked one never).
 //!
 //! Needs `/usr/bin/chromium` and `.venv/pw` (Playwright): `bash scripts/chromium.sh`, which
 //! `make test` runs first. With `PAYGATE_DASHBOARD_SHOTS=<dir>` the script also writes the
@@ -39,6 +42,7 @@ async fn the_dashboard_works_in_headless_chromium() {
     // GIVEN a receiver, and a stack that reaches it, retrying once after 1 s
     let rx = Receiver::start().await;
     rx.script("/fail", [Answer::Status(500), Answer::Status(500)]);
+    rx.script("/down", [Answer::Status(500), Answer::Status(500)]);
     let stack = Stack::start_with_webhooks(
         "dash",
         WebhookOptions {
@@ -79,7 +83,11 @@ async fn the_dashboard_works_in_headless_chromium() {
         std::future::pending(),
     ));
 
-    // WHEN the browser script drives the page
+    // WHEN the browser script drives the page (writing the API keys it issued to a file)
+    let keys_out = std::env::temp_dir().join(format!(
+        "paygate-dashboard-keys-{}-{port}.json",
+        std::process::id()
+    ));
     let mut cmd = tokio::process::Command::new(&python);
     cmd.arg(root().join("tests/browser/dashboard.py"))
         .arg("--url")
@@ -88,6 +96,10 @@ async fn the_dashboard_works_in_headless_chromium() {
         .arg(rx.url("/ok"))
         .arg("--fail-url")
         .arg(rx.url("/fail"))
+        .arg("--down-url")
+        .arg(rx.url("/down"))
+        .arg("--keys-out")
+        .arg(&keys_out)
         .arg("--chromium")
         .arg(&chromium)
         .stdout(Stdio::piped())
@@ -116,11 +128,50 @@ async fn the_dashboard_works_in_headless_chromium() {
         stdout.contains("dashboard browser test: passed"),
         "{stdout}"
     );
-    // AND the receiver saw what the page did: one test event at /ok, three attempts at /fail
+    // AND the receiver saw what the page did: one test event at /ok; at /fail two failures,
+    // then the resent attempt; at /down two failures, then the attempt recover requested
     assert_eq!(rx.hooks_to("/ok").len(), 1);
-    let fail: Vec<_> = rx.hooks_to("/fail");
-    assert_eq!(fail.len(), 3, "two failures, then the resent attempt");
-    assert!(fail
-        .iter()
-        .all(|h| h.header("x-svc-delivery") == fail[0].header("x-svc-delivery")));
+    for path in ["/fail", "/down"] {
+        let hooks: Vec<_> = rx.hooks_to(path);
+        assert_eq!(
+            hooks.len(),
+            3,
+            "{path}: two failures, then the resent attempt"
+        );
+        assert!(
+            hooks
+                .iter()
+                .all(|h| h.header("x-svc-delivery") == hooks[0].header("x-svc-delivery")),
+            "{path}: one delivery"
+        );
+    }
+
+    // AND the keys the page issued act as listed: the rolled (expiring) key still works on
+    // the merchant API, the revoked one is refused
+    let keys: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&keys_out).expect("the script wrote the keys"))
+            .expect("JSON");
+    std::fs::remove_file(&keys_out).expect("the keys file is removed");
+    let expiring = keys["expiring"].as_str().expect("the rolled key");
+    let revoked = keys["revoked"].as_str().expect("the revoked key");
+    let payment = stack
+        .create_payment(
+            expiring,
+            serde_json::json!({"amount": 1000, "currency": "TRY", "status": "authorized"}),
+        )
+        .await;
+    assert_eq!(
+        stack
+            .get(&format!("/v1/payments/{payment}"), expiring)
+            .await
+            .0,
+        paygate_tests::StatusCode::OK
+    );
+    assert_eq!(
+        stack
+            .get(&format!("/v1/payments/{payment}"), revoked)
+            .await
+            .0,
+        paygate_tests::StatusCode::UNAUTHORIZED
+    );
 }

@@ -163,16 +163,14 @@ const PG = (() => {
     return card;
   }
 
-  // For routes a server may not have yet: a 404 renders as "not available" (with the
-  // server's own code and message); other errors go to the banner. Returns the element to
-  // show, or null.
-  function unavailable(err, what) {
-    if (err instanceof ApiError && err.status === 404) {
-      return el("p", { class: "unavailable", "data-unavailable": what },
-        `${what} is not available on this server (HTTP 404 ${err.code}: ${err.message}).`);
-    }
-    showError(err, what);
-    return null;
+  // A failed call shown twice: in the banner, and as the element returned, for the panel
+  // where the action was started (method, path, HTTP status, the envelope's code and
+  // message; `data-error-code` carries the code).
+  function failure(err, context) {
+    showError(err, context);
+    const text = err instanceof ApiError ? err.describe() : String(err && err.message || err);
+    return el("p", { class: "failure", "data-error-code": err && err.code ? err.code : "error" },
+      `${context} failed: ${text}`);
   }
 
   // An ISO time from a datetime-local input (local time), or "".
@@ -182,6 +180,12 @@ const PG = (() => {
     return Number.isNaN(d.getTime()) ? "" : d.toISOString();
   }
 
+  // A Date as a datetime-local input's value (local time, to the minute).
+  function localInput(d) {
+    const p = (n) => String(n).padStart(2, "0");
+    return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+  }
+
   const EVENT_TYPES = [
     "payment.requires_action", "payment.authorized", "payment.captured", "payment.failed",
     "payment.cancelled", "payment.refunded", "webhook.test",
@@ -189,6 +193,6 @@ const PG = (() => {
 
   return {
     state, views, ApiError, call, admin, seg, el, append, $, showError, notice, clearMessages,
-    attempt, when, badge, secretCard, unavailable, isoFromLocal, EVENT_TYPES,
+    attempt, when, badge, secretCard, failure, isoFromLocal, localInput, EVENT_TYPES,
   };
 })();

@@ -3,7 +3,11 @@
 // enable/disable, delete, recover failed deliveries, health.
 
 (() => {
-  const { el, admin, seg, attempt, notice, when, badge, secretCard, unavailable } = PG;
+  const { el, admin, seg, attempt, notice, when, badge, secretCard, failure } = PG;
+
+  // Most recover calls one click makes, each resending at most 500 deliveries (the API's
+  // bound); past them the page says more remain.
+  const RECOVER_ROUNDS = 20;
 
   // Where a secret, a health panel or a recover form appears; kept across list refreshes.
   let secretSlot;
@@ -172,48 +176,81 @@
   }
 
   function recoverForm(e) {
-    const since = el("input", { id: "recover-since", type: "datetime-local", required: true });
+    const since = el("input", { id: "recover-since", type: "datetime-local", required: true,
+      value: PG.localInput(new Date(Date.now() - 24 * 3600 * 1000)) });
     const out = el("div", { id: "recover-result" });
+    const submit = el("button", { type: "submit", class: "primary", id: "recover-submit" }, "Recover");
     const form = el("form", { id: "recover-form" },
-      el("label", {}, "Resend every failed delivery since", since),
-      el("button", { type: "submit", class: "primary" }, "Recover"),
+      el("label", {}, "Resend every failed delivery created since (local time)", since),
+      submit,
       el("button", { type: "button", onclick: () => panelSlot.replaceChildren() }, "Close"));
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
       const iso = PG.isoFromLocal(since.value);
       if (!iso) { PG.showError(new Error("Pick a valid time."), "Recover"); return; }
+      submit.disabled = true;
+      out.replaceChildren(el("p", { class: "muted" }, "Recovering…"));
+      const total = { requested: 0, skipped: 0, calls: 0, more: false };
       try {
-        const r = await admin("POST", `/webhook-endpoints/${seg(e.id)}/recover`, { since: iso });
-        out.replaceChildren(el("p", {},
-          `Requested ${r.requested} resend(s); skipped ${r.skipped}.`,
-          r.more ? " More remain: run it again to continue." : ""));
+        await recoverAll(e, iso, total, () => out.replaceChildren(recoverSummary(total)));
+        out.replaceChildren(recoverSummary(total));
+        notice(`Recover of ${e.id}: ${total.requested} failed deliver${total.requested === 1 ? "y" : "ies"} resent.`);
       } catch (err) {
-        const u = unavailable(err, "Recover");
-        out.replaceChildren(...(u ? [u] : []));
+        out.replaceChildren(total.calls ? recoverSummary(total) : "", failure(err, "Recover"));
+      } finally {
+        submit.disabled = false;
       }
     });
     return el("div", { class: "card" }, el("h3", {}, `Recover failed deliveries of ${e.id}`), form, out);
   }
 
-  async function showHealth(e) {
-    const card = el("div", { class: "card", id: "health" }, el("h3", {}, `Health of ${e.id}`), el("p", { class: "muted" }, "Loading…"));
-    panelSlot.replaceChildren(card);
-    try {
-      const h = await admin("GET", `/webhook-endpoints/${seg(e.id)}/health`);
-      const rate = h.successRate === null || h.successRate === undefined
-        ? "no attempts" : `${(h.successRate * 100).toFixed(1)} %`;
-      const fig = (label, value) => el("div", {}, el("span", { class: "muted" }, label), el("b", {}, value));
-      card.replaceChildren(el("h3", {}, `Health of ${e.id}`), el("div", { class: "figures" },
-        fig("Success rate (24 h)", rate),
-        fig("Attempts (24 h)", String(h.attempts24h)),
-        fig("Last success", when(h.lastSuccessAt)),
-        fig("Last failure", when(h.lastFailureAt)),
-        fig("Failing since", when(h.failingSince)),
-        fig("Backlog", String(h.backlog)),
-        fig("Status", h.status + (h.disabledReason ? ` (${h.disabledReason})` : ""))));
-    } catch (err) {
-      const u = unavailable(err, "Endpoint health");
-      card.replaceChildren(el("h3", {}, `Health of ${e.id}`), ...(u ? [u] : []));
+  // Calls recover from `since` while the API says more may follow (`since` = its
+  // `lastCreatedAt`), at most RECOVER_ROUNDS times, adding up into `total`. A call that
+  // looks at nothing ends it too (no progress to make).
+  async function recoverAll(e, since, total, progress) {
+    let from = since;
+    for (;;) {
+      const r = await admin("POST", `/webhook-endpoints/${seg(e.id)}/recover`, { since: from });
+      total.calls += 1;
+      total.requested += r.requested;
+      total.skipped += r.skipped;
+      total.more = Boolean(r.more);
+      progress();
+      if (!r.more || total.calls >= RECOVER_ROUNDS || r.requested + r.skipped === 0) return;
+      from = r.lastCreatedAt || from;
     }
+  }
+
+  function recoverSummary(t) {
+    return el("p", { id: "recover-summary", "data-requested": t.requested, "data-skipped": t.skipped, "data-more": String(t.more) },
+      `Requested ${t.requested} resend(s); skipped ${t.skipped} (pending again already)`,
+      ` · ${t.calls} call${t.calls === 1 ? "" : "s"}.`,
+      t.more ? ` More may remain after ${RECOVER_ROUNDS} calls: run it again to continue.` : "");
+  }
+
+  async function showHealth(e) {
+    const title = () => el("h3", {}, `Health of ${e.id}`,
+      el("button", { type: "button", id: "health-refresh", onclick: () => showHealth(e) }, "Refresh"));
+    const card = el("div", { class: "card", id: "health", "data-endpoint-id": e.id }, title(), el("p", { class: "muted" }, "Loading…"));
+    panelSlot.replaceChildren(card);
+    let h;
+    try {
+      h = await admin("GET", `/webhook-endpoints/${seg(e.id)}/health`);
+    } catch (err) {
+      card.replaceChildren(title(), failure(err, "Reading the endpoint's health"));
+      return;
+    }
+    const rate = h.successRate === null || h.successRate === undefined
+      ? "no attempts" : `${(h.successRate * 100).toFixed(1)} %`;
+    const fig = (name, label, value) => el("div", { "data-figure": name },
+      el("span", { class: "muted" }, label), el("b", {}, value));
+    card.replaceChildren(title(), el("div", { class: "figures" },
+      fig("successRate", "Success rate (24 h)", rate),
+      fig("attempts24h", "Attempts (24 h)", String(h.attempts24h)),
+      fig("lastSuccessAt", "Last success", when(h.lastSuccessAt)),
+      fig("lastFailureAt", "Last failure", when(h.lastFailureAt)),
+      fig("failingSince", "Failing since", when(h.failingSince)),
+      fig("backlog", "Backlog (pending)", String(h.backlog)),
+      fig("status", "Status", h.status + (h.disabledReason ? ` (${h.disabledReason})` : ""))));
   }
 })();
