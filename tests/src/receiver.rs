@@ -282,6 +282,9 @@ impl<S> axum_server::accept::Accept<tokio::net::TcpStream, S> for Tracking {
     type Future = std::future::Ready<io::Result<(Self::Stream, Self::Service)>>;
 
     fn accept(&self, stream: tokio::net::TcpStream, service: S) -> Self::Future {
+        // As production web servers do: without it, a response written in two segments
+        // waits for the sender's delayed ACK (~40 ms per concurrent request).
+        let _ = stream.set_nodelay(true);
         std::future::ready(stream.peer_addr().map(|peer| {
             let killed = Arc::new(AtomicBool::new(false));
             self.shared
