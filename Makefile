@@ -192,7 +192,7 @@ clean-local:
 # unsafe); the first build takes ~9 min on 2 cores. FUZZ_SECONDS per target.
 FUZZ_VERSION := 0.13.2
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := signature_header request_body sigv4_header bank_responses
+FUZZ_TARGETS := signature_header request_body handler_bodies sigv4_header bank_responses
 fuzz:
 	@if [ "$$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $(FUZZ_VERSION)" ]; then \
 	  cargo install --locked cargo-fuzz --version $(FUZZ_VERSION); \

@@ -84,6 +84,23 @@ fn amount_field(f: &Fields<'_>) -> Result<Option<i64>, ApiError> {
     Ok(amount.map(Amount::minor))
 }
 
+/// The body of a capture, cancel or refund: `{}` for a cancel, `{amount?}` otherwise (absent:
+/// the full amount).
+pub fn operation_amount(req: &Request, kind: TransactionType) -> Result<Option<i64>, ApiError> {
+    let body = parse_object(req)?;
+    let fields = Fields::new(&body);
+    match kind {
+        TransactionType::Cancel => {
+            fields.only(&[])?;
+            Ok(None)
+        }
+        _ => {
+            fields.only(&["amount"])?;
+            amount_field(&fields)
+        }
+    }
+}
+
 async fn money_operation_inner(
     ops: &OperationDeps,
     req: &Request,
@@ -91,18 +108,7 @@ async fn money_operation_inner(
 ) -> Result<OperationBody, ApiError> {
     let who = caller(req)?;
     let id = path_payment_id(req)?;
-    let body = parse_object(req)?;
-    let fields = Fields::new(&body);
-    let amount = match kind {
-        TransactionType::Cancel => {
-            fields.only(&[])?;
-            None
-        }
-        _ => {
-            fields.only(&["amount"])?;
-            amount_field(&fields)?
-        }
-    };
+    let amount = operation_amount(req, kind)?;
     let r = run_operation(ops, &who, &id, kind, amount).await?;
     Ok(OperationBody {
         payment: r.payment.view(),
@@ -160,7 +166,9 @@ pub async fn get(
     respond(StatusCode::OK, get_inner(payments, req).await)
 }
 
-fn parse_points(req: &Request) -> Result<PointsRequest, ApiError> {
+/// The body of a points inquiry: `{card{number,expMonth,expYear,cvv,holder}, currency,
+/// accountId?}`.
+pub fn parse_points(req: &Request) -> Result<PointsRequest, ApiError> {
     let body = parse_object(req)?;
     let f = Fields::new(&body);
     f.only(&["card", "currency", "accountId"])?;
