@@ -24,6 +24,7 @@ use paygate_domain::{
 pub mod admin;
 pub mod faults;
 mod serve;
+pub mod testing;
 
 pub use admin::{admin_routes, host, Clients, FaultsBody, Host};
 pub use faults::{Fault, FaultCounts, FaultOdds, FaultPlan};

@@ -12,9 +12,9 @@ use paygate_bankkit::{
     AccountCredentials, BankTransport, MemoryCredentials,
 };
 use paygate_domain::{
-    ports::{BankOperation, Clock, PosProvider, TestOrder, TestOrderState},
+    ports::{Clock, TestOrderState},
     time::Timestamp,
-    AccountId, Currency, MerchantId, OperationSet, PosAccount, TransactionId,
+    PosAccount,
 };
 
 /// The Akbank test terminal of the MEWS crypt test.
@@ -41,16 +41,7 @@ pub struct Bank {
 }
 
 pub fn account(id: &str) -> PosAccount {
-    PosAccount {
-        id: AccountId::parse(id).unwrap(),
-        merchant_id: MerchantId::parse("mch_a").unwrap(),
-        provider_code: PROVIDER_CODE.into(),
-        bank_code: "0046".into(),
-        bank_name: "Akbank".into(),
-        supported: OperationSet::all(),
-        label: String::new(),
-        mode: paygate_domain::Mode::Test,
-    }
+    paygate_bankkit::sim::testing::test_account(id, PROVIDER_CODE, "0046", "Akbank")
 }
 
 pub fn secret(endpoint: &str, terminal: &str, key: &str) -> AccountCredentials {
@@ -96,21 +87,16 @@ impl Bank {
     }
 
     pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
-        self.provider
-            .test_orders()
-            .unwrap()
-            .register(
-                &self.account,
-                &TestOrder {
-                    order_id: order_id.into(),
-                    amount,
-                    currency: Currency::Try,
-                    state,
-                    settled,
-                },
-            )
-            .await
-            .unwrap();
+        paygate_bankkit::sim::testing::register_order(
+            &self.provider,
+            &self.account,
+            order_id,
+            amount,
+            state,
+            settled,
+        )
+        .await
+        .unwrap();
     }
 
     pub fn faults(&self, f: Faults) {
@@ -139,12 +125,5 @@ impl Bank {
     }
 }
 
-pub fn op(order_id: &str, amount: i64, full: bool) -> BankOperation {
-    BankOperation {
-        order_id: order_id.into(),
-        transaction_id: TransactionId::parse("txn_t1").unwrap(),
-        amount,
-        currency: Currency::Try,
-        full,
-    }
-}
+#[allow(unused_imports)]
+pub use paygate_bankkit::sim::testing::op;

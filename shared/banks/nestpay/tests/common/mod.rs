@@ -11,10 +11,7 @@ use paygate_bankkit::{
     sim::{Faults, SimServer, SimState},
     AccountCredentials, BankTransport, MemoryCredentials,
 };
-use paygate_domain::{
-    ports::{BankOperation, PosProvider, TestOrder, TestOrderState},
-    AccountId, CardDetails, Currency, MerchantId, OperationSet, PosAccount, TransactionId,
-};
+use paygate_domain::{ports::TestOrderState, PosAccount};
 
 pub const CLIENT_ID: &str = "700655000200";
 pub const NAME: &str = "ISBANKAPI";
@@ -31,16 +28,7 @@ pub struct Bank {
 }
 
 pub fn account(id: &str) -> PosAccount {
-    PosAccount {
-        id: AccountId::parse(id).unwrap(),
-        merchant_id: MerchantId::parse("mch_a").unwrap(),
-        provider_code: PROVIDER_CODE.into(),
-        bank_code: "0064".into(),
-        bank_name: "Türkiye İş Bankası".into(),
-        supported: OperationSet::all(),
-        label: String::new(),
-        mode: paygate_domain::Mode::Test,
-    }
+    paygate_bankkit::sim::testing::test_account(id, PROVIDER_CODE, "0064", "Türkiye İş Bankası")
 }
 
 /// Secret values for an account at `endpoint`.
@@ -98,21 +86,16 @@ impl Bank {
 
     /// Registers an order through the adapter's test helper (the admin route).
     pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
-        self.provider
-            .test_orders()
-            .unwrap()
-            .register(
-                &self.account,
-                &TestOrder {
-                    order_id: order_id.into(),
-                    amount,
-                    currency: Currency::Try,
-                    state,
-                    settled,
-                },
-            )
-            .await
-            .unwrap();
+        paygate_bankkit::sim::testing::register_order(
+            &self.provider,
+            &self.account,
+            order_id,
+            amount,
+            state,
+            settled,
+        )
+        .await
+        .unwrap();
     }
 
     pub fn faults(&self, f: Faults) {
@@ -156,22 +139,8 @@ impl Bank {
     }
 }
 
-pub fn op(order_id: &str, amount: i64, full: bool) -> BankOperation {
-    BankOperation {
-        order_id: order_id.into(),
-        transaction_id: TransactionId::parse("txn_t1").unwrap(),
-        amount,
-        currency: Currency::Try,
-        full,
-    }
-}
+#[allow(unused_imports)]
+pub use paygate_bankkit::sim::testing::op;
 
-pub fn card(number: &str) -> CardDetails {
-    CardDetails {
-        number: number.into(),
-        exp_month: "12".into(),
-        exp_year: "2030".into(),
-        cvv: "735".into(),
-        holder: "Ayşe Yılmaz".into(),
-    }
-}
+#[allow(unused_imports)]
+pub use paygate_bankkit::sim::testing::card;

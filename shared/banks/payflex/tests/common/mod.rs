@@ -11,10 +11,7 @@ use paygate_bankkit::{
     sim::{Faults, SimServer, SimState},
     AccountCredentials, BankTransport, MemoryCredentials,
 };
-use paygate_domain::{
-    ports::{BankOperation, PosProvider, TestOrder, TestOrderState},
-    AccountId, CardDetails, Currency, MerchantId, OperationSet, PosAccount, TransactionId,
-};
+use paygate_domain::{ports::TestOrderState, PosAccount};
 
 /// MEWS test account values (`PayFlexV4PosRequestDataMapperTest`).
 pub const MERCHANT_ID: &str = "000000000111111";
@@ -32,16 +29,12 @@ pub struct Bank {
 }
 
 pub fn account(id: &str) -> PosAccount {
-    PosAccount {
-        id: AccountId::parse(id).unwrap(),
-        merchant_id: MerchantId::parse("mch_a").unwrap(),
-        provider_code: PROVIDER_CODE.into(),
-        bank_code: "0015".into(),
-        bank_name: "Türkiye Vakıflar Bankası".into(),
-        supported: OperationSet::all(),
-        label: String::new(),
-        mode: paygate_domain::Mode::Test,
-    }
+    paygate_bankkit::sim::testing::test_account(
+        id,
+        PROVIDER_CODE,
+        "0015",
+        "Türkiye Vakıflar Bankası",
+    )
 }
 
 pub fn secret(
@@ -94,21 +87,16 @@ impl Bank {
     }
 
     pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
-        self.provider
-            .test_orders()
-            .unwrap()
-            .register(
-                &self.account,
-                &TestOrder {
-                    order_id: order_id.into(),
-                    amount,
-                    currency: Currency::Try,
-                    state,
-                    settled,
-                },
-            )
-            .await
-            .unwrap();
+        paygate_bankkit::sim::testing::register_order(
+            &self.provider,
+            &self.account,
+            order_id,
+            amount,
+            state,
+            settled,
+        )
+        .await
+        .unwrap();
     }
 
     pub fn faults(&self, f: Faults) {
@@ -132,22 +120,8 @@ impl Bank {
     }
 }
 
-pub fn op(order_id: &str, amount: i64, full: bool) -> BankOperation {
-    BankOperation {
-        order_id: order_id.into(),
-        transaction_id: TransactionId::parse("txn_t1").unwrap(),
-        amount,
-        currency: Currency::Try,
-        full,
-    }
-}
+#[allow(unused_imports)]
+pub use paygate_bankkit::sim::testing::op;
 
-pub fn card(number: &str) -> CardDetails {
-    CardDetails {
-        number: number.into(),
-        exp_month: "12".into(),
-        exp_year: "2030".into(),
-        cvv: "735".into(),
-        holder: "Ayşe Yılmaz".into(),
-    }
-}
+#[allow(unused_imports)]
+pub use paygate_bankkit::sim::testing::card;
