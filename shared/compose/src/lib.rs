@@ -11,6 +11,7 @@
 //! (the dashboard's admin API).
 
 mod adapters;
+pub mod logging;
 mod names;
 mod settings;
 pub mod system;
@@ -29,6 +30,7 @@ mod pipeline;
 mod throttle;
 
 pub use adapters::outbox;
+pub use logging::init_logging;
 pub use names::Names;
 pub use settings::{
     BANK_CREDENTIALS_CACHE_ENV, BANK_TIMEOUT_ENV, MAX_BANK_TIMEOUT_MS, MIN_RETENTION_DAYS,
