@@ -8,7 +8,10 @@
 //!
 //! - Level: `AWS_LAMBDA_LOG_LEVEL` (the function's `ApplicationLogLevel`) when set, whatever
 //!   `RUST_LOG` says; else `RUST_LOG`'s directives (e.g. `info,paygate_payments=debug`); else
-//!   INFO. Lambda's `FATAL` is ERROR; an unknown level is INFO.
+//!   INFO. Lambda's `FATAL` is ERROR; an unknown level is INFO. (This is what the runtime's
+//!   subscriber documents; its code, lambda_runtime_api_client 1.1.1, lets any valid
+//!   `RUST_LOG` directive win instead, so the template's `RUST_LOG: info` would hide a
+//!   level turned up in Lambda's controls.)
 //! - Format: JSON when `AWS_LAMBDA_LOG_FORMAT` is `JSON` (the template's `LogFormat`), else
 //!   text; no time (CloudWatch stamps every line), no target, never ANSI colours (CloudWatch
 //!   shows escape codes as text).
