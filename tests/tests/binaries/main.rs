@@ -174,6 +174,7 @@ async fn every_function_binary_answers_a_real_event_through_the_runtime_api() {
             bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
             reconcile_every: None,
             throttle: None,
+            stale_after: None,
         },
     )
     .await
