@@ -13,6 +13,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod admin;
+pub mod leaks;
 pub mod receiver;
 
 use std::{
@@ -152,6 +153,7 @@ impl Stack {
             paygate_devserver::DEFAULT_BANK_TIMEOUT,
             None,
             None,
+            None,
         )
         .await
     }
@@ -169,6 +171,7 @@ impl Stack {
             bank_timeout,
             Some(every),
             None,
+            None,
         )
         .await
     }
@@ -176,7 +179,29 @@ impl Stack {
     /// A fresh, seeded stack whose bank calls time out after `bank_timeout` (e.g. 1 s, so a
     /// simulator's injected latency makes an unknown outcome without a 20 s wait).
     pub async fn start_with_bank_timeout(label: &str, bank_timeout: std::time::Duration) -> Stack {
-        Self::start_with(label, WebhookOptions::default(), bank_timeout, None, None).await
+        Self::start_with(
+            label,
+            WebhookOptions::default(),
+            bank_timeout,
+            None,
+            None,
+            None,
+        )
+        .await
+    }
+
+    /// A fresh, seeded stack whose functions count an operation in flight as stale after
+    /// `stale` (`PAYGATE_STALE_IN_FLIGHT_MS`, through the compose builders as `make dev`).
+    pub async fn start_with_stale_after(label: &str, stale: paygate_domain::StaleAfter) -> Stack {
+        Self::start_with(
+            label,
+            WebhookOptions::default(),
+            paygate_devserver::DEFAULT_BANK_TIMEOUT,
+            None,
+            None,
+            Some(stale),
+        )
+        .await
     }
 
     /// A fresh, seeded stack with these per-API-key throttling limits (every other stack
@@ -191,6 +216,7 @@ impl Stack {
             paygate_devserver::DEFAULT_BANK_TIMEOUT,
             None,
             Some(limits),
+            None,
         )
         .await
     }
@@ -201,6 +227,7 @@ impl Stack {
         bank_timeout: std::time::Duration,
         reconcile_every: Option<std::time::Duration>,
         throttle: Option<paygate_domain::throttle::Limits>,
+        stale_after: Option<paygate_domain::StaleAfter>,
     ) -> Stack {
         let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
         let clock = Arc::new(ShiftClock::default());
@@ -215,6 +242,7 @@ impl Stack {
             // Off unless asked for, so tests see unknown outcomes until they settle them.
             reconcile_every,
             throttle: Some(throttle.unwrap_or(GENEROUS_LIMITS)),
+            stale_after,
         };
         let server = paygate_devserver::start_on(moto, opts)
             .await

@@ -12,8 +12,8 @@ use std::{
 };
 
 use paygate_domain::{webhook::RetrySchedule, Mode};
-use paygate_tests::{api_key, receiver::Receiver, Stack, StatusCode, WebhookOptions};
-use serde_json::{json, Value};
+use paygate_tests::{api_key, leaks, receiver::Receiver, Stack, StatusCode, WebhookOptions};
+use serde_json::json;
 
 const CAPPADOCIA: &str = "mch_cappadocia";
 /// A Maximum card of the İşbank (Nestpay) account, and an unusual CVV.
@@ -71,44 +71,6 @@ fn capture_everything() -> Captured {
         logs
     })
     .clone()
-}
-
-/// Every secret value of the seed: API keys, bank credentials' passwords and user ids,
-/// webhook signing secrets.
-fn seed_secrets() -> Vec<String> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../infra/local/seed.json"
-    ))
-    .unwrap();
-    let seed: Value = serde_json::from_str(&text).unwrap();
-    let mut out = Vec::new();
-    for m in seed["merchants"].as_array().unwrap() {
-        for k in m["apiKeys"].as_array().into_iter().flatten() {
-            out.push(k["key"].as_str().unwrap().to_owned());
-        }
-        for a in m["accounts"].as_array().into_iter().flatten() {
-            if let Some(c) = a["credentials"].as_object() {
-                for (name, v) in c {
-                    let lower = name.to_ascii_lowercase();
-                    if lower.contains("password") || lower.contains("secret") {
-                        out.push(v.as_str().unwrap().to_owned());
-                    }
-                }
-            }
-        }
-    }
-    for e in seed["webhookEndpoints"].as_array().into_iter().flatten() {
-        if let Some(s) = e["secret"].as_str() {
-            out.push(s.to_owned());
-        }
-    }
-    assert!(
-        out.len() > 10,
-        "the seed's secrets were found: {}",
-        out.len()
-    );
-    out
 }
 
 #[tokio::test]
@@ -192,21 +154,14 @@ async fn a_full_scenario_at_trace_logs_no_secret() {
         "the capture must hold TRACE lines ({} bytes)",
         text.len()
     );
-    let mut secrets = seed_secrets();
+    let mut secrets = leaks::seed_secrets();
     secrets.extend([
         CARD.to_owned(),
         first_secret,
         second_secret,
         wrong.to_owned(),
     ]);
-    let mut leaks = Vec::new();
-    for s in &secrets {
-        if let Some(at) = text.find(s.as_str()) {
-            let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-            let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-            leaks.push(format!("{s}: {}", &text[start..end.min(start + 600)]));
-        }
-    }
+    let mut leaks = leaks::leaks(&text, &secrets);
     // the CVV: never beside a CVV field name (its three digits may occur elsewhere)
     let cvv = regex_lite::Regex::new(&format!(r"(?i)(cvv|cvc|cv2)[^0-9a-z]{{0,16}}{CVV}")).unwrap();
     if let Some(m) = cvv.find(&text) {

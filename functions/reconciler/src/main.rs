@@ -4,7 +4,7 @@ use lambda_runtime::{service_fn, Error, LambdaEvent};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    lambda_runtime::tracing::init_default_subscriber();
+    paygate_compose::init_logging()?;
     let deps: fn_reconciler::Deps = paygate_compose::from_env().await?;
     let deps = &deps;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<_>| async move {

@@ -50,6 +50,7 @@ async fn a_scheduled_run_settles_an_unanswered_refund() {
         events: EventSink {
             publisher: publisher.clone(),
         },
+        stale_after: paygate_domain::StaleAfter::DEFAULT,
     };
     let id = PaymentId::parse("pay_r").unwrap();
     store.insert(Payment {

@@ -145,6 +145,7 @@ async fn world() -> World {
             events: EventSink {
                 publisher: Arc::new(MemoryPublisher::default()),
             },
+            stale_after: paygate_domain::StaleAfter::DEFAULT,
         },
         idempotency: paygate_http::Idempotency {
             store: Arc::new(MemoryIdempotency::default()),

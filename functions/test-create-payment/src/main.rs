@@ -2,7 +2,7 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    lambda_http::tracing::init_default_subscriber();
+    paygate_compose::init_logging()?;
     let deps: fn_test_create_payment::Deps = paygate_compose::from_env().await?;
     let deps = &deps;
     lambda_http::run(lambda_http::service_fn(move |req| async move {

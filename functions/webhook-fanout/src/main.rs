@@ -4,7 +4,7 @@ use lambda_runtime::{service_fn, LambdaEvent};
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
-    lambda_runtime::tracing::init_default_subscriber();
+    paygate_compose::init_logging()?;
     let deps: fn_webhook_fanout::Deps = paygate_compose::from_env().await?;
     let deps = &deps;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<_>| async move {

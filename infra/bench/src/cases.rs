@@ -41,6 +41,8 @@ pub struct Ctx<'a> {
     /// An enabled endpoint of [`PIPELINE_MERCHANT`] (at a `.invalid` host name, which never
     /// resolves, so an attempt fails at once and is rescheduled, with no network).
     pub endpoint: WebhookEndpoint,
+    /// That endpoint's signing secret (the deliverer signs with it; no log may show it).
+    pub endpoint_secret: String,
     seq: AtomicU64,
 }
 
@@ -81,7 +83,7 @@ impl<'a> Ctx<'a> {
     /// Registers the pipeline merchant's endpoint on `server`.
     pub async fn new(server: &'a DevServer) -> Result<Ctx<'a>, String> {
         let merchant = MerchantId::parse(PIPELINE_MERCHANT).map_err(|e| e.to_string())?;
-        let (endpoint, _secret) = server
+        let (endpoint, endpoint_secret) = server
             .register_endpoint(
                 &merchant,
                 "https://hooks.paygate.invalid/webhooks",
@@ -94,6 +96,7 @@ impl<'a> Ctx<'a> {
             server,
             http: reqwest::Client::new(),
             endpoint,
+            endpoint_secret,
             seq: AtomicU64::new(0),
         })
     }

@@ -62,6 +62,11 @@ pub struct Options {
     /// `PAYGATE_THROTTLE_*` settings; `make dev`: from its environment, see
     /// `paygate_compose::throttle_limits_from_env`).
     pub throttle: Option<paygate_domain::throttle::Limits>,
+    /// How long an operation may stay in flight before it counts as stale (`None`: the
+    /// default, as a function deployed without `PAYGATE_STALE_IN_FLIGHT_MS`; `make dev`:
+    /// from its environment, see `paygate_compose::stale_after_from_env`). Checked by the
+    /// compose builders against the bank timeout, like the deployed setting.
+    pub stale_after: Option<paygate_domain::StaleAfter>,
 }
 
 /// What the stack's webhook pipeline runs with (shown in the banner).
@@ -89,6 +94,8 @@ pub struct DevServer {
     pub webhook: WebhookSettings,
     /// What every function of this stack was built from.
     wiring: Arc<Wiring>,
+    /// The stale in-flight threshold its functions run with.
+    stale_after: paygate_domain::StaleAfter,
     server: JoinHandle<()>,
     _pipeline: pipeline::Pipeline,
     /// The bank protocol simulators (see [`banks`]), alive as long as the server.
@@ -166,6 +173,7 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         ids: opts.ids.clone(),
         overrides: Overrides {
             bank_timeout: Some(opts.bank_timeout),
+            stale_after: opts.stale_after,
             signing_secret_ttl: Some(w.secret_cache_ttl),
             sweep_grace_ms: Some(i64::try_from(w.sweep_grace.as_millis()).unwrap_or(i64::MAX)),
             retry_schedule: Some(w.schedule.clone()),
@@ -235,6 +243,7 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
         secrets,
         webhook,
         wiring,
+        stale_after: opts.stale_after.unwrap_or_default(),
         server,
         _pipeline: pipeline,
         banks: bank_sims,
@@ -280,13 +289,15 @@ impl DevServer {
         DynamoEvents::new(self.client.clone(), &self.tables.events)
     }
 
-    /// Payments, written atomically with their outbox event.
+    /// Payments, written atomically with their outbox event (under the stack's stale
+    /// in-flight threshold, as its functions write them).
     pub fn payments(&self) -> DynamoPayments {
         DynamoPayments::new(
             self.client.clone(),
             &self.tables.payments,
             &self.tables.events,
         )
+        .with_stale_after(self.stale_after)
     }
 
     /// Signing secrets (uncached reads with `read`; writes with `create` / `put`).

@@ -15,6 +15,9 @@
 //!
 //! `PAYGATE_BANK_TIMEOUT_MS` bounds each call to a bank simulator (default: the deployed
 //! 8 s), e.g. `1000` to try the unknown-outcome path with a simulator's injected latency.
+//!
+//! `PAYGATE_STALE_IN_FLIGHT_MS` sets when an operation in flight counts as stale (default
+//! 60 s), checked at start-up like the deployed functions' (README "Configuration").
 
 use std::{net::SocketAddr, sync::Arc};
 
@@ -58,6 +61,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         bank_timeout,
         reconcile_every: paygate_devserver::reconciler::every_from_env()?,
         throttle: Some(paygate_compose::throttle_limits_from_env()?),
+        stale_after: paygate_compose::stale_after_from_env()?,
     };
     let server = paygate_devserver::start_with_own_moto(opts).await?;
     println!("{}", paygate_devserver::banner(&server, &seed));

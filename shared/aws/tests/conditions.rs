@@ -110,7 +110,14 @@ async fn no_pending_rejects_a_payment_with_a_reserved_operation() {
     let env = Env::new("nopending").await;
     let p = captured(10_000);
     env.payments.save(create(&p)).await.unwrap();
-    let planned = p.plan(TransactionType::Refund, Some(100), T0).unwrap();
+    let planned = p
+        .plan(
+            TransactionType::Refund,
+            Some(100),
+            T0,
+            paygate_domain::StaleAfter::DEFAULT,
+        )
+        .unwrap();
     let reserved = p.reserve(planned, txn_id(), T0);
     env.payments.save(update(&p, &reserved)).await.unwrap();
 

@@ -37,7 +37,14 @@ async fn payment_round_trips_without_and_with_a_pending_operation() {
     );
 
     // WHEN a refund is reserved on it
-    let planned = p.plan(TransactionType::Refund, Some(2_500), T0).unwrap();
+    let planned = p
+        .plan(
+            TransactionType::Refund,
+            Some(2_500),
+            T0,
+            paygate_domain::StaleAfter::DEFAULT,
+        )
+        .unwrap();
     let reserved = p.reserve(planned, txn_id(), T0.plus_millis(10));
     env.payments.save(update(&p, &reserved)).await.unwrap();
 
@@ -59,7 +66,14 @@ async fn refundable_attribute_follows_every_write() {
     let p = captured(10_000);
     env.payments.save(create(&p)).await.unwrap();
     let txn = transaction(&p, TransactionType::Refund, 4_000, T0);
-    let planned = p.plan(TransactionType::Refund, Some(4_000), T0).unwrap();
+    let planned = p
+        .plan(
+            TransactionType::Refund,
+            Some(4_000),
+            T0,
+            paygate_domain::StaleAfter::DEFAULT,
+        )
+        .unwrap();
     let reserved = p.reserve(planned, txn.id.clone(), T0);
     env.payments.save(update(&p, &reserved)).await.unwrap();
 

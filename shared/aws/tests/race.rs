@@ -37,7 +37,12 @@ async fn refund(store: &DynamoPayments, id: &PaymentId, task: usize) -> Outcome 
     for attempt in 0..MAX_ATTEMPTS {
         let now = T0.plus_millis((attempt * 10) as i64);
         let read = store.get_payment(id).await.unwrap().unwrap();
-        let planned = match read.plan(TransactionType::Refund, Some(REFUND), now) {
+        let planned = match read.plan(
+            TransactionType::Refund,
+            Some(REFUND),
+            now,
+            paygate_domain::StaleAfter::DEFAULT,
+        ) {
             Ok(p) => p,
             Err(DomainError::AmountExceedsRefundable { .. }) => return Outcome::NothingLeft,
             Err(DomainError::OperationInProgress { .. }) => {

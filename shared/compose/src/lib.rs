@@ -11,6 +11,7 @@
 //! (the dashboard's admin API).
 
 mod adapters;
+pub mod logging;
 mod names;
 mod settings;
 pub mod system;
@@ -29,11 +30,14 @@ mod pipeline;
 mod throttle;
 
 pub use adapters::outbox;
+pub use logging::init_logging;
 pub use names::Names;
+pub use settings::stale_after_from_env;
 pub use settings::{
-    BANK_CREDENTIALS_CACHE_ENV, BANK_TIMEOUT_ENV, MAX_BANK_TIMEOUT_MS, MIN_RETENTION_DAYS,
-    RECONCILE_BATCH_ENV, RECONCILE_CONCURRENCY_ENV, RETENTION_DAYS_ENV, SIGNING_SECRET_CACHE_ENV,
-    STAGE_ENV, SWEEP_BATCH_ENV, SWEEP_GRACE_ENV,
+    check_stale_after, min_stale_in_flight, BANK_CREDENTIALS_CACHE_ENV, BANK_TIMEOUT_ENV,
+    MAX_BANK_TIMEOUT_MS, MAX_STALE_IN_FLIGHT_MS, MIN_RETENTION_DAYS, RECONCILE_BATCH_ENV,
+    RECONCILE_CONCURRENCY_ENV, RETENTION_DAYS_ENV, SIGNING_SECRET_CACHE_ENV, STAGE_ENV,
+    STALE_IN_FLIGHT_ENV, STALE_MARGIN, SWEEP_BATCH_ENV, SWEEP_GRACE_ENV,
 };
 pub use wiring::{Overrides, Wiring};
 
@@ -41,7 +45,7 @@ pub use wiring::{Overrides, Wiring};
 pub use admin::{AdminDeliveries, AdminEndpoints, WEBHOOK_SECRET_PREFIX_ENV};
 #[cfg(feature = "banks")]
 pub use payments::{
-    providers, Banks, MoneyOperation, PointsInquiry, Reconciler, TestCreatePayment,
+    bank_work, providers, Banks, MoneyOperation, PointsInquiry, Reconciler, TestCreatePayment,
     BANK_SECRET_PREFIX_ENV, RECONCILE_ALARM_AFTER_ENV,
 };
 #[cfg(feature = "payments")]
@@ -66,6 +70,9 @@ pub enum ConfigError {
     Malformed(String),
     #[error("{0}")]
     Client(String),
+    /// A well-formed value outside what is safe, and why.
+    #[error("environment variable {key} is {reason}")]
+    OutOfRange { key: String, reason: String },
 }
 
 /// A function's dependencies, built from a [`Wiring`]: the one builder both the Lambda and

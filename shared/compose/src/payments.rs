@@ -16,7 +16,7 @@ use crate::{Build, ConfigError, Wiring};
 mod banks;
 #[cfg(feature = "banks")]
 pub use banks::{
-    providers, Banks, MoneyOperation, PointsInquiry, Reconciler, TestCreatePayment,
+    bank_work, providers, Banks, MoneyOperation, PointsInquiry, Reconciler, TestCreatePayment,
     BANK_SECRET_PREFIX_ENV, RECONCILE_ALARM_AFTER_ENV,
 };
 

@@ -1,10 +1,10 @@
 //! Settings every area reads: the stage, the metrics sink, and the one parser for numeric
 //! settings (a malformed value is an error at start-up, never a silent fallback).
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use paygate_aws::metrics::{EmfMetrics, Output};
-use paygate_domain::metrics::Metrics;
+use paygate_domain::{metrics::Metrics, StaleAfter};
 
 use crate::{ConfigError, Names, Wiring};
 
@@ -56,6 +56,77 @@ pub const SWEEP_GRACE_ENV: &str = "PAYGATE_SWEEP_GRACE_SECS";
 pub const RECONCILE_BATCH_ENV: &str = "PAYGATE_RECONCILE_BATCH";
 /// Environment variable: payments the reconciler settles at a time (default 8).
 pub const RECONCILE_CONCURRENCY_ENV: &str = "PAYGATE_RECONCILE_CONCURRENCY";
+
+/// Environment variable: milliseconds an operation may stay in flight before it counts as
+/// stale (its Lambda died between the bank call and the commit), after which `query` and
+/// the reconciler settle it from the bank's records; default 60,000. It must exceed the
+/// longest an operation can still be running ([`min_stale_in_flight`]) and be at most
+/// [`MAX_STALE_IN_FLIGHT_MS`].
+pub const STALE_IN_FLIGHT_ENV: &str = "PAYGATE_STALE_IN_FLIGHT_MS";
+/// The largest stale in-flight threshold accepted (ms): 10 minutes.
+pub const MAX_STALE_IN_FLIGHT_MS: u64 = 600_000;
+/// How much longer than an operation's bank calls the stale threshold must be (the
+/// reservation before them, the commit after them).
+pub const STALE_MARGIN: Duration = Duration::from_secs(10);
+
+/// The shortest stale in-flight threshold that never judges a running operation stale: its
+/// bank calls can take `bank_work`, then [`STALE_MARGIN`]; the threshold must exceed this.
+pub fn min_stale_in_flight(bank_work: Duration) -> Duration {
+    bank_work.saturating_add(STALE_MARGIN)
+}
+
+/// The stale in-flight threshold: the override (dev server, tests), else
+/// `PAYGATE_STALE_IN_FLIGHT_MS`, else [`StaleAfter::DEFAULT`]; checked against `bank_work`
+/// (the longest an operation's bank calls can take with the bank timeout in force).
+pub(crate) fn stale_after(w: &Wiring, bank_work: Duration) -> Result<StaleAfter, ConfigError> {
+    let stale = match w.overrides.stale_after {
+        Some(s) => s,
+        None => {
+            let default = u64::try_from(StaleAfter::DEFAULT.millis()).unwrap_or(60_000);
+            let ms = positive(&w.names, STALE_IN_FLIGHT_ENV, default)?;
+            StaleAfter::from_millis(ms)
+                .ok_or_else(|| ConfigError::Malformed(STALE_IN_FLIGHT_ENV.to_owned()))?
+        }
+    };
+    check_stale_after(stale, bank_work)
+}
+
+/// `PAYGATE_STALE_IN_FLIGHT_MS` of this process's environment (`None`: unset), for the dev
+/// server's `make dev`; its builders check it like the Lambdas' (a malformed value is an
+/// error here already).
+pub fn stale_after_from_env() -> Result<Option<StaleAfter>, ConfigError> {
+    let names = Names::from_env();
+    if names.optional(STALE_IN_FLIGHT_ENV).is_none() {
+        return Ok(None);
+    }
+    let ms = positive(&names, STALE_IN_FLIGHT_ENV, 1)?;
+    StaleAfter::from_millis(ms)
+        .map(Some)
+        .ok_or_else(|| ConfigError::Malformed(STALE_IN_FLIGHT_ENV.to_owned()))
+}
+
+/// `stale` if it exceeds [`min_stale_in_flight`] of `bank_work` and is at most
+/// [`MAX_STALE_IN_FLIGHT_MS`]; else why not, naming the variable.
+pub fn check_stale_after(
+    stale: StaleAfter,
+    bank_work: Duration,
+) -> Result<StaleAfter, ConfigError> {
+    let min = u64::try_from(min_stale_in_flight(bank_work).as_millis()).unwrap_or(u64::MAX);
+    let ms = u64::try_from(stale.millis()).unwrap_or(0);
+    if ms <= min || ms > MAX_STALE_IN_FLIGHT_MS {
+        return Err(ConfigError::OutOfRange {
+            key: STALE_IN_FLIGHT_ENV.to_owned(),
+            reason: format!(
+                "{ms} ms; it must exceed {min} ms (an operation's bank calls, {} ms with the \
+                 bank timeout in force, plus {} s: an operation still running must never \
+                 count as stale) and be at most {MAX_STALE_IN_FLIGHT_MS} ms",
+                bank_work.as_millis(),
+                STALE_MARGIN.as_secs()
+            ),
+        });
+    }
+    Ok(stale)
+}
 
 /// A duration in whole units of `unit` from `key` (positive), or `default`.
 pub(crate) fn duration(

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::{
     system::{RandomIds, SystemClock},
     Build, ConfigError, MoneyOperation, Names, OutboxSweeper, Overrides, PointsInquiry, Reconciler,
-    WebhookDeliver, Wiring,
+    TestCreatePayment, WebhookDeliver, Wiring,
 };
 
 /// Every name the builders need, plus `extra`.
@@ -98,4 +98,76 @@ fn a_malformed_setting_stops_the_builder() {
     refused::<OutboxSweeper>(crate::SWEEP_BATCH_ENV, "0");
     refused::<OutboxSweeper>(crate::SWEEP_GRACE_ENV, "1.5");
     refused::<OutboxSweeper>(crate::RETENTION_DAYS_ENV, "none");
+}
+
+fn out_of_range<T: Build>(vars: &[(&str, &str)]) -> String {
+    match T::build(&wiring(vars)) {
+        Err(e @ ConfigError::OutOfRange { .. }) => e.to_string(),
+        Err(e) => panic!("{vars:?}: {e}"),
+        Ok(_) => panic!("{vars:?} was accepted"),
+    }
+}
+
+#[test]
+fn the_stale_threshold_is_read_and_reaches_the_operations() {
+    use paygate_domain::StaleAfter;
+    let op = MoneyOperation::build(&wiring(&[])).unwrap();
+    assert_eq!(op.ops.stale_after, StaleAfter::DEFAULT);
+    let ms = |v: &str| StaleAfter::from_millis(v.parse().unwrap()).unwrap();
+    let op = MoneyOperation::build(&wiring(&[(crate::STALE_IN_FLIGHT_ENV, "90000")])).unwrap();
+    assert_eq!(op.ops.stale_after, ms("90000"));
+    let r = Reconciler::build(&wiring(&[(crate::STALE_IN_FLIGHT_ENV, "120000")])).unwrap();
+    assert_eq!(r.reconciler.ops.stale_after, ms("120000"));
+    // The bounds themselves: just above 3 × 8 s + 10 s, and 10 minutes.
+    for ok in ["34001", "600000"] {
+        let op = MoneyOperation::build(&wiring(&[(crate::STALE_IN_FLIGHT_ENV, ok)])).unwrap();
+        assert_eq!(op.ops.stale_after, ms(ok));
+    }
+    // Through the dev server's override too.
+    let mut w = wiring(&[]);
+    w.overrides.stale_after = Some(ms("45000"));
+    assert_eq!(
+        MoneyOperation::build(&w).unwrap().ops.stale_after,
+        ms("45000")
+    );
+}
+
+#[test]
+fn a_stale_threshold_a_running_operation_could_outlive_stops_the_builder() {
+    // Malformed: not a positive whole number of milliseconds.
+    refused::<MoneyOperation>(crate::STALE_IN_FLIGHT_ENV, "0");
+    refused::<Reconciler>(crate::STALE_IN_FLIGHT_ENV, "60s");
+    // Default bank timeout 8 s: three calls, 24 s, plus 10 s.
+    let e = out_of_range::<MoneyOperation>(&[(crate::STALE_IN_FLIGHT_ENV, "34000")]);
+    assert!(e.contains("PAYGATE_STALE_IN_FLIGHT_MS"), "{e}");
+    assert!(e.contains("must exceed 34000 ms"), "{e}");
+    out_of_range::<Reconciler>(&[(crate::STALE_IN_FLIGHT_ENV, "20000")]);
+    out_of_range::<TestCreatePayment>(&[(crate::STALE_IN_FLIGHT_ENV, "20000")]);
+    // At most 10 minutes.
+    let e = out_of_range::<MoneyOperation>(&[(crate::STALE_IN_FLIGHT_ENV, "600001")]);
+    assert!(e.contains("at most 600000 ms"), "{e}");
+    // The floor follows the bank timeout: 9 s calls make it 37 s.
+    let slow = |stale: &'static str| {
+        [
+            (crate::BANK_TIMEOUT_ENV, "9000"),
+            (crate::STALE_IN_FLIGHT_ENV, stale),
+        ]
+    };
+    let e = out_of_range::<MoneyOperation>(&slow("37000"));
+    assert!(e.contains("must exceed 37000 ms"), "{e}");
+    MoneyOperation::build(&wiring(&slow("37001"))).unwrap();
+    // Short calls leave a step retry's 24 s budget as the longest an operation runs.
+    let fast = [
+        (crate::BANK_TIMEOUT_ENV, "1000"),
+        (crate::STALE_IN_FLIGHT_ENV, "30000"),
+    ];
+    let e = out_of_range::<MoneyOperation>(&fast);
+    assert!(e.contains("must exceed 34000 ms"), "{e}");
+    // The dev server's override is checked like the setting.
+    let mut w = wiring(&[]);
+    w.overrides.stale_after = paygate_domain::StaleAfter::from_millis(30_000);
+    assert!(matches!(
+        MoneyOperation::build(&w),
+        Err(ConfigError::OutOfRange { .. })
+    ));
 }

@@ -25,6 +25,9 @@ pub struct Wiring {
 pub struct Overrides {
     /// Bank HTTP deadline (default `paygate_bankkit::transport::DEFAULT_TIMEOUT`).
     pub bank_timeout: Option<Duration>,
+    /// The stale in-flight threshold (default: `PAYGATE_STALE_IN_FLIGHT_MS` or
+    /// `StaleAfter::DEFAULT`), checked against the bank timeout like the setting.
+    pub stale_after: Option<paygate_domain::StaleAfter>,
     /// How long the deliver function reuses a signing secret (default
     /// `paygate_aws::secrets::DEFAULT_TTL`).
     pub signing_secret_ttl: Option<Duration>,

@@ -17,10 +17,6 @@ use crate::{
     transaction::{Transaction, TransactionStatus, TransactionType},
 };
 
-/// An in-flight operation older than this (a Lambda that died between the bank call and the
-/// commit) is treated as unknown: `query` settles it.
-pub const STALE_IN_FLIGHT_MS: i64 = 60_000;
-
 /// The spec's payment statuses, and nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -227,12 +223,11 @@ impl Payment {
     }
 
     /// The pending operation, if its outcome is unknown (explicitly, or because it has been
-    /// in flight for longer than a Lambda can live).
-    pub fn unsettled(&self, now: Timestamp) -> Option<&PendingOperation> {
-        self.pending.as_ref().filter(|p| {
-            p.state == PendingState::Unknown
-                || now.unix_millis() - p.started_at.unix_millis() > STALE_IN_FLIGHT_MS
-        })
+    /// in flight for longer than `stale` — longer than a Lambda can live).
+    pub fn unsettled(&self, now: Timestamp, stale: StaleAfter) -> Option<&PendingOperation> {
+        self.pending
+            .as_ref()
+            .filter(|p| p.state == PendingState::Unknown || stale.is_stale(p.started_at, now))
     }
 
     /// The spec's permission table.
@@ -260,16 +255,18 @@ impl Payment {
         }
     }
 
-    /// Decides whether a capture, cancel or refund may go to the bank, and for how much.
+    /// Decides whether a capture, cancel or refund may go to the bank, and for how much. An
+    /// operation already in flight refuses it: in progress, or unknown once `stale`.
     pub fn plan(
         &self,
         kind: TransactionType,
         requested: Option<i64>,
         now: Timestamp,
+        stale: StaleAfter,
     ) -> Result<Planned, DomainError> {
         if let Some(p) = &self.pending {
             let transaction_id = p.transaction_id.clone();
-            return Err(if self.unsettled(now).is_some() {
+            return Err(if self.unsettled(now, stale).is_some() {
                 DomainError::OperationOutcomeUnknown { transaction_id }
             } else {
                 DomainError::OperationInProgress { transaction_id }
@@ -417,10 +414,12 @@ impl Payment {
 }
 
 mod reconcile;
+mod stale;
 pub use reconcile::{
     reconcile_backoff_ms, StatusVerdict, NOT_FOUND_GRACE_MS, RECONCILE_FIRST_BACKOFF_MS,
     RECONCILE_MAX_BACKOFF_MS,
 };
+pub use stale::StaleAfter;
 
 #[cfg(test)]
 mod tests;

@@ -89,6 +89,7 @@ async fn world() -> World {
             events: paygate_payments::EventSink {
                 publisher: Arc::new(MemoryPublisher::default()),
             },
+            stale_after: paygate_domain::StaleAfter::DEFAULT,
         },
         store,
     }

@@ -9,7 +9,7 @@ use paygate_domain::{
         PaymentReader, PaymentWriter,
     },
     BankOutcome, EventId, Operation, Payment, PaymentId, PendingOperation, PosAccount, Settlement,
-    StoreError, Transaction, TransactionId, TransactionStatus, TransactionType,
+    StaleAfter, StoreError, Transaction, TransactionId, TransactionStatus, TransactionType,
 };
 
 use crate::{
@@ -32,6 +32,9 @@ pub struct OperationDeps {
     pub ids: Arc<dyn IdGenerator>,
     /// Where committed events go next (the events queue).
     pub events: EventSink,
+    /// How long an operation may stay in flight before it counts as stale (its outcome
+    /// unknown, settled from the bank's records).
+    pub stale_after: StaleAfter,
 }
 
 /// Read and write access to payments.
@@ -255,7 +258,7 @@ async fn reserve(
     let mut backoff = FIRST_BACKOFF;
     for _ in 0..RESERVE_ATTEMPTS {
         let now = deps.clock.now();
-        let planned = payment.plan(kind, amount, now)?;
+        let planned = payment.plan(kind, amount, now, deps.stale_after)?;
         let txn_id = TransactionId::generate(deps.ids.as_ref());
         let reserved = payment.reserve(planned, txn_id.clone(), now);
         let txn = Transaction::pending(

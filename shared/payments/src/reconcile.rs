@@ -27,9 +27,14 @@ pub struct Reconciled {
     pub unsettled: bool,
 }
 
-/// Whether `payment` is something the reconciler has to settle at `now`.
-pub fn needs_settling(payment: &Payment, now: paygate_domain::Timestamp) -> bool {
-    payment.unsettled(now).is_some()
+/// Whether `payment` is something the reconciler has to settle at `now` (an operation in
+/// flight only once `stale`).
+pub fn needs_settling(
+    payment: &Payment,
+    now: paygate_domain::Timestamp,
+    stale: paygate_domain::StaleAfter,
+) -> bool {
+    payment.unsettled(now, stale).is_some()
         || (payment.status == paygate_domain::PaymentStatus::Pending && payment.pending.is_none())
 }
 
@@ -52,7 +57,7 @@ pub async fn reconcile_payment(
         .clone();
     let bank = provider.query(&account, &payment.order_id).await;
     let now = deps.clock.now();
-    let (payment, resumed) = if payment.unsettled(now).is_some() {
+    let (payment, resumed) = if payment.unsettled(now, deps.stale_after).is_some() {
         settle_operation(deps, provider.as_ref(), &account, payment, &bank).await?
     } else {
         (finalize(deps, payment, &bank).await?, false)
@@ -69,7 +74,7 @@ pub async fn reconcile_payment(
     } else {
         bank
     };
-    let unsettled = needs_settling(&payment, deps.clock.now());
+    let unsettled = needs_settling(&payment, deps.clock.now(), deps.stale_after);
     Ok(Reconciled {
         payment,
         bank,

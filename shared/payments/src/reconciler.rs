@@ -131,8 +131,23 @@ async fn reconcile_one(deps: &ReconcilerDeps, due: DuePayment) -> One {
             };
         }
     };
-    if !needs_settling(&fresh, ops.clock.now()) {
-        return One::Settled;
+    let now = ops.clock.now();
+    if !needs_settling(&fresh, now, ops.stale_after) {
+        return match fresh.pending.as_ref() {
+            // Still in flight and not stale under the threshold in force (it was listed by a
+            // `reconcileAt` written under a shorter one): look again once it is.
+            Some(op) => {
+                defer_until(
+                    deps,
+                    &fresh,
+                    due.tries,
+                    ops.stale_after.stale_at(op.started_at),
+                )
+                .await;
+                One::Deferred { over_limit: None }
+            }
+            None => One::Settled,
+        };
     }
     let tries = if fresh.version == due.payment.version {
         due.tries + 1
@@ -166,6 +181,15 @@ async fn defer(deps: &ReconcilerDeps, payment: &paygate_domain::Payment, tries: 
         .clock
         .now()
         .plus_millis(reconcile_backoff_ms(tries));
+    defer_until(deps, payment, tries, next).await;
+}
+
+async fn defer_until(
+    deps: &ReconcilerDeps,
+    payment: &paygate_domain::Payment,
+    tries: u32,
+    next: paygate_domain::Timestamp,
+) {
     if let Err(e) = deps.unsettled.defer(payment, tries, next).await {
         // Not deferred: it is simply due again at the next run.
         tracing::warn!(payment_id = %payment.id, error = %e, "could not defer");

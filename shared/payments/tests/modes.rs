@@ -156,6 +156,7 @@ fn world() -> World {
             events: EventSink {
                 publisher: Arc::new(MemoryPublisher::default()),
             },
+            stale_after: paygate_domain::StaleAfter::DEFAULT,
         },
         points: PointsDeps {
             accounts,

@@ -108,6 +108,7 @@ async fn world() -> World {
             events: EventSink {
                 publisher: fast_path.clone(),
             },
+            stale_after: paygate_domain::StaleAfter::DEFAULT,
         },
         clock,
         store,

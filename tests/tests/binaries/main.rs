@@ -5,13 +5,20 @@
 //! the Lambda Runtime API stub; its answer is checked. This is the only test that runs each
 //! function's `main.rs`: the client builders, `Deps::from_env`, the runtime loop and the
 //! event (de)serialisation as deployed.
+//!
+//! Every binary runs at TRACE, as `AWS_LAMBDA_LOG_LEVEL=TRACE` (an operator turning Lambda's
+//! `ApplicationLogLevel` up) makes it, half of them in Lambda's JSON log format: its log must
+//! hold TRACE lines and none of the secrets the events and the stack carry (the API key of
+//! the authorizer's `Authorization` header, the points inquiry's card number and CVV, the
+//! signing secret the deliverer signs with, the seed's keys and bank credentials, the AWS
+//! credentials) — issue 10, item 5.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use paygate_aws::moto::{unique_prefix, MotoServer};
 use paygate_bench::{
-    cases::Ctx,
+    cases::{self, Ctx},
     functions::{self, LocalStack, TemplateFunction},
     runtime_stub::{Outcome, RuntimeStub},
 };
@@ -31,16 +38,82 @@ fn log_tail(bin: &str) -> String {
     text.get(start..).unwrap_or(&text).to_owned()
 }
 
-/// Starts `f`'s binary against a stub, sends its case's event; `Err` with what went wrong.
+/// The static AWS credentials' secret parts, distinct enough to be searched for in logs.
+const AWS_SECRET_ACCESS_KEY: &str = "binariesSecretAccessKey0TraceLogs0000001";
+const AWS_SESSION_TOKEN: &str = "binariesSessionToken0TraceLogs000000000001";
+
+/// Everything no log may hold: the secrets of this stack and of the cases' events.
+fn secrets(ctx: &Ctx<'_>) -> Vec<String> {
+    let mut out = paygate_tests::leaks::seed_secrets();
+    out.extend(
+        [
+            cases::KEY,
+            cases::POINTS_CARD,
+            &ctx.endpoint_secret,
+            AWS_SECRET_ACCESS_KEY,
+            AWS_SESSION_TOKEN,
+        ]
+        .map(str::to_owned),
+    );
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `bin`'s whole log at TRACE: TRACE lines there, and no secret, no CVV.
+fn check_log(bin: &str, secrets: &[String]) -> Result<(), String> {
+    let text = std::fs::read_to_string(log_path(bin)).map_err(|e| format!("its log: {e}"))?;
+    if !(text.lines().any(|l| l.trim_start().starts_with("TRACE"))
+        || text.contains(r#""level":"TRACE""#))
+    {
+        return Err(format!(
+            "its log holds no TRACE line ({} bytes): TRACE was not on",
+            text.len()
+        ));
+    }
+    let mut leaks = paygate_tests::leaks::leaks(&text, secrets);
+    // The CVV's field name as a word (random ids such as AWS request ids may hold the
+    // letters; the three digits alone occur anywhere).
+    let cvv = regex_lite::Regex::new(r"(?i)\bcvv\b").unwrap();
+    if let Some(m) = cvv.find(&text) {
+        let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+        let end = (m.end() + 200).min(text.len());
+        leaks.push(format!(
+            "cvv: {}",
+            text.get(start..end).unwrap_or(m.as_str())
+        ));
+    }
+    if leaks.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("secrets in its TRACE log:\n{}", leaks.join("\n")))
+    }
+}
+
+/// Starts `f`'s binary against a stub (at TRACE, `json`: in Lambda's JSON format), sends its
+/// case's event; `Err` with what went wrong.
 async fn run_one(
     f: &TemplateFunction,
     stack: &LocalStack<'_>,
     ctx: &Ctx<'_>,
     dir: &std::path::Path,
+    json: bool,
 ) -> Result<(), String> {
     let stub = RuntimeStub::start().await.map_err(|e| e.to_string())?;
     let mut env = stub.lambda_env(&f.bin);
     env.extend(stack.env(f)?);
+    // As Lambda's logging controls set them (the template's `RUST_LOG` stays: Lambda's level
+    // wins over it).
+    env.push(("AWS_LAMBDA_LOG_LEVEL".to_owned(), "TRACE".to_owned()));
+    let format = if json { "JSON" } else { "Text" };
+    env.push(("AWS_LAMBDA_LOG_FORMAT".to_owned(), format.to_owned()));
+    for (var, value) in &mut env {
+        match var.as_str() {
+            "AWS_SECRET_ACCESS_KEY" => *value = AWS_SECRET_ACCESS_KEY.to_owned(),
+            "AWS_SESSION_TOKEN" => *value = AWS_SESSION_TOKEN.to_owned(),
+            _ => {}
+        }
+    }
     let inv = ctx.invocation(&f.bin).await?;
     let id = stub.push(&inv.event);
     let mut child = functions::spawn(&dir.join(&f.bin), &env, &log_path(&f.bin))
@@ -101,6 +174,7 @@ async fn every_function_binary_answers_a_real_event_through_the_runtime_api() {
             bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
             reconcile_every: None,
             throttle: None,
+            stale_after: None,
         },
     )
     .await
@@ -116,17 +190,32 @@ async fn every_function_binary_answers_a_real_event_through_the_runtime_api() {
     build.await.unwrap().expect("the function binaries build");
     let dir = functions::bin_dir("debug");
 
-    let results = futures::future::join_all(
-        fns.iter()
-            .map(|f| async { (f.bin.clone(), run_one(f, &stack, &ctx, &dir).await) }),
-    )
+    let results = futures::future::join_all(fns.iter().enumerate().map(|(i, f)| {
+        let (stack, ctx, dir) = (&stack, &ctx, &dir);
+        async move { (f.bin.clone(), run_one(f, stack, ctx, dir, i % 2 == 0).await) }
+    }))
     .await;
     let failures: Vec<String> = results
-        .into_iter()
+        .iter()
         .filter_map(|(bin, r)| {
-            r.err()
-                .map(|e| format!("{bin}: {e}\n--- its log (tail) ---\n{}", log_tail(&bin)))
+            r.as_ref()
+                .err()
+                .map(|e| format!("{bin}: {e}\n--- its log (tail) ---\n{}", log_tail(bin)))
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // Each whole log, once every function has answered.
+    let secrets = secrets(&ctx);
+    let leaks: Vec<String> = bins
+        .iter()
+        .filter_map(|bin| {
+            check_log(bin, &secrets)
+                .err()
+                .map(|e| format!("{bin}: {e}"))
+        })
+        .collect();
+    assert!(leaks.is_empty(), "{}", leaks.join("\n\n"));
+    for bin in &bins {
+        let _ = std::fs::remove_file(log_path(bin));
+    }
 }

@@ -14,5 +14,6 @@ mod provider;
 mod query;
 mod race;
 mod reconciler;
+mod stale;
 mod throttle;
 mod transitions;

@@ -76,6 +76,7 @@ async fn world(label: &str) -> World {
         events: EventSink {
             publisher: Arc::new(MemoryPublisher::default()),
         },
+        stale_after: paygate_domain::StaleAfter::DEFAULT,
     };
     let events = paygate_aws::dynamo::DynamoEvents::new(faulty, &names.events);
     World {

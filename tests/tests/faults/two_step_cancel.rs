@@ -82,6 +82,7 @@ async fn a_half_done_cancel_is_completed_by_the_reconciler() {
         events: EventSink {
             publisher: publisher.clone(),
         },
+        stale_after: paygate_domain::StaleAfter::DEFAULT,
     };
     // An authorization of 90.00 TL, registered at the bank and captured for 60.00 TL.
     let order = "PGHALF1";

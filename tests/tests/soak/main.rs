@@ -219,6 +219,7 @@ async fn setup(seed: u64) -> Soak {
         events: EventSink {
             publisher: Arc::new(MemoryPublisher::default()),
         },
+        stale_after: paygate_domain::StaleAfter::DEFAULT,
     };
     let _ = seed;
     Soak {
@@ -464,7 +465,7 @@ async fn money_is_never_moved_twice_lost_or_left_unknown_under_faults() {
     let dynamo_injected = soak.dynamo_faults.injected();
     let bank_counts = soak.bank.fault_plan().counts();
     soak.clock
-        .advance_millis(paygate_domain::payment::STALE_IN_FLIGHT_MS + 1);
+        .advance_millis(paygate_domain::StaleAfter::DEFAULT.millis() + 1);
     run_reconciler(&soak.reconciler).await.unwrap();
     let mut rounds = 0;
     loop {

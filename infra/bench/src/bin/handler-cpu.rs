@@ -103,6 +103,7 @@ fn world() -> World {
             clock: Arc::new(ManualClock::at(T0)),
             ids: Arc::new(SeqIds::default()),
             events: EventSink { publisher },
+            stale_after: paygate_domain::StaleAfter::DEFAULT,
         },
         store,
         principal: Principal {

@@ -274,6 +274,7 @@ async fn main() {
             bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
             reconcile_every: None,
             throttle: None,
+            stale_after: None,
         },
     )
     .await

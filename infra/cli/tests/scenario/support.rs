@@ -74,6 +74,7 @@ pub async fn start_stack(cert_pem: Vec<u8>) -> DevServer {
         bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
         reconcile_every: None,
         throttle: None,
+        stale_after: None,
     };
     paygate_devserver::start_on(moto, opts)
         .await

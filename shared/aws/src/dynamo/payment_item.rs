@@ -2,7 +2,8 @@
 
 use paygate_domain::{
     AccountId, Currency, MerchantId, Mode, Payment, PaymentId, PaymentStatus, PendingOperation,
-    PendingState, StoreError, Transaction, TransactionId, TransactionStatus, TransactionType,
+    PendingState, StaleAfter, StoreError, Transaction, TransactionId, TransactionStatus,
+    TransactionType,
 };
 
 use crate::dynamo::item::{n, s, t, Fields, Item};
@@ -81,7 +82,7 @@ fn parse_txn_status(s: &str) -> Option<TransactionStatus> {
 
 /// The payment item. `refundable` is derived (`Payment::refundable`) so that conditions,
 /// which have no arithmetic, can compare against it; `pendingOp` is absent when `None`.
-pub(crate) fn encode_payment(p: &Payment) -> Item {
+pub(crate) fn encode_payment(p: &Payment, stale: StaleAfter) -> Item {
     let mut item = Item::from([
         (attr::PK.to_owned(), s(p.id.as_str())),
         (attr::SK.to_owned(), s(PAYMENT_SK)),
@@ -104,7 +105,7 @@ pub(crate) fn encode_payment(p: &Payment) -> Item {
     ]);
     // Every write of the payment decides afresh whether it is in the `unsettled` index (and
     // resets the reconciler's tries: a changed payment is a new case).
-    if let Some(due) = p.reconcile_due() {
+    if let Some(due) = p.reconcile_due(stale) {
         item.insert(attr::UNSETTLED_SHARD.to_owned(), s(unsettled_shard(&p.id)));
         item.insert(attr::RECONCILE_AT.to_owned(), t(due));
     }
@@ -233,15 +234,36 @@ mod tests {
     #[test]
     fn payment_round_trips_and_stores_refundable() {
         let p = payment();
-        let item = encode_payment(&p);
+        let item = encode_payment(&p, StaleAfter::DEFAULT);
         assert_eq!(item.get("refundable"), Some(&n(7_500)));
         assert_eq!(item.get("sk"), Some(&s("PAYMENT")));
         assert_eq!(decode_payment(&item).unwrap(), p);
         let mut q = p.clone();
         q.pending = None;
-        let item = encode_payment(&q);
+        let item = encode_payment(&q, StaleAfter::DEFAULT);
         assert!(!item.contains_key("pendingOp"));
         assert_eq!(decode_payment(&item).unwrap(), q);
+    }
+
+    #[test]
+    fn an_operation_in_flight_is_due_once_stale_under_the_threshold_given() {
+        let mut p = payment();
+        let op = p.pending.as_mut().unwrap();
+        op.state = PendingState::InFlight;
+        let started = op.started_at;
+        for ms in [40_000, 60_000, 90_000] {
+            let stale = StaleAfter::from_millis(ms).unwrap();
+            let item = encode_payment(&p, stale);
+            assert_eq!(
+                item.get(attr::RECONCILE_AT),
+                Some(&t(started.plus_millis(i64::try_from(ms).unwrap() + 1))),
+                "{ms}"
+            );
+        }
+        // An unknown outcome is due at once, whatever the threshold.
+        let unknown = payment();
+        let item = encode_payment(&unknown, StaleAfter::from_millis(90_000).unwrap());
+        assert_eq!(item.get(attr::RECONCILE_AT), Some(&t(unknown.updated_at)));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::{
 };
 use paygate_domain::{
     ports::{Expectation, PaymentChange, PaymentReader, PaymentWriter},
-    Payment, PaymentId, StoreError, Transaction, TransactionId,
+    Payment, PaymentId, StaleAfter, StoreError, Transaction, TransactionId,
 };
 
 use crate::dynamo::{
@@ -100,6 +100,9 @@ pub struct DynamoPayments {
     client: Client,
     payments_table: String,
     events_table: String,
+    /// The stale in-flight threshold: an operation in flight is due for the reconciler
+    /// (`reconcileAt`) once it goes stale.
+    stale: StaleAfter,
 }
 
 impl DynamoPayments {
@@ -113,7 +116,16 @@ impl DynamoPayments {
             client,
             payments_table: payments_table.into(),
             events_table: events_table.into(),
+            stale: StaleAfter::DEFAULT,
         }
+    }
+
+    /// With `stale` as the stale in-flight threshold of every payment it writes (default
+    /// [`StaleAfter::DEFAULT`]; the composition root sets the configured one). A payment
+    /// already stored keeps the `reconcileAt` it was written with until its next write.
+    pub fn with_stale_after(mut self, stale: StaleAfter) -> Self {
+        self.stale = stale;
+        self
     }
 
     pub(crate) fn client(&self) -> &Client {
@@ -257,8 +269,10 @@ impl PaymentWriter for DynamoPayments {
                 )));
             }
         }
-        let payment =
-            self.payment_put(encode_payment(&change.payment), &condition(&change.expect))?;
+        let payment = self.payment_put(
+            encode_payment(&change.payment, self.stale),
+            &condition(&change.expect),
+        )?;
         if change.transaction.is_none() && change.event.is_none() {
             self.put_payment(payment, &change.expect).await
         } else {

@@ -1,6 +1,6 @@
 //! The functions that reach a bank, and the bank protocols, registered once.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use paygate_aws::dynamo::{
     schema::{BINS, EVENTS, IDEMPOTENCY, PAYMENTS, POS_ACCOUNTS, SIMBANK},
@@ -8,7 +8,10 @@ use paygate_aws::dynamo::{
 };
 use paygate_aws::sqs::EVENTS_QUEUE;
 use paygate_bank_simulator::SimBank;
-use paygate_domain::ports::{AccountLookup, Clock, IdGenerator, PaymentWriter};
+use paygate_domain::{
+    ports::{AccountLookup, Clock, IdGenerator, PaymentWriter},
+    StaleAfter,
+};
 use paygate_http::{Idempotency, Throttle};
 use paygate_payments::{
     EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
@@ -113,17 +116,42 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
         .with_metrics(crate::settings::metrics(w)))
 }
 
-fn payments(w: &Wiring) -> Result<Arc<DynamoPayments>, ConfigError> {
-    Ok(Arc::new(DynamoPayments::new(
-        w.aws.dynamo.clone(),
-        w.names.table(&PAYMENTS)?,
-        w.names.table(&EVENTS)?,
-    )))
+/// Bank HTTP calls one operation makes at most, each bounded by the bank timeout: e.g. a
+/// Posnet or Garanti cancel of a captured pre-authorization reads the order, then sends two
+/// reversals; a PayFlex operation looks the order up first. Retrying a second step is
+/// bounded by the step retry's budget instead ([`paygate_bankkit::StepRetry`]).
+const BANK_CALLS_PER_OPERATION: u32 = 3;
+
+/// The longest an operation's bank calls can take with calls bounded by `timeout`: its
+/// calls one after the other, or a step retry's whole budget, whichever is longer.
+pub fn bank_work(timeout: Duration) -> Duration {
+    timeout
+        .saturating_mul(BANK_CALLS_PER_OPERATION)
+        .max(paygate_bankkit::StepRetry::default().budget)
 }
 
-fn operation_deps(w: &Wiring) -> Result<OperationDeps, ConfigError> {
+/// The stale in-flight threshold (`PAYGATE_STALE_IN_FLIGHT_MS`), checked against the bank
+/// timeout in force.
+fn stale_after(w: &Wiring) -> Result<StaleAfter, ConfigError> {
+    let timeout = settings::bank_timeout(w, paygate_bankkit::transport::DEFAULT_TIMEOUT)?;
+    settings::stale_after(w, bank_work(timeout))
+}
+
+/// Payments (with the outbox), writing `reconcileAt` under `stale`.
+fn payments(w: &Wiring, stale: StaleAfter) -> Result<Arc<DynamoPayments>, ConfigError> {
+    Ok(Arc::new(
+        DynamoPayments::new(
+            w.aws.dynamo.clone(),
+            w.names.table(&PAYMENTS)?,
+            w.names.table(&EVENTS)?,
+        )
+        .with_stale_after(stale),
+    ))
+}
+
+fn operation_deps(w: &Wiring, stale: StaleAfter) -> Result<OperationDeps, ConfigError> {
     Ok(OperationDeps {
-        payments: payments(w)?,
+        payments: payments(w, stale)?,
         accounts: accounts(&w.aws.dynamo, &w.names.table(&POS_ACCOUNTS)?),
         providers: providers(w)?,
         clock: w.clock.clone(),
@@ -131,6 +159,7 @@ fn operation_deps(w: &Wiring) -> Result<OperationDeps, ConfigError> {
         events: EventSink {
             publisher: event_publisher(&w.aws.sqs, &w.names.queue(&EVENTS_QUEUE)?),
         },
+        stale_after: stale,
     })
 }
 
@@ -147,7 +176,7 @@ impl Build for MoneyOperation {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
         Ok(Self {
             idempotency: idempotency(w)?,
-            ops: operation_deps(w)?,
+            ops: operation_deps(w, stale_after(w)?)?,
             throttle: throttle(w)?,
         })
     }
@@ -197,12 +226,12 @@ impl Build for TestCreatePayment {
         Ok(Self {
             idempotency: idempotency(w)?,
             throttle: throttle(w)?,
-            // It writes payments only, never an event.
-            payments: Arc::new(DynamoPayments::new(
-                w.aws.dynamo.clone(),
-                w.names.table(&PAYMENTS)?,
-                "",
-            )),
+            // It writes payments only, never an event (nor an operation in flight; the
+            // threshold is set like every payment writer's all the same).
+            payments: Arc::new(
+                DynamoPayments::new(w.aws.dynamo.clone(), w.names.table(&PAYMENTS)?, "")
+                    .with_stale_after(stale_after(w)?),
+            ),
             accounts: Arc::new(DynamoAccounts::new(
                 w.aws.dynamo.clone(),
                 w.names.table(&POS_ACCOUNTS)?,
@@ -224,10 +253,13 @@ pub struct Reconciler {
 impl Build for Reconciler {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
         Ok(Self {
-            reconciler: ReconcilerDeps {
-                ops: operation_deps(w)?,
-                unsettled: payments(w)?,
-                limits: reconciler_limits(w)?,
+            reconciler: {
+                let stale = stale_after(w)?;
+                ReconcilerDeps {
+                    ops: operation_deps(w, stale)?,
+                    unsettled: payments(w, stale)?,
+                    limits: reconciler_limits(w)?,
+                }
             },
             stage: crate::settings::stage(w),
         })

@@ -189,12 +189,12 @@ impl Payment {
     }
 
     /// When the reconciler should first look at the payment: an operation with an unknown
-    /// outcome or a pending payment at once, an operation in flight once it goes stale.
+    /// outcome or a pending payment at once, an operation in flight once it goes `stale`.
     /// `None` when there is nothing to settle.
-    pub fn reconcile_due(&self) -> Option<Timestamp> {
+    pub fn reconcile_due(&self, stale: super::StaleAfter) -> Option<Timestamp> {
         match (&self.pending, self.status) {
             (Some(op), _) if op.state == super::PendingState::Unknown => Some(self.updated_at),
-            (Some(op), _) => Some(op.started_at.plus_millis(super::STALE_IN_FLIGHT_MS + 1)),
+            (Some(op), _) => Some(stale.stale_at(op.started_at)),
             (None, PaymentStatus::Pending) => Some(self.created_at),
             _ => None,
         }

@@ -65,7 +65,7 @@ fn run(
     outcome: &BankOutcome,
 ) -> Settlement {
     let ids = Seq(0.into());
-    let planned = p.plan(kind, amount, T0).unwrap();
+    let planned = p.plan(kind, amount, T0, StaleAfter::DEFAULT).unwrap();
     let txn_id = TransactionId::generate(&ids);
     let reserved = p.reserve(planned, txn_id.clone(), T0);
     let txn = Transaction::pending(txn_id, p.id.clone(), kind, planned.amount, p.currency, T0);
@@ -98,7 +98,7 @@ fn permission_table_is_the_specs() {
             (T::Cancel, cancel),
             (T::Refund, refund),
         ] {
-            let planned = p.plan(kind, None, T0);
+            let planned = p.plan(kind, None, T0, StaleAfter::DEFAULT);
             if allowed {
                 assert!(planned.is_ok(), "{kind:?} in {status}");
             } else {
@@ -150,15 +150,25 @@ fn partial_capture_releases_the_remainder() {
 fn capture_above_authorized_is_refused() {
     let p = payment(PaymentStatus::Authorized, 10_000);
     assert_eq!(
-        p.plan(TransactionType::Capture, Some(10_001), T0),
+        p.plan(
+            TransactionType::Capture,
+            Some(10_001),
+            T0,
+            StaleAfter::DEFAULT
+        ),
         Err(DomainError::AmountExceedsAuthorized { max: 10_000 })
     );
     assert_eq!(
-        p.plan(TransactionType::Capture, Some(0), T0),
+        p.plan(TransactionType::Capture, Some(0), T0, StaleAfter::DEFAULT),
         Err(DomainError::InvalidAmount)
     );
     assert_eq!(
-        p.plan(TransactionType::Capture, Some(MAX_AMOUNT + 1), T0),
+        p.plan(
+            TransactionType::Capture,
+            Some(MAX_AMOUNT + 1),
+            T0,
+            StaleAfter::DEFAULT
+        ),
         Err(DomainError::InvalidAmount)
     );
 }
@@ -174,12 +184,18 @@ fn refunds_partial_then_full() {
         EventType::PaymentRefunded
     );
     assert_eq!(
-        s1.payment.plan(TransactionType::Refund, Some(7_001), T0),
+        s1.payment.plan(
+            TransactionType::Refund,
+            Some(7_001),
+            T0,
+            StaleAfter::DEFAULT
+        ),
         Err(DomainError::AmountExceedsRefundable { refundable: 7_000 })
     );
     // Cancel is not allowed after any refund.
     assert!(matches!(
-        s1.payment.plan(TransactionType::Cancel, None, T0),
+        s1.payment
+            .plan(TransactionType::Cancel, None, T0, StaleAfter::DEFAULT),
         Err(DomainError::InvalidState { .. })
     ));
     let s2 = run(&s1.payment, TransactionType::Refund, None, &approved());
@@ -226,7 +242,8 @@ fn unknown_outcome_blocks_other_operations_until_settled() {
         PendingState::Unknown
     );
     assert!(matches!(
-        s.payment.plan(TransactionType::Refund, Some(1), T0),
+        s.payment
+            .plan(TransactionType::Refund, Some(1), T0, StaleAfter::DEFAULT),
         Err(DomainError::OperationOutcomeUnknown { .. })
     ));
     // The bank shows the refund went through: query settles it as approved.
@@ -299,7 +316,9 @@ fn unknown_outcome_blocks_other_operations_until_settled() {
 #[test]
 fn half_done_cancel_of_a_captured_preauth_is_resumed_never_failed() {
     let p = payment(PaymentStatus::Captured, 10_000);
-    let planned = p.plan(TransactionType::Cancel, None, T0).unwrap();
+    let planned = p
+        .plan(TransactionType::Cancel, None, T0, StaleAfter::DEFAULT)
+        .unwrap();
     let r = p.reserve(planned, TransactionId::parse("txn_c").unwrap(), T0);
     let txn = Transaction::pending(
         TransactionId::parse("txn_c").unwrap(),
@@ -343,20 +362,67 @@ fn half_done_cancel_of_a_captured_preauth_is_resumed_never_failed() {
 #[test]
 fn in_flight_operation_is_in_progress_then_stale() {
     let p = payment(PaymentStatus::Captured, 10_000);
-    let planned = p.plan(TransactionType::Refund, Some(100), T0).unwrap();
+    let planned = p
+        .plan(TransactionType::Refund, Some(100), T0, StaleAfter::DEFAULT)
+        .unwrap();
     let r = p.reserve(planned, TransactionId::parse("txn_a").unwrap(), T0);
     assert!(matches!(
-        r.plan(TransactionType::Refund, Some(100), T0.plus_millis(1_000)),
+        r.plan(
+            TransactionType::Refund,
+            Some(100),
+            T0.plus_millis(1_000),
+            StaleAfter::DEFAULT
+        ),
         Err(DomainError::OperationInProgress { .. })
     ));
     assert!(matches!(
         r.plan(
             TransactionType::Refund,
             Some(100),
-            T0.plus_millis(STALE_IN_FLIGHT_MS + 1)
+            T0.plus_millis(StaleAfter::DEFAULT.millis() + 1),
+            StaleAfter::DEFAULT,
         ),
         Err(DomainError::OperationOutcomeUnknown { .. })
     ));
+}
+
+#[test]
+fn the_configured_threshold_decides_when_in_flight_turns_unknown() {
+    let p = payment(PaymentStatus::Captured, 10_000);
+    let planned = p
+        .plan(TransactionType::Refund, Some(100), T0, StaleAfter::DEFAULT)
+        .unwrap();
+    let r = p.reserve(planned, TransactionId::parse("txn_a").unwrap(), T0);
+    let longer = StaleAfter::from_millis(90_000).unwrap();
+    let shorter = StaleAfter::from_millis(40_000).unwrap();
+    // Past the default's 60 s: still in progress under 90 s, unknown under 40 s.
+    let at = T0.plus_millis(61_000);
+    assert!(r.unsettled(at, longer).is_none());
+    assert!(r.unsettled(at, shorter).is_some());
+    assert!(matches!(
+        r.plan(TransactionType::Refund, Some(100), at, longer),
+        Err(DomainError::OperationInProgress { .. })
+    ));
+    assert!(matches!(
+        r.plan(
+            TransactionType::Refund,
+            Some(100),
+            T0.plus_millis(90_001),
+            longer
+        ),
+        Err(DomainError::OperationOutcomeUnknown { .. })
+    ));
+    // The reconciler's first look: when it goes stale under the threshold given.
+    assert_eq!(r.reconcile_due(longer), Some(T0.plus_millis(90_001)));
+    assert_eq!(r.reconcile_due(shorter), Some(T0.plus_millis(40_001)));
+    assert_eq!(
+        r.reconcile_due(StaleAfter::DEFAULT),
+        Some(T0.plus_millis(60_001))
+    );
+    // Nothing in flight: not due; a pending payment: at once, whatever the threshold.
+    assert_eq!(p.reconcile_due(longer), None);
+    let pending = payment(PaymentStatus::Pending, 10_000);
+    assert_eq!(pending.reconcile_due(longer), Some(pending.created_at));
 }
 
 #[test]
@@ -490,7 +556,7 @@ proptest! {
                 }
                 Cmd::Capture(a) | Cmd::Refund(a) => {
                     let kind = if matches!(c, Cmd::Capture(_)) { TransactionType::Capture } else { TransactionType::Refund };
-                    if let Ok(planned) = p.plan(kind, a, T0) {
+                    if let Ok(planned) = p.plan(kind, a, T0, StaleAfter::DEFAULT) {
                         prop_assert!(planned.amount > 0);
                         let tid = TransactionId::generate(&ids);
                         let r = p.reserve(planned, tid.clone(), T0);
@@ -503,7 +569,7 @@ proptest! {
                     }
                 }
                 Cmd::Cancel => {
-                    if let Ok(planned) = p.plan(TransactionType::Cancel, None, T0) {
+                    if let Ok(planned) = p.plan(TransactionType::Cancel, None, T0, StaleAfter::DEFAULT) {
                         let tid = TransactionId::generate(&ids);
                         let r = p.reserve(planned, tid.clone(), T0);
                         let txn = Transaction::pending(tid, p.id.clone(), TransactionType::Cancel, planned.amount, p.currency, T0);

@@ -10,7 +10,8 @@ use crate::{
         DuePayment, Expectation, Outbox, OutboxWriter, PaymentChange, PaymentReader, PaymentWriter,
         UnsettledPayments,
     },
-    EventId, EventRecord, Payment, PaymentId, StoreError, Timestamp, Transaction, TransactionId,
+    EventId, EventRecord, Payment, PaymentId, StaleAfter, StoreError, Timestamp, Transaction,
+    TransactionId,
 };
 use async_trait::async_trait;
 
@@ -31,6 +32,9 @@ pub struct MemoryPayments {
     saves: Mutex<usize>,
     /// The reconciler's deferrals: payment → (version, tries, next due).
     deferred: Mutex<HashMap<PaymentId, (u64, u32, Timestamp)>>,
+    /// When an operation in flight is due for the reconciler (as the DynamoDB adapter's
+    /// `reconcileAt`).
+    stale: StaleAfter,
 }
 
 /// A fault a save can meet, as DynamoDB produces them.
@@ -55,6 +59,12 @@ struct State {
 }
 
 impl MemoryPayments {
+    /// With `stale` as the stale in-flight threshold (default [`StaleAfter::DEFAULT`]).
+    pub fn with_stale_after(mut self, stale: StaleAfter) -> Self {
+        self.stale = stale;
+        self
+    }
+
     pub fn insert(&self, p: Payment) {
         self.inner.lock().unwrap().payments.insert(p.id.clone(), p);
     }
@@ -158,7 +168,7 @@ impl UnsettledPayments for MemoryPayments {
             .payments
             .values()
             .filter_map(|p| {
-                let first = p.reconcile_due()?;
+                let first = p.reconcile_due(self.stale)?;
                 let (at, tries) = match deferred.get(&p.id) {
                     Some((v, tries, at)) if *v == p.version => (*at, *tries),
                     _ => (first, 0),
@@ -187,7 +197,7 @@ impl UnsettledPayments for MemoryPayments {
     ) -> Result<bool, StoreError> {
         let s = self.inner.lock().unwrap();
         match s.payments.get(&payment.id) {
-            Some(p) if p.version == payment.version && p.reconcile_due().is_some() => {
+            Some(p) if p.version == payment.version && p.reconcile_due(self.stale).is_some() => {
                 self.deferred
                     .lock()
                     .unwrap()

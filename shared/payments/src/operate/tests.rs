@@ -38,8 +38,14 @@ fn account(id: &str, supported: OperationSet) -> PosAccount {
 }
 
 fn world() -> World {
+    world_stale(StaleAfter::DEFAULT, StaleAfter::DEFAULT)
+}
+
+/// A world whose stored payments are due for the reconciler under `stored` (as their
+/// `reconcileAt` was written) and whose operations judge staleness under `stale`.
+fn world_stale(stored: StaleAfter, stale: StaleAfter) -> World {
     let clock = Arc::new(ManualClock::at(T0));
-    let store = Arc::new(MemoryPayments::default());
+    let store = Arc::new(MemoryPayments::default().with_stale_after(stored));
     let accounts = Arc::new(MemoryAccounts::default());
     accounts.insert(account("acc_all", OperationSet::all()));
     accounts.insert(account(
@@ -60,6 +66,7 @@ fn world() -> World {
         events: EventSink {
             publisher: publisher.clone(),
         },
+        stale_after: stale,
     };
     World {
         deps,
@@ -426,7 +433,14 @@ async fn stale_in_flight_reservation_is_settled_by_query() {
         .await;
     // Simulate a Lambda that reserved, got the bank to capture, and died before committing.
     let p = w.store.payment(&id).unwrap();
-    let planned = p.plan(TransactionType::Capture, None, T0).unwrap();
+    let planned = p
+        .plan(
+            TransactionType::Capture,
+            None,
+            T0,
+            paygate_domain::StaleAfter::DEFAULT,
+        )
+        .unwrap();
     let tid = TransactionId::parse("txn_dead").unwrap();
     let reserved = p.reserve(planned, tid.clone(), T0);
     let txn = Transaction::pending(

@@ -135,7 +135,7 @@ async fn an_unrecordable_answer_is_never_advertised_as_retryable() {
         Err(OpError::Domain(DomainError::OperationInProgress { .. }))
     ));
     w.clock
-        .advance_millis(paygate_domain::payment::STALE_IN_FLIGHT_MS + 1);
+        .advance_millis(paygate_domain::StaleAfter::DEFAULT.millis() + 1);
     let q = query_payment(&w.deps, &w.principal, &id).await.unwrap();
     assert_eq!(q.payment.refunded_amount, 4_000);
     assert_eq!(q.payment.pending, None);
@@ -149,7 +149,14 @@ async fn a_settlement_recorded_by_someone_else_is_reported_as_theirs() {
     let w = world();
     let id = captured(&w).await;
     let p = w.store.payment(&id).unwrap();
-    let planned = p.plan(TransactionType::Refund, Some(2_000), T0).unwrap();
+    let planned = p
+        .plan(
+            TransactionType::Refund,
+            Some(2_000),
+            T0,
+            paygate_domain::StaleAfter::DEFAULT,
+        )
+        .unwrap();
     let tid = TransactionId::parse("txn_x").unwrap();
     let reserved = p.reserve(planned, tid.clone(), T0);
     let txn = Transaction::pending(

@@ -2,7 +2,7 @@
 //! the merchant never queried, with the usual events, backs off on what the bank cannot
 //! tell yet, and reports what stays unsettled past the alarm limit.
 
-use paygate_domain::{payment::reconcile_backoff_ms, NOT_FOUND_GRACE_MS};
+use paygate_domain::{payment::reconcile_backoff_ms, StaleAfter, NOT_FOUND_GRACE_MS};
 
 use super::*;
 use crate::reconciler::{run_reconciler, ReconcilerDeps, ReconcilerLimits};
@@ -86,7 +86,7 @@ async fn a_reservation_whose_lambda_died_is_settled_once_stale() {
         0,
         "in flight, not stale yet"
     );
-    clock.advance_millis(paygate_domain::payment::STALE_IN_FLIGHT_MS + 1);
+    clock.advance_millis(paygate_domain::StaleAfter::DEFAULT.millis() + 1);
     let report = run_reconciler(&deps).await.unwrap();
     assert_eq!(report.settled, 1, "{report:?}");
     let p = store.payment(&id).unwrap();
@@ -96,6 +96,107 @@ async fn a_reservation_whose_lambda_died_is_settled_once_stale() {
         store.events().last().unwrap().event_type,
         EventType::PaymentCaptured
     );
+}
+
+/// A capture reserved at T0 whose Lambda died after the bank captured: every write of the
+/// answer fails, the reservation stays in flight.
+async fn died_capture(w: &World) -> PaymentId {
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Authorized,
+            20_000,
+            InitialBankState::Preauth,
+        )
+        .await;
+    w.store.script_saves(
+        std::iter::once(None).chain(std::iter::repeat_n(Some(SaveFault::ServerError), 8)),
+    );
+    tokio::time::pause();
+    assert!(w.op(&id, TransactionType::Capture, None).await.is_err());
+    tokio::time::resume();
+    assert!(w.store.payment(&id).unwrap().pending.is_some());
+    id
+}
+
+#[tokio::test]
+async fn a_died_reservation_is_reclaimed_only_after_the_configured_threshold() {
+    let stale = StaleAfter::from_millis(90_000).unwrap();
+    let w = world_stale(stale, stale);
+    let id = died_capture(&w).await;
+    let (deps, store, clock, _) = reconciler(w);
+    // Past the default's 60 s, and at 90 s exactly: not stale yet, nobody looks.
+    for at in [StaleAfter::DEFAULT.millis() + 1, 90_000] {
+        clock.set(T0.plus_millis(at));
+        let report = run_reconciler(&deps).await.unwrap();
+        assert_eq!(report.due, 0, "at {at} ms: {report:?}");
+        assert!(store.payment(&id).unwrap().pending.is_some());
+    }
+    clock.set(T0.plus_millis(90_001));
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!((report.due, report.settled), (1, 1), "{report:?}");
+    let p = store.payment(&id).unwrap();
+    assert_eq!((p.status, p.pending), (PaymentStatus::Captured, None));
+}
+
+#[tokio::test]
+async fn raised_threshold_a_payment_due_under_the_old_one_is_deferred_to_the_new_one() {
+    // Its `reconcileAt` was written under 60 s; the functions now run with 90 s.
+    let w = world_stale(
+        StaleAfter::DEFAULT,
+        StaleAfter::from_millis(90_000).unwrap(),
+    );
+    let id = died_capture(&w).await;
+    let (deps, store, clock, _) = reconciler(w);
+    clock.set(T0.plus_millis(61_000));
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!(
+        (report.due, report.settled, report.deferred),
+        (1, 0, 1),
+        "listed, not reclaimed while it may still run: {report:?}"
+    );
+    assert!(store.payment(&id).unwrap().pending.is_some());
+    clock.set(T0.plus_millis(90_000));
+    assert_eq!(run_reconciler(&deps).await.unwrap().due, 0, "deferred");
+    clock.set(T0.plus_millis(90_001));
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!((report.due, report.settled), (1, 1), "{report:?}");
+    assert_eq!(store.payment(&id).unwrap().status, PaymentStatus::Captured);
+}
+
+#[tokio::test]
+async fn lowered_threshold_query_settles_at_the_new_one_the_reconciler_at_the_old_one() {
+    // Its `reconcileAt` was written under 90 s; the functions now run with 40 s.
+    let w = world_stale(
+        StaleAfter::from_millis(90_000).unwrap(),
+        StaleAfter::from_millis(40_000).unwrap(),
+    );
+    let id = died_capture(&w).await;
+    w.clock.set(T0.plus_millis(40_001));
+    // The merchant's query (and any operation's refusal) goes by the threshold in force.
+    assert!(matches!(
+        w.op(&id, TransactionType::Cancel, None).await,
+        Err(OpError::Domain(DomainError::OperationOutcomeUnknown { .. }))
+    ));
+    let principal = w.principal.clone();
+    let q = crate::query::query_payment(&w.deps, &principal, &id)
+        .await
+        .unwrap();
+    assert_eq!(q.payment.status, PaymentStatus::Captured);
+    // Without that query, the reconciler finds it by its stored `reconcileAt`.
+    let w = world_stale(
+        StaleAfter::from_millis(90_000).unwrap(),
+        StaleAfter::from_millis(40_000).unwrap(),
+    );
+    let id = died_capture(&w).await;
+    let (deps, store, clock, _) = reconciler(w);
+    clock.set(T0.plus_millis(40_001));
+    assert_eq!(run_reconciler(&deps).await.unwrap().due, 0);
+    clock.set(T0.plus_millis(90_001));
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!((report.due, report.settled), (1, 1), "{report:?}");
+    assert_eq!(store.payment(&id).unwrap().status, PaymentStatus::Captured);
 }
 
 #[tokio::test]
