@@ -1,7 +1,7 @@
 //! What a Garanti account's secret holds ([`keys`]), read into a [`GarantiConfig`], and the
 //! URLs derived from its endpoint.
 
-use paygate_bankkit::AccountCredentials;
+use paygate_bankkit::{AccountCredentials, BankConfig, TestOrderRoute};
 use paygate_domain::{Currency, StoreError};
 
 use crate::request::{Request, Signer, TxnType};
@@ -51,8 +51,8 @@ impl std::fmt::Debug for GarantiConfig {
     }
 }
 
-impl GarantiConfig {
-    pub fn from_credentials(c: &AccountCredentials) -> Result<Self, StoreError> {
+impl BankConfig for GarantiConfig {
+    fn from_account(c: &AccountCredentials) -> Result<Self, StoreError> {
         let or = |key: &str, default: &str| {
             c.get(key)
                 .filter(|v| !v.is_empty())
@@ -72,6 +72,19 @@ impl GarantiConfig {
         })
     }
 
+    /// The simulator's `POST /_sim/orders` beside the servlet, for the account's terminal.
+    fn test_order_route(&self) -> Option<TestOrderRoute> {
+        TestOrderRoute::at(
+            &admin_url(&self.endpoint_url, ""),
+            &[
+                ("terminalId", &self.terminal_id),
+                ("merchantId", &self.merchant_id),
+            ],
+        )
+    }
+}
+
+impl GarantiConfig {
     pub(crate) fn signer(&self, txn: TxnType) -> Signer<'_> {
         let (user_id, password) = if txn.needs_refund_user() {
             (&self.refund_user_id, &self.refund_password)
@@ -159,7 +172,7 @@ mod tests {
                 ("refundPassword".to_owned(), "p2".to_owned()),
             ],
         );
-        let cfg = GarantiConfig::from_credentials(&c).unwrap();
+        let cfg = GarantiConfig::from_account(&c).unwrap();
         assert_eq!(
             (
                 cfg.prov_user_id.as_str(),
@@ -175,7 +188,7 @@ mod tests {
         let shown = format!("{cfg:?}");
         assert!(!shown.contains("p1") && !shown.contains("p2"));
         let missing = AccountCredentials::new("http://h", []);
-        assert!(GarantiConfig::from_credentials(&missing)
+        assert!(GarantiConfig::from_account(&missing)
             .unwrap_err()
             .to_string()
             .contains("terminalId"));

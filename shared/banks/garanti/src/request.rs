@@ -2,10 +2,13 @@
 //! the order of the MEWS request-mapper samples (postauth, void, refund, orderinq,
 //! orderhistoryinq) and of Garanti's own sample code (`rewardinq`).
 
-use paygate_bankkit::xml::XmlBuilder;
+use paygate_bankkit::{xml::XmlBuilder, BankRequest};
 use paygate_domain::CardDetails;
 
-use crate::hash::{hash_data, HashInput};
+use crate::{
+    hash::{hash_data, HashInput},
+    response::GvpsResponse,
+};
 
 /// API version sent in `Version`: the SHA-512 hash rule.
 pub const API_VERSION: &str = "512";
@@ -92,6 +95,20 @@ pub fn expire_date(card: &CardDetails) -> String {
     let year: Vec<char> = card.exp_year.trim().chars().collect();
     let yy: String = year[year.len().saturating_sub(2)..].iter().collect();
     format!("{month}{yy:0>2}")
+}
+
+impl BankRequest for Request<'_> {
+    type Reply = GvpsResponse;
+
+    /// The `Transaction/Type`.
+    fn kind(&self) -> &'static str {
+        self.txn.wire()
+    }
+
+    /// An answer naming another order settles nothing.
+    fn answered_by(&self, reply: &GvpsResponse) -> bool {
+        reply.order_id.is_empty() || reply.order_id == self.order_id
+    }
 }
 
 impl Request<'_> {

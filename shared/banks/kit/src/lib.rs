@@ -16,6 +16,7 @@
 //! [`Adapter`] runs it as the gateway's provider; it is registered with one line in
 //! `paygate_compose::providers`.
 
+pub mod adapter;
 pub mod amount;
 pub mod call;
 pub mod cancel;
@@ -25,16 +26,21 @@ pub mod encoding;
 pub mod form;
 pub mod protocol;
 pub mod retry;
+pub mod session;
 pub mod transport;
 pub mod xml;
 
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use call::{CallError, Verdict};
+pub use adapter::Adapter;
+pub use call::{Answer, CallError, StatusRead, Verdict};
 pub use cancel::holds_live_sale;
 pub use card::CardFields;
 pub use credentials::{account_config, AccountCredentials, CredentialStore, MemoryCredentials};
-pub use protocol::{Adapter, Op, Protocol, Refusal, Session, TestOrderRoute, Wire};
+pub use protocol::{
+    BankConfig, BankReply, BankRequest, Op, Order, Protocol, Refusal, TestOrderRoute, Wire,
+};
 pub use retry::{Recheck, StepRetry};
+pub use session::{ReplyOf, Session};
 pub use transport::{BankTransport, TransportError};

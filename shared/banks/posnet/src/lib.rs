@@ -35,13 +35,9 @@ pub mod sim;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use async_trait::async_trait;
-use paygate_bankkit::{
-    protocol::TestOrderRoute, AccountCredentials, Adapter, Op, Protocol, Refusal, Session,
-    StepRetry, Wire,
-};
+use paygate_bankkit::{Adapter, BankRequest, Op, Protocol, Refusal, Session, StepRetry, Wire};
 use paygate_domain::{
-    ports::BankOperation, AccountId, BankOutcome, BankStatus, CardDetails, Currency, PointsResult,
+    ports::BankOperation, AccountId, BankOutcome, CardDetails, Currency, PointsResult,
 };
 
 pub use config::{keys, PosnetConfig};
@@ -50,12 +46,23 @@ use response::Reply;
 /// Provider code accounts refer to.
 pub const PROVIDER_CODE: &str = "posnet";
 
+/// The gateway's provider for Posnet accounts.
+pub type PosnetProvider = Adapter<Posnet>;
+
 /// One Posnet request: the operation element's name, the `X-CORRELATION-ID` and the
 /// `posnetRequest` document.
 pub struct Request {
     pub what: &'static str,
     pub correlation: String,
     pub xml: String,
+}
+
+impl BankRequest for Request {
+    type Reply = Reply;
+
+    fn kind(&self) -> &'static str {
+        self.what
+    }
 }
 
 /// The Posnet XML protocol, with how the second reversal of a two-step cancel is retried.
@@ -76,9 +83,6 @@ impl Posnet {
     }
 }
 
-/// The gateway's provider for Posnet accounts.
-pub type PosnetProvider = Adapter<Posnet>;
-
 /// The 24-character bank form of the gateway's order id, or why there is none.
 pub(crate) fn order_id(cfg: &PosnetConfig, order_id: &str) -> Result<String, Refusal> {
     wire::wire_order_id(order_id, &cfg.prefix).map_err(|m| Refusal::new("order_id", m))
@@ -93,16 +97,10 @@ pub(crate) fn agreement(cfg: &PosnetConfig, wire_order_id: &str) -> Request {
     }
 }
 
-#[async_trait]
 impl Protocol for Posnet {
     const CODE: &'static str = PROVIDER_CODE;
     type Config = PosnetConfig;
     type Request<'a> = Request;
-    type Reply = Reply;
-
-    fn config(&self, creds: &AccountCredentials) -> Result<PosnetConfig, String> {
-        PosnetConfig::from_credentials(creds)
-    }
 
     fn request<'a>(&'a self, cfg: &'a PosnetConfig, op: Op<'a>) -> Result<Request, Refusal> {
         match op {
@@ -125,10 +123,7 @@ impl Protocol for Posnet {
         }
     }
 
-    fn kind(req: &Request) -> &'static str {
-        req.what
-    }
-
+    /// The `xmldata` form, with the headers the bank asks for.
     fn encode(&self, cfg: &PosnetConfig, req: &Request) -> Wire {
         let mut w = Wire::post(
             cfg.endpoint.clone(),
@@ -142,22 +137,6 @@ impl Protocol for Posnet {
             w = w.header("X-POSNET-ID", id.clone());
         }
         w
-    }
-
-    fn decode(&self, body: &[u8]) -> Result<Reply, String> {
-        response::parse(body)
-    }
-
-    fn outcome(&self, reply: &Reply) -> BankOutcome {
-        response::outcome(reply)
-    }
-
-    fn status(&self, reply: &Reply) -> BankStatus {
-        status::bank_status(reply)
-    }
-
-    fn points(&self, reply: &Reply) -> PointsResult {
-        response::points(reply)
     }
 
     async fn capture(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
@@ -205,17 +184,5 @@ impl Protocol for Posnet {
             xml: request::point_inquiry(s.config().terminal(), &number, &exp),
         };
         s.inquire(&req).await
-    }
-
-    /// The simulator's `POST <origin>/_sim/orders`, for the account's merchant number and
-    /// order id prefix.
-    fn test_order_route(&self, cfg: &PosnetConfig) -> Option<TestOrderRoute> {
-        Some(TestOrderRoute {
-            url: format!("{}/_sim/orders", cfg.admin_base()),
-            extra: vec![
-                ("mid", cfg.mid.clone()),
-                ("orderIdPrefix", cfg.prefix.clone()),
-            ],
-        })
     }
 }
