@@ -28,7 +28,7 @@ pub mod sim;
 use paygate_bankkit::{Adapter, BankReply, Op, Protocol, Refusal, Session, StepRetry, Wire};
 use paygate_domain::{ports::BankOperation, BankOutcome, BankStatus};
 
-pub use config::{admin_url, keys, servlet_url, GarantiConfig};
+pub use config::{admin_url, keys, servlet_url, GarantiConfig, Terminal};
 use request::{Request, TxnType, CONTENT_TYPE, FIXED_AMOUNT, REWARD_INQUIRY_AMOUNT};
 use response::Verdict;
 use status::{combine, is_not_found, parse_history, parse_order_inq};
