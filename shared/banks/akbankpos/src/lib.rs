@@ -102,25 +102,6 @@ impl Protocol for AkbankPos {
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;
 
-    fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
-        Ok(match op {
-            Op::Capture(op) => Request::PostAuth(op.into()),
-            Op::Cancel(op) => Request::Void {
-                order_id: &op.order_id,
-            },
-            Op::Refund(op) => Request::Refund(op.into()),
-            Op::Status { order_id } => Request::OrderHistory { order_id },
-            Op::Points { .. } => return Err(Refusal::not_supported("points inquiry")),
-        })
-    }
-
-    /// The body, signed over its exact bytes (`auth-hash`), stamped anew for every call.
-    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
-        let body = request::to_json(cfg, req, &self.stamp()).into_bytes();
-        let signature = hash::auth_hash(&cfg.secret_key, &body);
-        Wire::post(cfg.process_url(), request::CONTENT_TYPE, body).header(hash::HEADER, signature)
-    }
-
     /// The void reverses the order's latest transaction: for a captured pre-authorization
     /// the post-auth only, leaving the hold open (MEWS `success_pre_pay_post_pay_then_cancel`).
     /// The history is read first (unreadable → `Unknown`, nothing sent); a captured
@@ -150,5 +131,24 @@ impl Protocol for AkbankPos {
             after.found && after.state == BankState::Cancelled
         };
         s.release_hold(op, started, first, released).await
+    }
+
+    fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
+        Ok(match op {
+            Op::Capture(op) => Request::PostAuth(op.into()),
+            Op::Cancel(op) => Request::Void {
+                order_id: &op.order_id,
+            },
+            Op::Refund(op) => Request::Refund(op.into()),
+            Op::Status { order_id } => Request::OrderHistory { order_id },
+            Op::Points { .. } => return Err(Refusal::not_supported("points inquiry")),
+        })
+    }
+
+    /// The body, signed over its exact bytes (`auth-hash`), stamped anew for every call.
+    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
+        let body = request::to_json(cfg, req, &self.stamp()).into_bytes();
+        let signature = hash::auth_hash(&cfg.secret_key, &body);
+        Wire::post(cfg.process_url(), request::CONTENT_TYPE, body).header(hash::HEADER, signature)
     }
 }

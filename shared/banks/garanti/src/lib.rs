@@ -57,6 +57,39 @@ impl Protocol for Garanti {
     type Config = GarantiConfig;
     type Request<'a> = Request<'a>;
 
+    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        cancel::cancel_order(s, self.retry, op).await
+    }
+
+    /// `orderinq` for the order's status, then `orderhistoryinq` for voids and refunds.
+    async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
+        let cfg = s.config();
+        let inq = match s
+            .call(&read_request(cfg, TxnType::OrderInq, order_id))
+            .await
+        {
+            Ok(r) if is_not_found(&r) || r.verdict() != Verdict::Approved => return r.status(),
+            Ok(r) => match parse_order_inq(&r) {
+                Ok(inq) => inq,
+                Err(_) => return BankStatus::unavailable("response"),
+            },
+            Err(e) => return e.status(),
+        };
+        let history = match s
+            .call(&read_request(cfg, TxnType::OrderHistoryInq, order_id))
+            .await
+        {
+            Ok(r) if is_not_found(&r) => Vec::new(),
+            Ok(r) if r.verdict() == Verdict::Approved => match parse_history(&r) {
+                Ok(h) => h,
+                Err(_) => return BankStatus::unavailable("response"),
+            },
+            Ok(r) => return BankStatus::unavailable(&r.bank_code()),
+            Err(e) => return e.status(),
+        };
+        combine(&inq, &history)
+    }
+
     fn request<'a>(&'a self, cfg: &'a GarantiConfig, op: Op<'a>) -> Result<Request<'a>, Refusal> {
         Ok(match op {
             // Amounts in kuruş.
@@ -94,39 +127,6 @@ impl Protocol for Garanti {
             CONTENT_TYPE,
             req.to_xml().into_bytes(),
         )
-    }
-
-    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        cancel::cancel_order(s, self.retry, op).await
-    }
-
-    /// `orderinq` for the order's status, then `orderhistoryinq` for voids and refunds.
-    async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
-        let cfg = s.config();
-        let inq = match s
-            .call(&read_request(cfg, TxnType::OrderInq, order_id))
-            .await
-        {
-            Ok(r) if is_not_found(&r) || r.verdict() != Verdict::Approved => return r.status(),
-            Ok(r) => match parse_order_inq(&r) {
-                Ok(inq) => inq,
-                Err(_) => return BankStatus::unavailable("response"),
-            },
-            Err(e) => return e.status(),
-        };
-        let history = match s
-            .call(&read_request(cfg, TxnType::OrderHistoryInq, order_id))
-            .await
-        {
-            Ok(r) if is_not_found(&r) => Vec::new(),
-            Ok(r) if r.verdict() == Verdict::Approved => match parse_history(&r) {
-                Ok(h) => h,
-                Err(_) => return BankStatus::unavailable("response"),
-            },
-            Ok(r) => return BankStatus::unavailable(&r.bank_code()),
-            Err(e) => return e.status(),
-        };
-        combine(&inq, &history)
     }
 }
 

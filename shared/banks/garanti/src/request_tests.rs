@@ -1,4 +1,3 @@
-
 use std::sync::LazyLock;
 
 use paygate_bankkit::xml;

@@ -43,6 +43,19 @@ impl Protocol for InterPos {
     type Config = ShopCredentials;
     type Request<'a> = Request<'a>;
 
+    /// A refused `Void` of an order whose sale is past the end-of-day cut (`TxnStatus S`)
+    /// is the cut's refusal: refund instead.
+    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        let order_id = &op.order_id;
+        s.void_checking_cut(op, |_| true, async {
+            match s.call(&Request::Status { order_id }).await {
+                Ok(reply) => status::past_end_of_day(&reply),
+                Err(_) => false,
+            }
+        })
+        .await
+    }
+
     /// `BonusInquiry` only for accounts whose `pointsInquiry: bonus` enables it.
     fn request<'a>(&'a self, cfg: &'a ShopCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
         Ok(match op {
@@ -73,18 +86,5 @@ impl Protocol for InterPos {
             request::CONTENT_TYPE,
             request::encode(cfg, req),
         )
-    }
-
-    /// A refused `Void` of an order whose sale is past the end-of-day cut (`TxnStatus S`)
-    /// is the cut's refusal: refund instead.
-    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        let order_id = &op.order_id;
-        s.void_checking_cut(op, |_| true, async {
-            match s.call(&Request::Status { order_id }).await {
-                Ok(reply) => status::past_end_of_day(&reply),
-                Err(_) => false,
-            }
-        })
-        .await
     }
 }

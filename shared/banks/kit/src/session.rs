@@ -95,6 +95,36 @@ impl<'a, P: Protocol> Session<'a, P> {
         }
     }
 
+    /// The order's state from two reads (Nestpay `ORDERSTATUS` + `ORDERHISTORY`, PayFor
+    /// `OrderInquiry` + `TxnHistory`): `line` is the first read (the order's line, or the
+    /// status that ends the query); when it does not settle the state alone, `history` is
+    /// the second request, whose answer `read` turns into entries (or the code of a failed
+    /// read: unavailable) and `combine` adds to the line.
+    pub async fn status_with_history<'r, L, H>(
+        &self,
+        line: Result<L, BankStatus>,
+        history: Option<P::Request<'r>>,
+        read: impl FnOnce(&ReplyOf<'r, P>) -> Result<Vec<H>, String>,
+        combine: impl FnOnce(&L, Option<&[H]>) -> BankStatus,
+    ) -> BankStatus {
+        let line = match line {
+            Ok(line) => line,
+            Err(st) => return st,
+        };
+        let Some(req) = history else {
+            return combine(&line, None);
+        };
+        let entries = self
+            .read_with(&req, |reply| {
+                read(reply).map_err(|code| BankStatus::unavailable(&code))
+            })
+            .await;
+        match entries {
+            Ok(entries) => combine(&line, Some(&entries)),
+            Err(st) => st,
+        }
+    }
+
     /// Sends a status request and reads the order's state.
     pub async fn status_of(&self, req: &P::Request<'_>) -> BankStatus {
         self.read_with(req, |reply| Ok(reply.status()))

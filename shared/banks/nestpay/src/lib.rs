@@ -56,6 +56,30 @@ impl Protocol for Nestpay {
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;
 
+    /// Nestpay answers a void after the end-of-day cut like any ineligible void; when the
+    /// order still holds a live, unrefunded sale, the cut is why (refund instead).
+    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        s.void_checking_cut(op, |code| code == NO_ELIGIBLE_SALE, async {
+            holds_live_sale(&self.query(s, &op.order_id).await)
+        })
+        .await
+    }
+
+    /// `ORDERSTATUS`, then `ORDERHISTORY` for sold or refunded orders.
+    async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
+        let line = s
+            .read_with(&Request::OrderStatus { order_id }, |reply| {
+                status::read_status(reply).found()
+            })
+            .await;
+        let history = line
+            .as_ref()
+            .is_ok_and(status::needs_history)
+            .then_some(Request::OrderHistory { order_id });
+        s.status_with_history(line, history, status::read_history, status::combine)
+            .await
+    }
+
     /// `MAXIPUANSORGU` only for accounts whose `pointsInquiry` flag enables it.
     fn request<'a>(&'a self, cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
         Ok(match op {
@@ -84,37 +108,5 @@ impl Protocol for Nestpay {
             request::CONTENT_TYPE,
             request::encode(cfg, req),
         )
-    }
-
-    /// Nestpay answers a void after the end-of-day cut like any ineligible void; when the
-    /// order still holds a live, unrefunded sale, the cut is why (refund instead).
-    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        s.void_checking_cut(op, |code| code == NO_ELIGIBLE_SALE, async {
-            holds_live_sale(&self.query(s, &op.order_id).await)
-        })
-        .await
-    }
-
-    /// `ORDERSTATUS`, then `ORDERHISTORY` for sold or refunded orders.
-    async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
-        let line = s
-            .read_with(&Request::OrderStatus { order_id }, |reply| {
-                status::read_status(reply).found()
-            })
-            .await;
-        let line = match line {
-            Ok(line) if status::needs_history(&line) => line,
-            Ok(line) => return status::combine(&line, None),
-            Err(st) => return st,
-        };
-        let history = s
-            .read_with(&Request::OrderHistory { order_id }, |reply| {
-                status::read_history(reply).map_err(|code| BankStatus::unavailable(&code))
-            })
-            .await;
-        match history {
-            Ok(history) => status::combine(&line, Some(&history)),
-            Err(st) => st,
-        }
     }
 }

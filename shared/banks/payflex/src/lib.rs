@@ -158,6 +158,18 @@ impl Protocol for PayFlex {
     type Config = MerchantCredentials;
     type Request<'a> = Request<'a>;
 
+    async fn capture(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        self.referenced(s, op, Step::Capture).await
+    }
+
+    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        self.referenced(s, op, Step::Cancel).await
+    }
+
+    async fn refund(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        self.referenced(s, op, Step::Refund).await
+    }
+
     /// Only the status is a single request; money requests need the lookup (see
     /// [`PayFlex::referenced`]).
     fn request<'a>(
@@ -182,17 +194,5 @@ impl Protocol for PayFlex {
             request::CONTENT_TYPE,
             request::encode(cfg, req),
         )
-    }
-
-    async fn capture(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        self.referenced(s, op, Step::Capture).await
-    }
-
-    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        self.referenced(s, op, Step::Cancel).await
-    }
-
-    async fn refund(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        self.referenced(s, op, Step::Refund).await
     }
 }

@@ -63,26 +63,6 @@ impl Protocol for PayFor {
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;
 
-    fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
-        Ok(match op {
-            Op::Capture(op) => Request::PostAuth(op.into()),
-            Op::Cancel(op) => Request::Void(op.into()),
-            Op::Refund(op) => Request::Refund(op.into()),
-            Op::Status { order_id } => Request::OrderInquiry { order_id },
-            Op::Points { card, .. } => Request::ParaPuan {
-                card: CardFields::for_request(card)?,
-            },
-        })
-    }
-
-    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
-        Wire::post(
-            &cfg.endpoint_url,
-            request::CONTENT_TYPE,
-            request::encode(cfg, req),
-        )
-    }
-
     /// PayFor's `Void` reverses the order's latest transaction: for a captured
     /// pre-authorization that is the `PostAuth` only, and the hold stays open (MEWS history
     /// fixture `success_pre_pay_post_pay_then_cancel`). The order's main transaction is read
@@ -118,21 +98,32 @@ impl Protocol for PayFor {
 
     /// `OrderInquiry`, then `TxnHistory` for sales.
     async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
-        let line = match main_line(s, order_id).await {
-            Ok(line) => line,
-            Err(st) => return st,
-        };
-        if !status::needs_history(&line) {
-            return status::combine(&line, None);
-        }
-        let history = s
-            .read_with(&Request::TxnHistory { order_id }, |reply| {
-                status::read_history(reply).map_err(|code| BankStatus::unavailable(&code))
-            })
-            .await;
-        match history {
-            Ok(history) => status::combine(&line, Some(&history)),
-            Err(st) => st,
-        }
+        let line = main_line(s, order_id).await;
+        let history = line
+            .as_ref()
+            .is_ok_and(status::needs_history)
+            .then_some(Request::TxnHistory { order_id });
+        s.status_with_history(line, history, status::read_history, status::combine)
+            .await
+    }
+
+    fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
+        Ok(match op {
+            Op::Capture(op) => Request::PostAuth(op.into()),
+            Op::Cancel(op) => Request::Void(op.into()),
+            Op::Refund(op) => Request::Refund(op.into()),
+            Op::Status { order_id } => Request::OrderInquiry { order_id },
+            Op::Points { card, .. } => Request::ParaPuan {
+                card: CardFields::for_request(card)?,
+            },
+        })
+    }
+
+    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
+        Wire::post(
+            &cfg.endpoint_url,
+            request::CONTENT_TYPE,
+            request::encode(cfg, req),
+        )
     }
 }

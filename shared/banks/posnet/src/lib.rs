@@ -102,43 +102,6 @@ impl Protocol for Posnet {
     type Config = PosnetConfig;
     type Request<'a> = Request;
 
-    fn request<'a>(&'a self, cfg: &'a PosnetConfig, op: Op<'a>) -> Result<Request, Refusal> {
-        match op {
-            Op::Refund(op) => Ok(Request {
-                what: "return",
-                correlation: op.transaction_id.as_str().to_owned(),
-                xml: request::refund(
-                    cfg.terminal(),
-                    &wire::wire_amount(op.amount),
-                    cfg.currency(op.currency),
-                    &order_id(cfg, &op.order_id)?,
-                ),
-            }),
-            Op::Status { order_id: id } => Ok(agreement(cfg, &order_id(cfg, id)?)),
-            // Capture and cancel address transactions found by `agreement` first; a points
-            // inquiry needs a correlation of its own (`points_inquiry`).
-            Op::Capture(_) | Op::Cancel(_) | Op::Points { .. } => {
-                Err(Refusal::not_supported("single-request"))
-            }
-        }
-    }
-
-    /// The `xmldata` form, with the headers the bank asks for.
-    fn encode(&self, cfg: &PosnetConfig, req: &Request) -> Wire {
-        let mut w = Wire::post(
-            cfg.endpoint.clone(),
-            "application/x-www-form-urlencoded",
-            wire::form_body(&req.xml),
-        )
-        .header("X-MERCHANT-ID", cfg.mid.clone())
-        .header("X-TERMINAL-ID", cfg.tid.clone())
-        .header("X-CORRELATION-ID", req.correlation.clone());
-        if let Some(id) = &cfg.posnet_id {
-            w = w.header("X-POSNET-ID", id.clone());
-        }
-        w
-    }
-
     async fn capture(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
         cancel::capture(s, op)
             .await
@@ -184,5 +147,42 @@ impl Protocol for Posnet {
             xml: request::point_inquiry(s.config().terminal(), &number, &exp),
         };
         s.inquire(&req).await
+    }
+
+    fn request<'a>(&'a self, cfg: &'a PosnetConfig, op: Op<'a>) -> Result<Request, Refusal> {
+        match op {
+            Op::Refund(op) => Ok(Request {
+                what: "return",
+                correlation: op.transaction_id.as_str().to_owned(),
+                xml: request::refund(
+                    cfg.terminal(),
+                    &wire::wire_amount(op.amount),
+                    cfg.currency(op.currency),
+                    &order_id(cfg, &op.order_id)?,
+                ),
+            }),
+            Op::Status { order_id: id } => Ok(agreement(cfg, &order_id(cfg, id)?)),
+            // Capture and cancel address transactions found by `agreement` first; a points
+            // inquiry needs a correlation of its own (`points_inquiry`).
+            Op::Capture(_) | Op::Cancel(_) | Op::Points { .. } => {
+                Err(Refusal::not_supported("single-request"))
+            }
+        }
+    }
+
+    /// The `xmldata` form, with the headers the bank asks for.
+    fn encode(&self, cfg: &PosnetConfig, req: &Request) -> Wire {
+        let mut w = Wire::post(
+            cfg.endpoint.clone(),
+            "application/x-www-form-urlencoded",
+            wire::form_body(&req.xml),
+        )
+        .header("X-MERCHANT-ID", cfg.mid.clone())
+        .header("X-TERMINAL-ID", cfg.tid.clone())
+        .header("X-CORRELATION-ID", req.correlation.clone());
+        if let Some(id) = &cfg.posnet_id {
+            w = w.header("X-POSNET-ID", id.clone());
+        }
+        w
     }
 }
