@@ -5,7 +5,7 @@
 //!
 //! | file | fills in |
 //! |---|---|
-//! | `src/lib.rs` | `impl Protocol`: which request each operation sends ([`Protocol::request`]), the encoder ([`Protocol::encode`]), flows of more than one call |
+//! | `src/lib.rs` | `impl Protocol`: the flows of more than one call first (what sets the protocol apart), then which request each operation sends ([`Protocol::request`]) and the encoder ([`Protocol::encode`]) |
 //! | `src/config.rs` | [`BankConfig`]: the account secret's keys, the simulator's test-order route |
 //! | `src/request.rs` | the request type ([`BankRequest`]: its name for logs, the answer it expects) and its document |
 //! | `src/hash.rs` | the request's hash or signature (or why the protocol has none) |
