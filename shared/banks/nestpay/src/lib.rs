@@ -27,7 +27,10 @@ pub mod status;
 pub mod sim;
 
 use paygate_bankkit::{holds_live_sale, Adapter, CardFields, Op, Protocol, Refusal, Session, Wire};
-use paygate_domain::{bank::BankOutcome, bank::BankStatus, ports::BankOperation};
+use paygate_domain::{
+    bank::{BankOutcome, BankStatus},
+    ports::BankOperation,
+};
 
 pub use config::ApiCredentials;
 use config::PointsInquiry;

@@ -28,7 +28,10 @@ pub mod sim;
 use std::time::Instant;
 
 use paygate_bankkit::{Adapter, CardFields, Op, Protocol, Refusal, Session, Wire};
-use paygate_domain::{bank::BankOutcome, bank::BankStatus, ports::BankOperation};
+use paygate_domain::{
+    bank::{BankOutcome, BankStatus},
+    ports::BankOperation,
+};
 
 pub use config::ApiCredentials;
 use request::Request;

@@ -121,7 +121,8 @@ impl Notes {
     fn record_failed_refund(
         &self,
         state: &SimState,
-        (client, order): (&str, &str),
+        client: &str,
+        order: &str,
         amount: i64,
         trans_id: &str,
     ) {

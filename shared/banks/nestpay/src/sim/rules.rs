@@ -180,7 +180,8 @@ impl Ctx<'_> {
         drop(book);
         self.sim.extra.record_failed_refund(
             &self.sim.state,
-            (&self.client.client_id, self.order_id),
+            &self.client.client_id,
+            self.order_id,
             amount,
             self.trans_id,
         );
