@@ -253,7 +253,7 @@ fn points_inquiry(a: &SeedAccount, programme: &str) -> bool {
 }
 
 /// Garanti GVPS: one terminal with its PROVAUT and PROVRFN users (the sample terminal when
-/// the seed has no Garanti account).
+/// the seed has no Garanti account), read as the adapter reads it.
 fn garanti_terminal(seed: &Seed) -> Result<garanti::sim::SimCredentials, String> {
     use garanti::keys as k;
     let sample = garanti::sim::SimCredentials::garanti_test();
@@ -268,14 +268,9 @@ fn garanti_terminal(seed: &Seed) -> Result<garanti::sim::SimCredentials, String>
     let Some(a) = one_terminal(seed, garanti::PROVIDER_CODE, &keys)? else {
         return Ok(sample);
     };
-    let or = |key, default: &str| a.credentials.get(key).unwrap_or(default).to_owned();
+    let terminal = garanti::Terminal::read(|key| required(a, key), |key| a.credentials.get(key))?;
     Ok(garanti::sim::SimCredentials {
-        terminal_id: required(a, k::TERMINAL_ID)?.to_owned(),
-        merchant_id: required(a, k::MERCHANT_ID)?.to_owned(),
-        prov_user_id: or(k::PROV_USER_ID, "PROVAUT"),
-        prov_password: required(a, k::PROV_PASSWORD)?.to_owned(),
-        refund_user_id: or(k::REFUND_USER_ID, "PROVRFN"),
-        refund_password: required(a, k::REFUND_PASSWORD)?.to_owned(),
+        terminal,
         // The sample Bonus card (`TEST_BONUS_CARD`): 12.35 TL Bonus, 5.00 TL FirmBonus.
         reward_cards: sample.reward_cards,
     })

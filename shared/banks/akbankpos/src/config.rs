@@ -8,7 +8,7 @@
 //! | `secretKey` | the terminal's secret key: the `auth-hash` HMAC key |
 //! | `customerIp` | optional: the `customer.ipAddress` a post-authorization carries |
 
-use paygate_bankkit::AccountCredentials;
+use paygate_bankkit::{AccountCredentials, BankConfig, TestOrderRoute};
 use paygate_domain::StoreError;
 
 /// The API credentials of one account. `Debug` never shows the secret key.
@@ -21,9 +21,9 @@ pub struct ApiCredentials {
     pub customer_ip: Option<String>,
 }
 
-impl ApiCredentials {
+impl BankConfig for ApiCredentials {
     /// Reads the keys above; the error names a missing key, never a value.
-    pub fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError> {
+    fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError> {
         Ok(Self {
             endpoint_url: creds.endpoint_url.trim_end_matches('/').to_owned(),
             merchant_safe_id: creds.require("merchantSafeId")?.to_owned(),
@@ -36,6 +36,16 @@ impl ApiCredentials {
         })
     }
 
+    /// The simulator's admin route: `POST <endpointUrl>/_sim/orders` with the terminal.
+    fn test_order_route(&self) -> Option<TestOrderRoute> {
+        TestOrderRoute::at(
+            &self.endpoint_url,
+            &[("terminalSafeId", &self.terminal_safe_id)],
+        )
+    }
+}
+
+impl ApiCredentials {
     /// Where every request of the API goes.
     pub fn process_url(&self) -> String {
         format!("{}{}", self.endpoint_url, crate::PROCESS_PATH)

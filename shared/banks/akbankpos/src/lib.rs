@@ -25,26 +25,23 @@ pub mod status;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Instant};
 
-use async_trait::async_trait;
-use paygate_bankkit::{
-    holds_live_sale, protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, StepRetry,
-    Wire,
-};
+use paygate_bankkit::{holds_live_sale, Adapter, Op, Protocol, Refusal, Session, Wire};
 use paygate_domain::{
-    account::{Operation, OperationSet},
-    bank::{BankOutcome, BankState, BankStatus},
+    bank::{BankOutcome, BankState},
     ports::{BankOperation, Clock},
 };
 
 pub use config::ApiCredentials;
 use request::{Request, Stamp};
-use response::Reply;
 use status::OrderView;
 
 /// The provider code accounts refer to.
 pub const PROVIDER_CODE: &str = "akbankpos";
+
+/// The gateway's provider for Akbank POS accounts.
+pub type AkbankPosProvider = Adapter<AkbankPos>;
 
 /// The API base path on Akbank's host (`https://api.akbank.com/api/v1/payment/virtualpos`);
 /// accounts store the full base URL as their `endpointUrl`.
@@ -98,84 +95,19 @@ impl AkbankPos {
     }
 }
 
-/// The gateway's provider for Akbank POS accounts.
-pub type AkbankPosProvider = Adapter<AkbankPos>;
-
-#[async_trait]
+/// Capture, cancel, refund and query; no points inquiry.
 impl Protocol for AkbankPos {
     const CODE: &'static str = PROVIDER_CODE;
+    const POINTS_INQUIRY: bool = false;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;
-    type Reply = Reply;
-
-    /// Capture, cancel, refund and query; no points inquiry.
-    fn supported(&self) -> OperationSet {
-        OperationSet::of(&[
-            Operation::Capture,
-            Operation::Cancel,
-            Operation::Refund,
-            Operation::Query,
-        ])
-    }
-
-    fn config(
-        &self,
-        creds: &paygate_bankkit::AccountCredentials,
-    ) -> Result<ApiCredentials, String> {
-        ApiCredentials::from_account(creds).map_err(|e| e.to_string())
-    }
-
-    fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
-        Ok(match op {
-            Op::Capture(op) => Request::PostAuth {
-                order_id: &op.order_id,
-                amount: op.amount,
-                currency: op.currency,
-            },
-            Op::Cancel(op) => Request::Void {
-                order_id: &op.order_id,
-            },
-            Op::Refund(op) => Request::Refund {
-                order_id: &op.order_id,
-                amount: op.amount,
-                currency: op.currency,
-            },
-            Op::Status { order_id } => Request::OrderHistory { order_id },
-            Op::Points { .. } => return Err(Refusal::not_supported("points inquiry")),
-        })
-    }
-
-    fn kind(req: &Request<'_>) -> &'static str {
-        req.kind()
-    }
-
-    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
-        let body = request::to_json(cfg, req, &self.stamp()).into_bytes();
-        let signature = hash::auth_hash(&cfg.secret_key, &body);
-        Wire::post(cfg.process_url(), request::CONTENT_TYPE, body).header(hash::HEADER, signature)
-    }
-
-    fn decode(&self, body: &[u8]) -> Result<Reply, String> {
-        response::parse(body)
-    }
-
-    fn outcome(&self, reply: &Reply) -> BankOutcome {
-        response::outcome(reply)
-    }
-
-    /// The state derived from an order-history answer (the default query sends `1010`).
-    fn status(&self, reply: &Reply) -> BankStatus {
-        status::from_history(reply).status
-    }
 
     /// The void reverses the order's latest transaction: for a captured pre-authorization
     /// the post-auth only, leaving the hold open (MEWS `success_pre_pay_post_pay_then_cancel`).
     /// The history is read first (unreadable → `Unknown`, nothing sent); a captured
-    /// pre-authorization gets a second void; once the first moved money, anything short of a
-    /// confirmed release is `Unknown`, never `Error`. At most four calls, the
-    /// second void only while it and a read still fit the budget ([`StepRetry`]).
+    /// pre-authorization gets a second void ([`Session::release_hold`]). At most four calls.
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let before = self.view(s, &op.order_id).await;
         if !before.status.is_conclusive() {
             return BankOutcome::Unknown {
@@ -194,36 +126,29 @@ impl Protocol for AkbankPos {
         {
             return first;
         }
-        let half_done = || {
-            BankOutcome::Unknown {
-            reason: "the capture was reversed; the release of the pre-authorization's hold is not confirmed".to_owned(),
-        }
+        let released = async {
+            let after = self.view(s, &op.order_id).await.status;
+            after.found && after.state == BankState::Cancelled
         };
-        // The second void and a read after it must still fit the operation's budget.
-        if StepRetry::default()
-            .wait_before(1, started, s.call_timeout())
-            .is_none()
-        {
-            return half_done();
-        }
-        match s.operate(Op::Cancel(op)).await {
-            approved @ BankOutcome::Approved { .. } => approved,
-            _ => {
-                let after = self.view(s, &op.order_id).await.status;
-                if after.found && after.state == BankState::Cancelled {
-                    first
-                } else {
-                    half_done()
-                }
-            }
-        }
+        s.release_hold(op, started, first, released).await
     }
 
-    /// The simulator's admin route: `POST <endpointUrl>/_sim/orders` with the terminal.
-    fn test_order_route(&self, cfg: &ApiCredentials) -> Option<TestOrderRoute> {
-        Some(TestOrderRoute {
-            url: format!("{}/_sim/orders", cfg.endpoint_url),
-            extra: vec![("terminalSafeId", cfg.terminal_safe_id.clone())],
+    fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
+        Ok(match op {
+            Op::Capture(op) => Request::PostAuth(op.into()),
+            Op::Cancel(op) => Request::Void {
+                order_id: &op.order_id,
+            },
+            Op::Refund(op) => Request::Refund(op.into()),
+            Op::Status { order_id } => Request::OrderHistory { order_id },
+            Op::Points { .. } => return Err(Refusal::not_supported("points inquiry")),
         })
+    }
+
+    /// The body, signed over its exact bytes (`auth-hash`), stamped anew for every call.
+    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
+        let body = request::to_json(cfg, req, &self.stamp()).into_bytes();
+        let signature = hash::auth_hash(&cfg.secret_key, &body);
+        Wire::post(cfg.process_url(), request::CONTENT_TYPE, body).header(hash::HEADER, signature)
     }
 }

@@ -5,10 +5,10 @@
 //! (`"1.02"`), `currencyCode` an integer (`949`). The body is written by hand (never through a
 //! float, never re-ordered) because the `auth-hash` is computed over its exact bytes.
 
-use paygate_bankkit::amount;
+use paygate_bankkit::{amount, BankRequest, Order};
 use paygate_domain::Currency;
 
-use crate::config::ApiCredentials;
+use crate::{config::ApiCredentials, response::Reply};
 
 /// The request body's content type.
 pub const CONTENT_TYPE: &str = "application/json";
@@ -63,41 +63,37 @@ pub mod txn {
 /// One API request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Request<'a> {
-    /// Closes the order's pre-authorization for `amount` (`1005`).
-    PostAuth {
-        order_id: &'a str,
-        amount: i64,
-        currency: Currency,
-    },
+    /// Closes the order's pre-authorization for the amount (`1005`).
+    PostAuth(Order<'a>),
     /// Reverses the order's latest transaction (`1003`).
     Void { order_id: &'a str },
-    /// Refunds `amount` of a sale (`1002`); always with `transaction`, so never "the rest".
-    Refund {
-        order_id: &'a str,
-        amount: i64,
-        currency: Currency,
-    },
+    /// Refunds the amount of a sale (`1002`); always with `transaction`, so never "the rest".
+    Refund(Order<'a>),
     /// Every transaction of the order (`1010`): the API has no single-order status call.
     OrderHistory { order_id: &'a str },
 }
 
 impl Request<'_> {
-    pub fn kind(&self) -> &'static str {
+    /// The request's name for logs and its `txnCode`.
+    pub fn txn(&self) -> (&'static str, &'static str) {
         match self {
-            Self::PostAuth { .. } => "PostAuth",
-            Self::Void { .. } => "Void",
-            Self::Refund { .. } => "Refund",
-            Self::OrderHistory { .. } => "OrderHistory",
+            Self::PostAuth(_) => ("PostAuth", txn::POST_AUTH),
+            Self::Void { .. } => ("Void", txn::VOID),
+            Self::Refund(_) => ("Refund", txn::REFUND),
+            Self::OrderHistory { .. } => ("OrderHistory", txn::ORDER_HISTORY),
         }
     }
 
     pub fn txn_code(&self) -> &'static str {
-        match self {
-            Self::PostAuth { .. } => txn::POST_AUTH,
-            Self::Void { .. } => txn::VOID,
-            Self::Refund { .. } => txn::REFUND,
-            Self::OrderHistory { .. } => txn::ORDER_HISTORY,
-        }
+        self.txn().1
+    }
+}
+
+impl BankRequest for Request<'_> {
+    type Reply = Reply;
+
+    fn kind(&self) -> &'static str {
+        self.txn().0
     }
 }
 
@@ -160,14 +156,10 @@ pub fn to_json(creds: &ApiCredentials, req: &Request<'_>, stamp: &Stamp) -> Stri
             .str("randomNumber", &stamp.random)
     };
     match req {
-        Request::PostAuth {
-            order_id,
-            amount,
-            currency,
-        } => {
+        Request::PostAuth(o) => {
             let o = head(true)
-                .obj("order", order(order_id))
-                .obj("transaction", transaction(*amount, *currency));
+                .obj("order", order(o.order_id))
+                .obj("transaction", transaction(o.amount, o.currency));
             match &creds.customer_ip {
                 Some(ip) => o.obj("customer", Obj::default().str("ipAddress", ip)),
                 None => o,
@@ -176,13 +168,9 @@ pub fn to_json(creds: &ApiCredentials, req: &Request<'_>, stamp: &Stamp) -> Stri
         }
         // MEWS writes `txnCode` before `version` for a void.
         Request::Void { order_id } => head(false).obj("order", order(order_id)).finish(),
-        Request::Refund {
-            order_id,
-            amount,
-            currency,
-        } => head(true)
-            .obj("transaction", transaction(*amount, *currency))
-            .obj("order", order(order_id))
+        Request::Refund(o) => head(true)
+            .obj("transaction", transaction(o.amount, o.currency))
+            .obj("order", order(o.order_id))
             .finish(),
         Request::OrderHistory { order_id } => head(true).obj("order", order(order_id)).finish(),
     }

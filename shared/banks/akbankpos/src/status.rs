@@ -167,7 +167,10 @@ fn read(lines: &[Line<'_>]) -> Result<OrderView, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::response::parse;
+
+    fn parse(body: &[u8]) -> Result<Reply, String> {
+        <Reply as paygate_bankkit::BankReply>::decode(body)
+    }
 
     fn history(lines: &str) -> OrderView {
         from_history(&parse(format!(r#"{{"txnCode":"1010","responseCode":"VPS-0000","responseMessage":"BAŞARILI","txnDetailList":[{lines}]}}"#).as_bytes()).unwrap())

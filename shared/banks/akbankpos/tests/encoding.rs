@@ -9,6 +9,7 @@ use paygate_bank_akbankpos::{
     request::{self, Request, Stamp},
     response, status, ApiCredentials,
 };
+use paygate_bankkit::{BankReply, Order};
 use paygate_domain::{BankState, Currency};
 
 const SECRET: &str = "3230323330393034313735303032363031353172675f357637355f3273387373745f7233725f73323333383737335f323272383774767276327672323531355f";
@@ -74,11 +75,11 @@ fn money_bodies() {
     with_ip.customer_ip = Some("127.0.0.1".into());
     let post = request::to_json(
         &with_ip,
-        &Request::PostAuth {
+        &Request::PostAuth(Order {
             order_id: "O1",
             amount: 102,
             currency: Currency::Try,
-        },
+        }),
         &stamp(),
     );
     assert_eq!(
@@ -98,11 +99,11 @@ fn money_bodies() {
     );
     let refund = request::to_json(
         &creds(),
-        &Request::Refund {
+        &Request::Refund(Order {
             order_id: "O1",
             amount: 10_000,
             currency: Currency::Eur,
-        },
+        }),
         &stamp(),
     );
     assert_eq!(
@@ -118,7 +119,7 @@ fn money_bodies() {
 #[test]
 fn reads_the_library_history_sample() {
     let doc = r#"{"txnCode":"1010","terminal":{"terminalSafeId":"2023090417500284633D137A249DBBEB","merchantSafeId":"2023090417500272654BD9A49CF07574"},"txnDetailList":[{"preAuthCloseDate":"2024-04-15T20:17:20.158","amount":30,"authCode":"305955","hostResponseCode":"00","orderId":"20240415CE8F","preAuthStatus":"C","txnDateTime":"2024-04-15T20:17:19.205","responseCode":"VPS-0000","rrn":"410724359538","installCount":3,"txnCode":"1004","txnStatus":"N","orgOrderId":"20240415CE8F","preAuthCloseAmount":30,"responseMessage":"BAŞARILI","currencyCode":949,"batchNumber":39},{"amount":30,"authCode":"305955","hostResponseCode":"00","orderId":"d2f58999-5143-4f5c-b503-deaa789441d5","txnDateTime":"2024-04-15T20:17:20.158","responseCode":"VPS-0000","rrn":"410724359538","txnCode":"1005","txnStatus":"N","orgOrderId":"20240415CE8F","responseMessage":"BAŞARILI","currencyCode":949}],"responseMessage":"BAŞARILI","txnDateTime":"2024-04-15T20:17:26.024","responseCode":"VPS-0000"}"#;
-    let view = status::from_history(&response::parse(doc.as_bytes()).unwrap());
+    let view = status::from_history(&response::Reply::decode(doc.as_bytes()).unwrap());
     assert_eq!(
         (view.status.state, view.status.amount, view.captured_preauth),
         (BankState::Approved, 3_000, true)

@@ -1,7 +1,7 @@
 //! What a Garanti account's secret holds ([`keys`]), read into a [`GarantiConfig`], and the
 //! URLs derived from its endpoint.
 
-use paygate_bankkit::AccountCredentials;
+use paygate_bankkit::{AccountCredentials, BankConfig, TestOrderRoute};
 use paygate_domain::{Currency, StoreError};
 
 use crate::request::{Request, Signer, TxnType};
@@ -26,33 +26,91 @@ pub mod keys {
     pub const IP_ADDRESS: &str = "ipAddress";
 }
 
-/// An account's GVPS settings, read from its secret.
-#[derive(Clone)]
-pub struct GarantiConfig {
-    pub endpoint_url: String,
-    pub mode: String,
+/// A GVPS terminal: its numbers and its two users with their passwords (PROVAUT signs
+/// postauth and queries, PROVRFN void and refund). The adapter's settings, the simulator
+/// and the local stack's seed read it the same way ([`Terminal::read`]). `Debug` never shows
+/// a password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Terminal {
     pub terminal_id: String,
     pub merchant_id: String,
     pub prov_user_id: String,
     pub prov_password: String,
     pub refund_user_id: String,
     pub refund_password: String,
-    pub ip_address: String,
 }
 
-impl std::fmt::Debug for GarantiConfig {
+impl Terminal {
+    /// Reads the terminal's keys of an account secret ([`keys`]): `required` for the
+    /// numbers and passwords, `optional` for the user ids (`PROVAUT`, `PROVRFN` when absent
+    /// or empty).
+    pub fn read<'v, E>(
+        required: impl Fn(&str) -> Result<&'v str, E>,
+        optional: impl Fn(&str) -> Option<&'v str>,
+    ) -> Result<Self, E> {
+        let or = |key: &str, default: &str| {
+            optional(key)
+                .filter(|v| !v.is_empty())
+                .unwrap_or(default)
+                .to_owned()
+        };
+        Ok(Self {
+            terminal_id: required(keys::TERMINAL_ID)?.to_owned(),
+            merchant_id: required(keys::MERCHANT_ID)?.to_owned(),
+            prov_user_id: or(keys::PROV_USER_ID, "PROVAUT"),
+            prov_password: required(keys::PROV_PASSWORD)?.to_owned(),
+            refund_user_id: or(keys::REFUND_USER_ID, "PROVRFN"),
+            refund_password: required(keys::REFUND_PASSWORD)?.to_owned(),
+        })
+    }
+
+    /// The user that signs `txn` and its password: PROVRFN for void and refund.
+    pub fn user(&self, txn: TxnType) -> (&str, &str) {
+        if txn.needs_refund_user() {
+            (&self.refund_user_id, &self.refund_password)
+        } else {
+            (&self.prov_user_id, &self.prov_password)
+        }
+    }
+
+    /// The terminal's keys of an account secret ([`keys`]).
+    pub fn secret_values(&self) -> Vec<(String, String)> {
+        [
+            (keys::TERMINAL_ID, &self.terminal_id),
+            (keys::MERCHANT_ID, &self.merchant_id),
+            (keys::PROV_USER_ID, &self.prov_user_id),
+            (keys::PROV_PASSWORD, &self.prov_password),
+            (keys::REFUND_USER_ID, &self.refund_user_id),
+            (keys::REFUND_PASSWORD, &self.refund_password),
+        ]
+        .map(|(k, v)| (k.to_owned(), v.clone()))
+        .to_vec()
+    }
+}
+
+impl std::fmt::Debug for Terminal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GarantiConfig")
-            .field("endpoint_url", &self.endpoint_url)
+        f.debug_struct("Terminal")
             .field("terminal_id", &self.terminal_id)
             .field("merchant_id", &self.merchant_id)
+            .field("prov_user_id", &self.prov_user_id)
+            .field("refund_user_id", &self.refund_user_id)
             .field("passwords", &"[redacted]")
             .finish()
     }
 }
 
-impl GarantiConfig {
-    pub fn from_credentials(c: &AccountCredentials) -> Result<Self, StoreError> {
+/// An account's GVPS settings, read from its secret.
+#[derive(Debug, Clone)]
+pub struct GarantiConfig {
+    pub endpoint_url: String,
+    pub mode: String,
+    pub terminal: Terminal,
+    pub ip_address: String,
+}
+
+impl BankConfig for GarantiConfig {
+    fn from_account(c: &AccountCredentials) -> Result<Self, StoreError> {
         let or = |key: &str, default: &str| {
             c.get(key)
                 .filter(|v| !v.is_empty())
@@ -62,26 +120,30 @@ impl GarantiConfig {
         Ok(Self {
             endpoint_url: c.endpoint_url.clone(),
             mode: or(keys::MODE, "PROD").to_ascii_uppercase(),
-            terminal_id: c.require(keys::TERMINAL_ID)?.to_owned(),
-            merchant_id: c.require(keys::MERCHANT_ID)?.to_owned(),
-            prov_user_id: or(keys::PROV_USER_ID, "PROVAUT"),
-            prov_password: c.require(keys::PROV_PASSWORD)?.to_owned(),
-            refund_user_id: or(keys::REFUND_USER_ID, "PROVRFN"),
-            refund_password: c.require(keys::REFUND_PASSWORD)?.to_owned(),
+            terminal: Terminal::read(|k| c.require(k), |k| c.get(k))?,
             ip_address: or(keys::IP_ADDRESS, "127.0.0.1"),
         })
     }
 
+    /// The simulator's `POST /_sim/orders` beside the servlet, for the account's terminal.
+    fn test_order_route(&self) -> Option<TestOrderRoute> {
+        let t = &self.terminal;
+        TestOrderRoute::at(
+            &admin_url(&self.endpoint_url, ""),
+            &[
+                ("terminalId", &t.terminal_id),
+                ("merchantId", &t.merchant_id),
+            ],
+        )
+    }
+}
+
+impl GarantiConfig {
     pub(crate) fn signer(&self, txn: TxnType) -> Signer<'_> {
-        let (user_id, password) = if txn.needs_refund_user() {
-            (&self.refund_user_id, &self.refund_password)
-        } else {
-            (&self.prov_user_id, &self.prov_password)
-        };
+        let (user_id, password) = self.terminal.user(txn);
         Signer {
             mode: &self.mode,
-            terminal_id: &self.terminal_id,
-            merchant_id: &self.merchant_id,
+            terminal: &self.terminal,
             user_id,
             password,
         }
@@ -159,11 +221,11 @@ mod tests {
                 ("refundPassword".to_owned(), "p2".to_owned()),
             ],
         );
-        let cfg = GarantiConfig::from_credentials(&c).unwrap();
+        let cfg = GarantiConfig::from_account(&c).unwrap();
         assert_eq!(
             (
-                cfg.prov_user_id.as_str(),
-                cfg.refund_user_id.as_str(),
+                cfg.terminal.prov_user_id.as_str(),
+                cfg.terminal.refund_user_id.as_str(),
                 cfg.mode.as_str()
             ),
             ("PROVAUT", "PROVRFN", "PROD")
@@ -175,7 +237,7 @@ mod tests {
         let shown = format!("{cfg:?}");
         assert!(!shown.contains("p1") && !shown.contains("p2"));
         let missing = AccountCredentials::new("http://h", []);
-        assert!(GarantiConfig::from_credentials(&missing)
+        assert!(GarantiConfig::from_account(&missing)
             .unwrap_err()
             .to_string()
             .contains("terminalId"));

@@ -4,8 +4,11 @@
 use paygate_bankkit::{
     encoding,
     xml::{self, Element, XmlError},
+    Answer, BankReply,
 };
-use paygate_domain::BankOutcome;
+use paygate_domain::{BankOutcome, BankStatus, PointsResult};
+
+use crate::status::{combine, is_not_found, parse_order_inq};
 
 pub use paygate_bankkit::Verdict;
 
@@ -151,33 +154,44 @@ impl GvpsResponse {
             .cloned()
             .unwrap_or_default()
     }
+}
+
+impl BankReply for GvpsResponse {
+    fn decode(body: &[u8]) -> Result<Self, String> {
+        parse_response(body).map_err(|e| e.to_string())
+    }
 
     /// The outcome of a money-moving request (postauth, void, refund).
-    pub fn outcome(&self) -> BankOutcome {
-        let non_empty = |s: &str| Some(s.to_owned()).filter(|s| !s.is_empty());
-        match self.verdict() {
-            Verdict::Approved => BankOutcome::Approved {
-                code: self.code.clone(),
-                auth_code: non_empty(&self.auth_code),
-                rrn: non_empty(&self.rrn),
-            },
-            Verdict::Declined => BankOutcome::Declined {
+    fn outcome(&self) -> BankOutcome {
+        self.verdict().outcome_or(
+            Answer {
+                approval: self.code.clone(),
+                auth_code: self.auth_code.clone(),
+                rrn: self.rrn.clone(),
                 code: self.bank_code(),
                 message: self.text(),
                 after_cutoff: false,
             },
-            Verdict::Error => BankOutcome::Error {
-                code: self.bank_code(),
-                message: self.text(),
-            },
-            Verdict::Unknown => BankOutcome::Unknown {
-                reason: format!(
-                    "the bank answered without a final result ({}: {})",
-                    self.bank_code(),
-                    self.text()
-                ),
-            },
+            |code, text| format!("the bank answered without a final result ({code}: {text})"),
+        )
+    }
+
+    /// An `orderinq` answer alone (the query adds the history).
+    fn status(&self) -> BankStatus {
+        if is_not_found(self) {
+            return BankStatus::not_found(&self.bank_code());
         }
+        if self.verdict() != Verdict::Approved {
+            return BankStatus::unavailable(&self.bank_code());
+        }
+        match parse_order_inq(self) {
+            Ok(inq) => combine(&inq, &[]),
+            Err(_) => BankStatus::unavailable("response"),
+        }
+    }
+
+    fn points(&self) -> PointsResult {
+        crate::points::result(self)
     }
 }
 

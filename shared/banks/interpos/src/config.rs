@@ -8,7 +8,7 @@
 //! | `userPass` | the API user's password, `UserPass` |
 //! | `pointsInquiry` | optional: `bonus` where the bank lets the account ask `BonusInquiry` |
 
-use paygate_bankkit::AccountCredentials;
+use paygate_bankkit::{AccountCredentials, BankConfig, TestOrderRoute};
 use paygate_domain::StoreError;
 
 /// The API path on an InterVPOS host (MEWS `config/pos_test.php`).
@@ -25,9 +25,9 @@ pub struct ShopCredentials {
     pub bonus_inquiry: bool,
 }
 
-impl ShopCredentials {
+impl BankConfig for ShopCredentials {
     /// Reads the keys above; the error names a missing key, never a value.
-    pub fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError> {
+    fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError> {
         Ok(Self {
             endpoint_url: creds.endpoint_url.clone(),
             shop_code: creds.require("shopCode")?.to_owned(),
@@ -39,6 +39,13 @@ impl ShopCredentials {
         })
     }
 
+    /// The simulator's admin route: `POST <endpoint host>/_sim/orders` with the shop code.
+    fn test_order_route(&self) -> Option<TestOrderRoute> {
+        TestOrderRoute::at(self.admin_base(), &[("shopCode", &self.shop_code)])
+    }
+}
+
+impl ShopCredentials {
     /// The simulator's admin base: the endpoint without the API path.
     pub fn admin_base(&self) -> &str {
         self.endpoint_url

@@ -22,55 +22,48 @@ pub mod status;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-use async_trait::async_trait;
-use paygate_bankkit::{protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, Wire};
-use paygate_domain::{
-    bank::{BankOutcome, BankStatus, PointsResult},
-    ports::BankOperation,
-};
+use paygate_bankkit::{Adapter, CardFields, Op, Protocol, Refusal, Session, Wire};
+use paygate_domain::{bank::BankOutcome, ports::BankOperation};
 
 pub use config::{ShopCredentials, API_PATH};
-use request::{CardFields, Request};
-use response::Reply;
+use request::Request;
 
 /// The provider code accounts refer to.
 pub const PROVIDER_CODE: &str = "interpos";
+
+/// The gateway's provider for InterVPOS accounts.
+pub type InterPosProvider = Adapter<InterPos>;
 
 /// The InterVPOS protocol.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InterPos;
 
-/// The gateway's provider for InterVPOS accounts.
-pub type InterPosProvider = Adapter<InterPos>;
-
-#[async_trait]
 impl Protocol for InterPos {
     const CODE: &'static str = PROVIDER_CODE;
     type Config = ShopCredentials;
     type Request<'a> = Request<'a>;
-    type Reply = Reply;
 
-    fn config(
-        &self,
-        creds: &paygate_bankkit::AccountCredentials,
-    ) -> Result<ShopCredentials, String> {
-        ShopCredentials::from_account(creds).map_err(|e| e.to_string())
+    /// A refused `Void` of an order whose sale is past the end-of-day cut (`TxnStatus S`)
+    /// is the cut's refusal: refund instead.
+    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        let order_id = &op.order_id;
+        s.void_checking_cut(op, |_| true, async {
+            match s.call(&Request::Status { order_id }).await {
+                Ok(reply) => status::past_end_of_day(&reply),
+                Err(_) => false,
+            }
+        })
+        .await
     }
 
+    /// `BonusInquiry` only for accounts whose `pointsInquiry: bonus` enables it.
     fn request<'a>(&'a self, cfg: &'a ShopCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
         Ok(match op {
-            Op::Capture(op) => Request::PostAuth {
-                order_id: &op.order_id,
-                amount: op.amount,
-                currency: op.currency,
-            },
+            Op::Capture(op) => Request::PostAuth(op.into()),
             Op::Cancel(op) => Request::Void {
                 order_id: &op.order_id,
             },
-            Op::Refund(op) => Request::Refund {
-                order_id: &op.order_id,
-                amount: op.amount,
-            },
+            Op::Refund(op) => Request::Refund(op.into()),
             Op::Status { order_id } => Request::Status { order_id },
             Op::Points { card, currency } => {
                 if !cfg.bonus_inquiry {
@@ -87,10 +80,6 @@ impl Protocol for InterPos {
         })
     }
 
-    fn kind(req: &Request<'_>) -> &'static str {
-        req.kind()
-    }
-
     fn encode(&self, cfg: &ShopCredentials, req: &Request<'_>) -> Wire {
         Wire::post(
             &cfg.endpoint_url,
@@ -98,52 +87,4 @@ impl Protocol for InterPos {
             request::encode(cfg, req),
         )
     }
-
-    fn decode(&self, body: &[u8]) -> Result<Reply, String> {
-        response::parse(body)
-    }
-
-    fn outcome(&self, reply: &Reply) -> BankOutcome {
-        response::outcome(reply)
-    }
-
-    fn status(&self, reply: &Reply) -> BankStatus {
-        status::status(reply)
-    }
-
-    fn points(&self, reply: &Reply) -> PointsResult {
-        points_of(reply)
-    }
-
-    /// A refused `Void` of an order whose sale is past the end-of-day cut (`TxnStatus S`)
-    /// is the cut's refusal: refund instead.
-    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        let order_id = &op.order_id;
-        s.void_checking_cut(op, |_| true, async {
-            match s.call(&Request::Status { order_id }).await {
-                Ok(reply) => status::past_end_of_day(&reply),
-                Err(_) => false,
-            }
-        })
-        .await
-    }
-
-    /// The simulator's admin route: `POST <endpoint host>/_sim/orders` with the shop code.
-    fn test_order_route(&self, cfg: &ShopCredentials) -> Option<TestOrderRoute> {
-        Some(TestOrderRoute {
-            url: format!("{}/_sim/orders", cfg.admin_base()),
-            extra: vec![("shopCode", cfg.shop_code.clone())],
-        })
-    }
-}
-
-/// Maps a `BonusInquiry` answer: the card's usable Bonus (`AvailableBonus`, comma decimals).
-fn points_of(reply: &Reply) -> PointsResult {
-    response::classify(reply).points(
-        response::parse_amount(reply.get("AvailableBonus")),
-        "Bonus",
-        "an AvailableBonus balance",
-        reply.bank_code(),
-        reply.message(),
-    )
 }

@@ -7,10 +7,10 @@
 //! two decimals (`PurchAmount=10.00`; MEWS passes PHP's float text, `10`); currencies ISO
 //! 4217 numeric; `Expiry` is `MMYY`.
 
-use paygate_bankkit::{amount, form::Form};
+use paygate_bankkit::{amount, form::Form, BankRequest, Order};
 use paygate_domain::Currency;
 
-use crate::config::ShopCredentials;
+use crate::{config::ShopCredentials, response::Reply};
 
 /// The request body's content type.
 pub const CONTENT_TYPE: &str = paygate_bankkit::form::FORM_CONTENT_TYPE;
@@ -25,16 +25,12 @@ pub use paygate_bankkit::CardFields;
 /// One request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Request<'a> {
-    /// Closes the pre-authorization of `order_id` for `amount`.
-    PostAuth {
-        order_id: &'a str,
-        amount: i64,
-        currency: Currency,
-    },
+    /// Closes the order's pre-authorization for the amount.
+    PostAuth(Order<'a>),
     /// Cancels the order's last transaction (before the end-of-day cut).
     Void { order_id: &'a str },
-    /// Refunds `amount` (full or partial) of a settled sale.
-    Refund { order_id: &'a str, amount: i64 },
+    /// Refunds the amount (full or partial) of a settled sale.
+    Refund(Order<'a>),
     /// The order's status (`StatusHistory`).
     Status { order_id: &'a str },
     /// The card's Bonus balance.
@@ -44,13 +40,15 @@ pub enum Request<'a> {
     },
 }
 
-impl Request<'_> {
+impl BankRequest for Request<'_> {
+    type Reply = Reply;
+
     /// The `TxnType` (also the name logs use).
-    pub fn kind(&self) -> &'static str {
+    fn kind(&self) -> &'static str {
         match self {
-            Self::PostAuth { .. } => "PostAuth",
+            Self::PostAuth(_) => "PostAuth",
             Self::Void { .. } => "Void",
-            Self::Refund { .. } => "Refund",
+            Self::Refund(_) => "Refund",
             Self::Status { .. } => "StatusHistory",
             Self::Bonus { .. } => "BonusInquiry",
         }
@@ -78,25 +76,21 @@ pub fn form(c: &ShopCredentials, req: &Request<'_>) -> Form {
         .field("UserPass", &c.user_pass)
         .field("ShopCode", &c.shop_code);
     match req {
-        Request::PostAuth {
-            order_id,
-            amount,
-            currency,
-        } => f
+        Request::PostAuth(o) => f
             .field("TxnType", req.kind())
             .field("SecureType", NON_SECURE)
-            .field("orgOrderId", *order_id)
-            .field("PurchAmount", amount::to_decimal(*amount))
-            .field("Currency", currency.numeric())
+            .field("orgOrderId", o.order_id)
+            .field("PurchAmount", amount::to_decimal(o.amount))
+            .field("Currency", o.currency.numeric())
             .field("MOTO", "0"),
         Request::Void { order_id } | Request::Status { order_id } => f
             .field("orgOrderId", *order_id)
             .field("TxnType", req.kind())
             .field("SecureType", NON_SECURE)
             .field("Lang", LANG),
-        Request::Refund { order_id, amount } => f
-            .field("orgOrderId", *order_id)
-            .field("PurchAmount", amount::to_decimal(*amount))
+        Request::Refund(o) => f
+            .field("orgOrderId", o.order_id)
+            .field("PurchAmount", amount::to_decimal(o.amount))
             .field("TxnType", req.kind())
             .field("SecureType", NON_SECURE)
             .field("Lang", LANG)

@@ -76,7 +76,10 @@ pub fn status(reply: &Reply) -> BankStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::response::parse;
+
+    fn parse(body: &[u8]) -> Result<Reply, String> {
+        <Reply as paygate_bankkit::BankReply>::decode(body)
+    }
 
     fn answer(stat: &str, status_: &str, amount: &str, refunded: &str) -> Reply {
         parse(format!("OrderId=O1;;ProcReturnCode=00;;TxnResult=Success;;BatchNo=1;;TransId=T1;;TRXDATE=09.08.2024 10:40:34;;TxnStat={stat};;PurchAmount={amount};;VoidDate=1.1.0001 00:00:00;;TxnStatus={status_};;ChargeTypeCd=S;;ErrorCode=;;ErrorMessage=;;RefundedAmount={refunded};;AuthCode=A1;;HostRefNum=R1").as_bytes()).unwrap()

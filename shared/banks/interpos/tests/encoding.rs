@@ -5,10 +5,10 @@
 use paygate_bank_interpos::{
     config::ShopCredentials,
     request::{encode, form, CardFields, Request},
-    response::parse,
+    response::Reply,
     status,
 };
-use paygate_bankkit::{form::parse_form, AccountCredentials};
+use paygate_bankkit::{form::parse_form, AccountCredentials, BankConfig, BankReply, Order};
 use paygate_domain::{BankState, CardDetails, Currency};
 
 fn creds() -> ShopCredentials {
@@ -32,7 +32,7 @@ fn body(req: &Request<'_>) -> String {
 #[test]
 fn post_auth_matches_the_mews_vector() {
     assert_eq!(
-        body(&Request::PostAuth { order_id: "order222", amount: 1_000, currency: Currency::Try }),
+        body(&Request::PostAuth(Order { order_id: "order222", amount: 1_000, currency: Currency::Try })),
         "UserCode=InterTestApi&UserPass=3&ShopCode=3123&TxnType=PostAuth&SecureType=NonSecure&orgOrderId=order222&PurchAmount=10.00&Currency=949&MOTO=0"
     );
 }
@@ -49,10 +49,11 @@ fn void_status_and_refund_match_the_mews_vectors() {
         body(&Request::Status { order_id: "order222" }),
         "UserCode=InterTestApi&UserPass=3&ShopCode=3123&orgOrderId=order222&TxnType=StatusHistory&SecureType=NonSecure&Lang=TR"
     );
-    let refund = body(&Request::Refund {
+    let refund = body(&Request::Refund(Order {
         order_id: "2020110828BC",
         amount: 12_310,
-    });
+        currency: Currency::Try,
+    }));
     assert_eq!(
         refund,
         "UserCode=InterTestApi&UserPass=3&ShopCode=3123&orgOrderId=2020110828BC&PurchAmount=123.10&TxnType=Refund&SecureType=NonSecure&Lang=TR&MOTO=0"
@@ -106,7 +107,7 @@ fn bonus_inquiry_fields() {
 /// MEWS `statusTestDataProvider` `fail1`, as the bank writes it.
 #[test]
 fn the_mews_status_failure_reads_as_unavailable() {
-    let r = parse(b"OrderId=SYSOID121327781;;ProcReturnCode=81;;BatchNo=;;TransId=;;TRXDATE=;;TxnStat=;;PurchAmount=0;;VoidDate=1.1.0001 00:00:00;;TxnStatus=;;ChargeTypeCd=;;ErrorCode=B810002;;ErrorMessage=TR:Terminal Aktif Degil;;RefundedAmount=0;;AuthCode=").unwrap();
+    let r = Reply::decode(b"OrderId=SYSOID121327781;;ProcReturnCode=81;;BatchNo=;;TransId=;;TRXDATE=;;TxnStat=;;PurchAmount=0;;VoidDate=1.1.0001 00:00:00;;TxnStatus=;;ChargeTypeCd=;;ErrorCode=B810002;;ErrorMessage=TR:Terminal Aktif Degil;;RefundedAmount=0;;AuthCode=").unwrap();
     let st = status::status(&r);
     assert!(st.found && st.state == BankState::Unknown && st.code == "B810002");
 }

@@ -94,7 +94,62 @@ pub enum Verdict {
     Unknown,
 }
 
+/// The parts of a money request's answer its outcome is made of ([`Verdict::outcome`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Answer {
+    /// What an approval reports: its code, authorization code and reference number (empty:
+    /// none).
+    pub approval: String,
+    pub auth_code: String,
+    pub rrn: String,
+    /// The bank's code and message for anything else.
+    pub code: String,
+    pub message: String,
+    /// A decline is the end-of-day cut's (refund instead).
+    pub after_cutoff: bool,
+}
+
+/// Why an answer that settles nothing is unknown: its code and message.
+pub fn unsettled(code: &str, message: &str) -> String {
+    format!("the bank's answer does not settle the outcome ({code}: {message})")
+}
+
 impl Verdict {
+    /// What an answer to a money-moving request means: approved with the answer's approval
+    /// fields, declined, an error (nothing moved), or unknown ([`unsettled`]: settled by a
+    /// status query).
+    pub fn outcome(self, answer: Answer) -> BankOutcome {
+        self.outcome_or(answer, unsettled)
+    }
+
+    /// [`Verdict::outcome`] with the protocol's own words for an unknown answer (`unknown`
+    /// of the code and message).
+    pub fn outcome_or(self, a: Answer, unknown: impl FnOnce(&str, &str) -> String) -> BankOutcome {
+        let non_empty = |s: String| {
+            let s = s.trim();
+            (!s.is_empty()).then(|| s.to_owned())
+        };
+        match self {
+            Verdict::Approved => BankOutcome::Approved {
+                code: a.approval,
+                auth_code: non_empty(a.auth_code),
+                rrn: non_empty(a.rrn),
+            },
+            Verdict::Declined => BankOutcome::Declined {
+                code: a.code,
+                message: a.message,
+                after_cutoff: a.after_cutoff,
+            },
+            Verdict::Error => BankOutcome::Error {
+                code: a.code,
+                message: a.message,
+            },
+            Verdict::Unknown => BankOutcome::Unknown {
+                reason: unknown(&a.code, &a.message),
+            },
+        }
+    }
+
     /// What the answer to a points inquiry reporting one balance says: approved with the
     /// balance (in minor units, shown as `name`), approved without a readable one
     /// (`malformed`: "approved answer without `missing`"), declined, or an error (`code` and
@@ -123,6 +178,32 @@ impl Verdict {
             },
             Verdict::Declined => PointsResult::Declined { code, message },
             Verdict::Error | Verdict::Unknown => PointsResult::Error { code, message },
+        }
+    }
+}
+
+/// What a read of one order found: its record, no such order, or a failed read (each with
+/// the bank's code).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatusRead<T> {
+    /// The bank has no such order (only its explicit "no record" answer).
+    NotFound {
+        code: String,
+    },
+    /// The read itself failed (credentials, system error, an answer of another shape).
+    Failed {
+        code: String,
+    },
+    Found(T),
+}
+
+impl<T> StatusRead<T> {
+    /// The record, or the status that ends the read: not found (conclusive) or unavailable.
+    pub fn found(self) -> Result<T, BankStatus> {
+        match self {
+            Self::Found(t) => Ok(t),
+            Self::NotFound { code } => Err(BankStatus::not_found(&code)),
+            Self::Failed { code } => Err(BankStatus::unavailable(&code)),
         }
     }
 }
@@ -194,5 +275,67 @@ mod tests {
                 }
             );
         }
+    }
+
+    #[test]
+    fn a_money_answer_reads_as_its_verdict_says() {
+        let answer = || Answer {
+            approval: "00".into(),
+            auth_code: " 123456 ".into(),
+            rrn: String::new(),
+            code: "51".into(),
+            message: "no funds".into(),
+            after_cutoff: true,
+        };
+        assert_eq!(
+            Verdict::Approved.outcome(answer()),
+            BankOutcome::Approved {
+                code: "00".into(),
+                auth_code: Some("123456".into()),
+                rrn: None
+            }
+        );
+        assert_eq!(
+            Verdict::Declined.outcome(answer()),
+            BankOutcome::Declined {
+                code: "51".into(),
+                message: "no funds".into(),
+                after_cutoff: true
+            }
+        );
+        assert_eq!(
+            Verdict::Error.outcome(answer()),
+            BankOutcome::Error {
+                code: "51".into(),
+                message: "no funds".into()
+            }
+        );
+        assert_eq!(
+            Verdict::Unknown.outcome(answer()),
+            BankOutcome::Unknown {
+                reason: "the bank's answer does not settle the outcome (51: no funds)".into()
+            }
+        );
+        assert_eq!(
+            Verdict::Unknown.outcome_or(answer(), |c, _| format!("late {c}")),
+            BankOutcome::Unknown {
+                reason: "late 51".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_status_read_ends_as_not_found_or_unavailable() {
+        assert_eq!(StatusRead::Found(7).found(), Ok(7));
+        let nf = StatusRead::<()>::NotFound {
+            code: "V013".into(),
+        }
+        .found()
+        .unwrap_err();
+        assert!(nf.is_conclusive() && !nf.found && nf.code == "V013");
+        let failed = StatusRead::<()>::Failed { code: "96".into() }
+            .found()
+            .unwrap_err();
+        assert!(!failed.is_conclusive() && failed.code == "96");
     }
 }

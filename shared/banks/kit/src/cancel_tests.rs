@@ -8,51 +8,56 @@ use std::{
     time::Duration,
 };
 
-use async_trait::async_trait;
 use axum::routing::post;
 use paygate_domain::{AccountId, Currency, MerchantId, OperationSet, PosAccount, TransactionId};
 
 use super::*;
-use crate::{AccountCredentials, Adapter, BankTransport, MemoryCredentials, Refusal, Wire};
+use crate::{
+    AccountCredentials, Adapter, BankConfig, BankReply, BankRequest, BankTransport,
+    MemoryCredentials, Refusal, Wire,
+};
 
 /// A bank whose every answer is its body: `approved`, `declined:<code>` or
 /// `declined-cut:<code>` (a decline the bank itself marks as the cut's).
 struct Plain;
 
-#[async_trait]
-impl Protocol for Plain {
-    const CODE: &'static str = "plain";
-    type Config = String;
-    type Request<'a> = &'static str;
-    type Reply = String;
+/// The account's endpoint is all a plain bank needs.
+struct Url(String);
 
-    fn config(&self, creds: &AccountCredentials) -> Result<String, String> {
-        Ok(creds.endpoint_url.clone())
+impl BankConfig for Url {
+    fn from_account(creds: &AccountCredentials) -> Result<Self, paygate_domain::StoreError> {
+        Ok(Self(creds.endpoint_url.clone()))
+    }
+}
+
+/// A request is the operation's name.
+struct Named(&'static str);
+
+impl BankRequest for Named {
+    type Reply = Answer;
+
+    fn kind(&self) -> &'static str {
+        self.0
+    }
+}
+
+/// An answer is its body.
+struct Answer(String);
+
+impl BankReply for Answer {
+    fn decode(body: &[u8]) -> Result<Self, String> {
+        String::from_utf8(body.to_vec())
+            .map(Self)
+            .map_err(|e| e.to_string())
     }
 
-    fn request<'a>(&'a self, _: &'a String, op: Op<'a>) -> Result<&'static str, Refusal> {
-        Ok(op.name())
-    }
-
-    fn kind(req: &&'static str) -> &'static str {
-        req
-    }
-
-    fn encode(&self, url: &String, req: &&'static str) -> Wire {
-        Wire::post(url.as_str(), "text/plain", req.as_bytes().to_vec())
-    }
-
-    fn decode(&self, body: &[u8]) -> Result<String, String> {
-        String::from_utf8(body.to_vec()).map_err(|e| e.to_string())
-    }
-
-    fn outcome(&self, reply: &String) -> BankOutcome {
+    fn outcome(&self) -> BankOutcome {
         let declined = |code: &str, after_cutoff| BankOutcome::Declined {
             code: code.to_owned(),
             message: "refused".to_owned(),
             after_cutoff,
         };
-        match reply.split_once(':') {
+        match self.0.split_once(':') {
             Some(("declined", code)) => declined(code, false),
             Some(("declined-cut", code)) => declined(code, true),
             _ => BankOutcome::Approved {
@@ -63,8 +68,22 @@ impl Protocol for Plain {
         }
     }
 
-    fn status(&self, _: &String) -> BankStatus {
+    fn status(&self) -> BankStatus {
         BankStatus::unavailable("unused")
+    }
+}
+
+impl Protocol for Plain {
+    const CODE: &'static str = "plain";
+    type Config = Url;
+    type Request<'a> = Named;
+
+    fn request<'a>(&'a self, _: &'a Url, op: Op<'a>) -> Result<Named, Refusal> {
+        Ok(Named(op.name()))
+    }
+
+    fn encode(&self, url: &Url, req: &Named) -> Wire {
+        Wire::post(url.0.as_str(), "text/plain", req.0.as_bytes().to_vec())
     }
 }
 

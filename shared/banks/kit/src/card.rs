@@ -5,6 +5,8 @@
 
 use paygate_domain::{bank::PointsResult, CardDetails};
 
+use crate::Refusal;
+
 /// Card fields for a request (a points inquiry). `Debug` hides them.
 #[derive(Clone, PartialEq, Eq)]
 pub struct CardFields {
@@ -39,10 +41,13 @@ impl CardFields {
     /// The card's fields, or the inquiry's answer for a card whose expiry is not a month and
     /// a year (declined `invalid_card`: nothing was sent).
     pub fn for_points(card: &CardDetails) -> Result<Self, PointsResult> {
-        Self::from_card(card).ok_or_else(|| PointsResult::Declined {
-            code: "invalid_card".to_owned(),
-            message: INVALID_EXPIRY.to_owned(),
-        })
+        Self::for_request(card).map_err(Refusal::points)
+    }
+
+    /// The card's fields, or the request's refusal for a card whose expiry is not a month
+    /// and a year (declined `invalid_card`: nothing is sent).
+    pub fn for_request(card: &CardDetails) -> Result<Self, Refusal> {
+        Self::from_card(card).ok_or_else(|| Refusal::declined("invalid_card", INVALID_EXPIRY))
     }
 
     /// `MM/YY`.

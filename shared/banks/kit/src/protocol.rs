@@ -1,35 +1,35 @@
-//! The bank adapter skeleton: what every protocol folder fills in, and the one
-//! [`PosProvider`] ([`Adapter`]) that runs it.
+//! The bank adapter skeleton: the parts every protocol folder fills in, and the one
+//! [`PosProvider`](paygate_domain::ports::PosProvider) ([`crate::Adapter`]) that runs them.
 //!
 //! A protocol crate under `shared/banks/<name>/` looks like every other one:
 //!
 //! | file | fills in |
 //! |---|---|
-//! | `src/lib.rs` | `impl Protocol`: the account settings, which request each operation sends, multi-call flows |
-//! | `src/request.rs` | the request builder: [`Protocol::encode`] (body, content type, headers) |
+//! | `src/lib.rs` | `impl Protocol`: the flows of more than one call first (what sets the protocol apart), then which request each operation sends ([`Protocol::request`]) and the encoder ([`Protocol::encode`]) |
+//! | `src/config.rs` | [`BankConfig`]: the account secret's keys, the simulator's test-order route |
+//! | `src/request.rs` | the request type ([`BankRequest`]: its name for logs, the answer it expects) and its document |
 //! | `src/hash.rs` | the request's hash or signature (or why the protocol has none) |
-//! | `src/response.rs` | the response reader: [`Protocol::decode`], [`Protocol::outcome`], [`Protocol::points`] |
-//! | `src/status.rs` | the status reader: [`Protocol::status`] |
+//! | `src/response.rs` | [`BankReply`]: decoding, the outcome of a money request, a points answer |
+//! | `src/status.rs` | the status reader ([`BankReply::status`] and the reads of multi-call queries) |
 //! | `src/sim/` | the protocol-faithful simulator (feature `sim`) on [`crate::sim`] |
 //!
 //! and is registered with one line in `paygate_compose`'s `providers`. What is the same for
-//! every bank lives here: credentials from the account's secret (never logged), the bounded
-//! transport, the mapping of a failed call to the right outcome (a request that may have
-//! reached the bank is *unknown*, never failed), uniform logging (operation, account, order,
-//! outcome class: never a body, which can hold a card number or a password), and test-order
-//! registration at a simulator.
+//! every bank lives in the kit: credentials from the account's secret (never logged), the
+//! bounded transport, the mapping of a failed call to the right outcome (a request that may
+//! have reached the bank is *unknown*, never failed), uniform logging (operation, account,
+//! order, outcome class: never a body, which can hold a card number or a password), the
+//! single-request flows ([`crate::Session`]) and test-order registration at a simulator.
 
-use std::sync::Arc;
+use std::future::Future;
 
-use async_trait::async_trait;
 use paygate_domain::{
-    account::OperationSet,
+    account::{Operation, OperationSet},
     bank::{BankOutcome, BankStatus, CardDetails, PointsResult},
-    ports::{BankOperation, PosProvider, TestOrder, TestOrders},
-    Currency, PosAccount, StoreError,
+    ports::BankOperation,
+    Currency, StoreError,
 };
 
-use crate::{AccountCredentials, BankTransport, CallError, CredentialStore, TransportError};
+use crate::{AccountCredentials, Session};
 
 /// A request as it goes on the wire.
 #[derive(Clone, PartialEq, Eq)]
@@ -101,6 +101,26 @@ impl Op<'_> {
     }
 }
 
+/// What a money request carries: the order, and the amount in its currency (a void sends
+/// neither on most protocols).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Order<'a> {
+    pub order_id: &'a str,
+    /// Minor units.
+    pub amount: i64,
+    pub currency: Currency,
+}
+
+impl<'a> From<&'a BankOperation> for Order<'a> {
+    fn from(op: &'a BankOperation) -> Self {
+        Self {
+            order_id: &op.order_id,
+            amount: op.amount,
+            currency: op.currency,
+        }
+    }
+}
+
 /// Why a request was not sent: nothing reached the bank.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
@@ -108,6 +128,8 @@ pub struct Refusal {
     pub code: String,
     /// A text fit for a merchant (no credential, no card number).
     pub message: String,
+    /// Refused on the request's merits (e.g. the card's expiry): a decline, not an error.
+    pub declined: bool,
 }
 
 impl Refusal {
@@ -115,6 +137,16 @@ impl Refusal {
         Self {
             code: code.to_owned(),
             message: message.into(),
+            declined: false,
+        }
+    }
+
+    /// A request refused on its merits without a call (a money request or an inquiry reads
+    /// it as declined).
+    pub fn declined(code: &str, message: impl Into<String>) -> Self {
+        Self {
+            declined: true,
+            ..Self::new(code, message)
         }
     }
 
@@ -127,9 +159,15 @@ impl Refusal {
     }
 
     pub fn outcome(self) -> BankOutcome {
-        BankOutcome::Error {
-            code: self.code,
-            message: self.message,
+        let (code, message) = (self.code, self.message);
+        if self.declined {
+            BankOutcome::Declined {
+                code,
+                message,
+                after_cutoff: false,
+            }
+        } else {
+            BankOutcome::Error { code, message }
         }
     }
 
@@ -138,105 +176,12 @@ impl Refusal {
     }
 
     pub fn points(self) -> PointsResult {
-        PointsResult::Error {
-            code: self.code,
-            message: self.message,
+        let (code, message) = (self.code, self.message);
+        if self.declined {
+            PointsResult::Declined { code, message }
+        } else {
+            PointsResult::Error { code, message }
         }
-    }
-}
-
-/// One bank protocol. The default flows send one request per operation (see
-/// [`Protocol::request`]); a protocol whose operation takes more than one call (a lookup
-/// first, a second step) overrides that flow, still through [`Session`].
-#[async_trait]
-pub trait Protocol: Send + Sync + Sized + 'static {
-    /// The provider code accounts refer to.
-    const CODE: &'static str;
-    /// The account's settings, read from its secret.
-    type Config: Send + Sync;
-    /// One request of the protocol (`request.rs`).
-    type Request<'a>: Send + Sync
-    where
-        Self: 'a;
-    /// One decoded answer (`response.rs`).
-    type Reply: Send + Sync;
-
-    /// What the protocol can do at all (an account may enable less).
-    fn supported(&self) -> OperationSet {
-        OperationSet::all()
-    }
-
-    /// The account's settings. The error names what is wrong, never a value.
-    fn config(&self, creds: &AccountCredentials) -> Result<Self::Config, String>;
-
-    /// The request that serves `op` when one request does (the default flows).
-    fn request<'a>(
-        &'a self,
-        cfg: &'a Self::Config,
-        op: Op<'a>,
-    ) -> Result<Self::Request<'a>, Refusal>;
-
-    /// The request's name for logs (`PostAuth`, `orderinq`, …).
-    fn kind(req: &Self::Request<'_>) -> &'static str;
-
-    /// The request on the wire (`request.rs`, signed by `hash.rs`).
-    fn encode(&self, cfg: &Self::Config, req: &Self::Request<'_>) -> Wire;
-
-    /// Reads an answer; `Err` when it is not a document of the protocol (`response.rs`).
-    fn decode(&self, body: &[u8]) -> Result<Self::Reply, String>;
-
-    /// What an answer to a money-moving request means (`response.rs`).
-    fn outcome(&self, reply: &Self::Reply) -> BankOutcome;
-
-    /// Whether `reply` answers `req` (e.g. it names the same order). An answer about
-    /// something else settles nothing: the money request's outcome is then unknown.
-    fn answers(&self, req: &Self::Request<'_>, reply: &Self::Reply) -> bool {
-        let _ = (req, reply);
-        true
-    }
-
-    /// What an answer to a status request says about the order (`status.rs`).
-    fn status(&self, reply: &Self::Reply) -> BankStatus;
-
-    /// What an answer to a points inquiry says (`response.rs`).
-    fn points(&self, reply: &Self::Reply) -> PointsResult {
-        let _ = reply;
-        Refusal::not_supported("points inquiry").points()
-    }
-
-    async fn capture(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        s.operate(Op::Capture(op)).await
-    }
-
-    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        s.operate(Op::Cancel(op)).await
-    }
-
-    async fn refund(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        s.operate(Op::Refund(op)).await
-    }
-
-    async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
-        s.read_status(order_id).await
-    }
-
-    async fn points_inquiry(
-        &self,
-        s: &Session<'_, Self>,
-        card: &CardDetails,
-        currency: Currency,
-    ) -> PointsResult {
-        match self.request(s.config(), Op::Points { card, currency }) {
-            Ok(req) => s.inquire(&req).await,
-            Err(refused) => refused.points(),
-        }
-    }
-
-    /// Where a simulator of the protocol takes test orders, and what it needs beside the
-    /// order (e.g. the terminal): `None` when the account's endpoint cannot have one.
-    fn test_order_route(&self, cfg: &Self::Config) -> Option<TestOrderRoute> {
-        let _ = cfg;
-        None
     }
 }
 
@@ -248,259 +193,137 @@ pub struct TestOrderRoute {
     pub extra: Vec<(&'static str, String)>,
 }
 
-/// One operation in progress on one account: the protocol's settings and its way to the bank.
-pub struct Session<'a, P: Protocol> {
-    adapter: &'a Adapter<P>,
-    account: &'a PosAccount,
-    cfg: P::Config,
-}
-
-impl<'a, P: Protocol> Session<'a, P> {
-    pub fn config(&self) -> &P::Config {
-        &self.cfg
-    }
-
-    pub fn account(&self) -> &PosAccount {
-        self.account
-    }
-
-    /// The bound on one call (for budgets of multi-step flows).
-    pub fn call_timeout(&self) -> std::time::Duration {
-        self.adapter.transport.timeout()
-    }
-
-    /// Sends one request and reads the answer. Logs the request's kind and how it ended,
-    /// never its body.
-    pub async fn call(&self, req: &P::Request<'_>) -> Result<P::Reply, CallError> {
-        let p = &self.adapter.protocol;
-        let wire = p.encode(&self.cfg, req);
-        let headers: Vec<(&str, &str)> =
-            wire.headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
-        let answer = self
-            .adapter
-            .transport
-            .post_with_headers(&wire.url, wire.content_type, &headers, wire.body)
-            .await
-            .map_err(CallError::Transport)
-            .and_then(|raw| p.decode(&raw).map_err(CallError::Malformed));
-        match &answer {
-            Ok(_) => tracing::debug!(provider = P::CODE, account_id = %self.account.id,
-                request = P::kind(req), "bank answered"),
-            Err(e) => tracing::warn!(provider = P::CODE, account_id = %self.account.id,
-                request = P::kind(req), error = %e.detail(), "bank call without a usable answer"),
-        }
-        answer
-    }
-
-    /// Sends a money-moving request and maps its answer.
-    pub async fn send(&self, req: &P::Request<'_>) -> BankOutcome {
-        let p = &self.adapter.protocol;
-        match self.call(req).await {
-            Ok(reply) if !p.answers(req, &reply) => {
-                tracing::warn!(provider = P::CODE, account_id = %self.account.id,
-                    request = P::kind(req), "the bank answered about something else");
-                BankOutcome::Unknown {
-                    reason: "the bank answered for another order".to_owned(),
-                }
-            }
-            Ok(reply) => p.outcome(&reply),
-            Err(e) => e.outcome(),
-        }
-    }
-
-    /// The single request serving `op`, sent and mapped.
-    pub async fn operate(&self, op: Op<'_>) -> BankOutcome {
-        match self.adapter.protocol.request(&self.cfg, op) {
-            Ok(req) => self.send(&req).await,
-            Err(refused) => refused.outcome(),
-        }
-    }
-
-    /// Sends a status request and reads the order's state.
-    pub async fn status_of(&self, req: &P::Request<'_>) -> BankStatus {
-        match self.call(req).await {
-            Ok(reply) => self.adapter.protocol.status(&reply),
-            Err(e) => e.status(),
-        }
-    }
-
-    /// Sends a points inquiry and reads the balances.
-    pub async fn inquire(&self, req: &P::Request<'_>) -> PointsResult {
-        match self.call(req).await {
-            Ok(reply) => self.adapter.protocol.points(&reply),
-            Err(e) => {
-                let (code, message) = e.code_and_message();
-                PointsResult::Error { code, message }
-            }
-        }
-    }
-
-    /// The order's state through the protocol's single status request.
-    pub async fn read_status(&self, order_id: &str) -> BankStatus {
-        match self
-            .adapter
-            .protocol
-            .request(&self.cfg, Op::Status { order_id })
-        {
-            Ok(req) => self.status_of(&req).await,
-            Err(refused) => refused.status(),
-        }
-    }
-}
-
-/// Runs a [`Protocol`] as the gateway's [`PosProvider`].
-pub struct Adapter<P: Protocol> {
-    protocol: P,
-    transport: BankTransport,
-    creds: Arc<dyn CredentialStore>,
-}
-
-impl<P: Protocol> Adapter<P> {
-    pub fn new(protocol: P, transport: BankTransport, creds: Arc<dyn CredentialStore>) -> Self {
-        Self {
-            protocol,
-            transport,
-            creds,
-        }
-    }
-
-    pub fn protocol(&self) -> &P {
-        &self.protocol
-    }
-
-    /// A session on the account, or why its settings cannot be used (nothing was sent).
-    pub async fn session<'a>(
-        &'a self,
-        account: &'a PosAccount,
-    ) -> Result<Session<'a, P>, CallError> {
-        let parse = |c: &AccountCredentials| self.protocol.config(c);
-        let cfg = crate::account_config(self.creds.as_ref(), &account.id, parse).await?;
-        Ok(Session {
-            adapter: self,
-            account,
-            cfg,
+impl TestOrderRoute {
+    /// `POST <base>/_sim/orders` (the simulators' common admin path) with `extra` fields.
+    pub fn at(base: &str, extra: &[(&'static str, &str)]) -> Option<Self> {
+        Some(Self {
+            url: format!("{}/_sim/orders", base.trim_end_matches('/')),
+            extra: extra.iter().map(|(k, v)| (*k, (*v).to_owned())).collect(),
         })
     }
 }
 
-fn outcome_class(o: &BankOutcome) -> &'static str {
-    match o {
-        BankOutcome::Approved { .. } => "approved",
-        BankOutcome::Declined { .. } => "declined",
-        BankOutcome::Error { .. } => "error",
-        BankOutcome::Unknown { .. } => "unknown",
+/// An account's settings, read from its secret (`config.rs`). `Debug` must never show a
+/// password or key.
+pub trait BankConfig: Send + Sync + Sized {
+    /// Reads the secret's keys; the error names what is missing or wrong, never a value.
+    fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError>;
+
+    /// Where a simulator of the protocol takes test orders, and what it needs beside the
+    /// order (e.g. the terminal): `None` when the account's endpoint cannot have one.
+    fn test_order_route(&self) -> Option<TestOrderRoute> {
+        None
     }
 }
 
-fn log_outcome(code: &str, account: &PosAccount, order_id: &str, what: &str, o: &BankOutcome) {
-    tracing::info!(provider = code, account_id = %account.id, order_id = %order_id,
-        operation = what, outcome = outcome_class(o), "bank operation");
+/// One request of a protocol (`request.rs`).
+pub trait BankRequest: Send + Sync {
+    /// What the bank answers it with.
+    type Reply: BankReply;
+
+    /// The request's name for logs (`PostAuth`, `orderinq`, …; never its body).
+    fn kind(&self) -> &'static str;
+
+    /// Whether `reply` answers this request (e.g. it names the same order). An answer about
+    /// something else settles nothing: a money request's outcome is then unknown.
+    fn answered_by(&self, reply: &Self::Reply) -> bool {
+        let _ = reply;
+        true
+    }
 }
 
-#[async_trait]
-impl<P: Protocol> PosProvider for Adapter<P> {
-    fn code(&self) -> &'static str {
-        P::CODE
-    }
+/// One decoded answer of a protocol (`response.rs`; its status in `status.rs`).
+pub trait BankReply: Send + Sync + Sized {
+    /// Reads an answer; `Err` when it is not a document of the protocol.
+    fn decode(body: &[u8]) -> Result<Self, String>;
 
+    /// What the answer to a money-moving request means.
+    fn outcome(&self) -> BankOutcome;
+
+    /// What the answer to the protocol's status request says about the order.
+    fn status(&self) -> BankStatus;
+
+    /// What the answer to a points inquiry says.
+    fn points(&self) -> PointsResult {
+        Refusal::not_supported("points inquiry").points()
+    }
+}
+
+/// One bank protocol (`lib.rs`): which request serves each operation, how a request goes on
+/// the wire, and the flows that take more than one call. The default flows send the single
+/// request of [`Protocol::request`] through [`Session`]; a protocol whose operation takes
+/// more than one call (a lookup first, a second step) overrides that flow, still through
+/// [`Session`].
+pub trait Protocol: Send + Sync + Sized + 'static {
+    /// The provider code accounts refer to.
+    const CODE: &'static str;
+    /// Whether the protocol has a points inquiry at all.
+    const POINTS_INQUIRY: bool = true;
+    /// The account's settings.
+    type Config: BankConfig;
+    /// One request of the protocol.
+    type Request<'a>: BankRequest
+    where
+        Self: 'a;
+
+    /// What the protocol can do at all (an account may enable less).
     fn supported(&self) -> OperationSet {
-        self.protocol.supported()
+        let ops: Vec<Operation> = Operation::ALL
+            .into_iter()
+            .filter(|op| Self::POINTS_INQUIRY || *op != Operation::PointsInquiry)
+            .collect();
+        OperationSet::of(&ops)
     }
 
-    async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
-        let o = match self.session(account).await {
-            Ok(s) => self.protocol.capture(&s, op).await,
-            Err(e) => e.outcome(),
-        };
-        log_outcome(P::CODE, account, &op.order_id, "capture", &o);
-        o
-    }
+    /// The request that serves `op` when one request does (the default flows).
+    fn request<'a>(
+        &'a self,
+        cfg: &'a Self::Config,
+        op: Op<'a>,
+    ) -> Result<Self::Request<'a>, Refusal>;
 
-    async fn cancel(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
-        let o = match self.session(account).await {
-            Ok(s) => self.protocol.cancel(&s, op).await,
-            Err(e) => e.outcome(),
-        };
-        log_outcome(P::CODE, account, &op.order_id, "cancel", &o);
-        o
-    }
+    /// The request on the wire (`request.rs`, signed by `hash.rs`).
+    fn encode(&self, cfg: &Self::Config, req: &Self::Request<'_>) -> Wire;
 
-    async fn refund(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
-        let o = match self.session(account).await {
-            Ok(s) => self.protocol.refund(&s, op).await,
-            Err(e) => e.outcome(),
-        };
-        log_outcome(P::CODE, account, &op.order_id, "refund", &o);
-        o
-    }
-
-    async fn query(&self, account: &PosAccount, order_id: &str) -> BankStatus {
-        let st = match self.session(account).await {
-            Ok(s) => self.protocol.query(&s, order_id).await,
-            Err(e) => e.status(),
-        };
-        tracing::info!(provider = P::CODE, account_id = %account.id, order_id = %order_id,
-            found = st.found, state = st.state.as_str(), code = %st.code, "bank query");
-        st
-    }
-
-    async fn points_inquiry(
+    fn capture(
         &self,
-        account: &PosAccount,
+        s: &Session<'_, Self>,
+        op: &BankOperation,
+    ) -> impl Future<Output = BankOutcome> + Send {
+        s.operate(Op::Capture(op))
+    }
+
+    fn cancel(
+        &self,
+        s: &Session<'_, Self>,
+        op: &BankOperation,
+    ) -> impl Future<Output = BankOutcome> + Send {
+        s.operate(Op::Cancel(op))
+    }
+
+    fn refund(
+        &self,
+        s: &Session<'_, Self>,
+        op: &BankOperation,
+    ) -> impl Future<Output = BankOutcome> + Send {
+        s.operate(Op::Refund(op))
+    }
+
+    fn query(
+        &self,
+        s: &Session<'_, Self>,
+        order_id: &str,
+    ) -> impl Future<Output = BankStatus> + Send {
+        s.read_status(order_id)
+    }
+
+    fn points_inquiry(
+        &self,
+        s: &Session<'_, Self>,
         card: &CardDetails,
         currency: Currency,
-    ) -> PointsResult {
-        let result = match self.session(account).await {
-            Ok(s) => self.protocol.points_inquiry(&s, card, currency).await,
-            Err(e) => {
-                let (code, message) = e.code_and_message();
-                PointsResult::Error { code, message }
-            }
-        };
-        tracing::info!(provider = P::CODE, account_id = %account.id, card = %card.masked(),
-            ok = matches!(result, PointsResult::Ok { .. }), "bank points inquiry");
-        result
-    }
-
-    fn test_orders(&self) -> Option<&dyn TestOrders> {
-        Some(self)
-    }
-}
-
-/// Registers a test order at the account's simulator through the protocol's admin route.
-/// A real bank has no such route: the failure is reported, nothing else happens.
-#[async_trait]
-impl<P: Protocol> TestOrders for Adapter<P> {
-    async fn register(&self, account: &PosAccount, order: &TestOrder) -> Result<(), StoreError> {
-        let s = self
-            .session(account)
-            .await
-            .map_err(|_| StoreError::Corrupt(format!("{} credentials unavailable", P::CODE)))?;
-        let Some(route) = self.protocol.test_order_route(s.config()) else {
-            return Err(StoreError::Unavailable(format!(
-                "{} accounts have no simulator route for test orders",
-                P::CODE
-            )));
-        };
-        let mut body = serde_json::to_value(order)
-            .map_err(|e| StoreError::Corrupt(format!("test order: {e}")))?;
-        if let Some(map) = body.as_object_mut() {
-            for (k, v) in route.extra {
-                map.insert(k.to_owned(), v.into());
-            }
-        }
-        let bytes = serde_json::to_vec(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        match self
-            .transport
-            .post(&route.url, "application/json", bytes)
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(TransportError::Http(409)) => Err(StoreError::AlreadyExists),
-            Err(e) => Err(StoreError::Unavailable(format!(
-                "the bank did not accept the test order (no simulator admin route?): {e}"
-            ))),
-        }
+    ) -> impl Future<Output = PointsResult> + Send {
+        s.inquire_with(Op::Points { card, currency })
     }
 }
 
@@ -540,5 +363,29 @@ mod tests {
         assert!(
             matches!(r.points(), PointsResult::Error { message, .. } if message.contains("points inquiry"))
         );
+    }
+
+    /// A request refused on its merits (a card's expiry) is a decline, never unknown.
+    #[test]
+    fn a_declined_refusal_is_a_decline() {
+        let r = Refusal::declined("invalid_card", "bad expiry");
+        assert!(matches!(
+            r.clone().outcome(),
+            BankOutcome::Declined { code, after_cutoff: false, .. } if code == "invalid_card"
+        ));
+        assert_eq!(
+            r.points(),
+            PointsResult::Declined {
+                code: "invalid_card".into(),
+                message: "bad expiry".into()
+            }
+        );
+    }
+
+    #[test]
+    fn test_order_routes_live_beside_the_base() {
+        let r = TestOrderRoute::at("http://127.0.0.1:9/fim/", &[("clientId", "700")]).unwrap();
+        assert_eq!(r.url, "http://127.0.0.1:9/fim/_sim/orders");
+        assert_eq!(r.extra, vec![("clientId", "700".to_owned())]);
     }
 }

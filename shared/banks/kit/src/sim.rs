@@ -25,11 +25,32 @@ pub mod admin;
 pub mod faults;
 mod serve;
 pub mod testing;
+pub mod users;
 
 pub use admin::{admin_routes, host, Clients, FaultsBody, Host};
 pub use faults::{Fault, FaultCounts, FaultOdds, FaultPlan};
 use serve::touch;
-pub use serve::{serve_counted, serve_money, track_touched};
+pub use serve::{serve_counted, serve_money, serve_request, track_touched, Served};
+pub use users::{OrderNotes, Secret, Sim, SimUser};
+
+/// What a simulator's handlers are written with: axum's request and response types, so a
+/// protocol crate needs no HTTP framework of its own.
+pub mod prelude {
+    pub use axum::{
+        body::Bytes,
+        extract::State,
+        http::{header, HeaderMap, StatusCode},
+        response::{IntoResponse, Response},
+        routing::post,
+        Json, Router,
+    };
+}
+
+/// A `200` answer: `body` as `content_type`.
+pub fn respond(content_type: &'static str, body: Vec<u8>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    ([(axum::http::header::CONTENT_TYPE, content_type)], body).into_response()
+}
 
 /// One operation the bank performed on an order.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! | `password` | API user's password, `<Password>` |
 //! | `pointsInquiry` | optional: `maxipuan` where the bank lets the account ask `MAXIPUANSORGU` (İşbank Maximum) |
 
-use paygate_bankkit::AccountCredentials;
+use paygate_bankkit::{AccountCredentials, BankConfig, TestOrderRoute};
 use paygate_domain::StoreError;
 
 /// Points programmes an account may be enabled to query.
@@ -37,9 +37,9 @@ pub struct ApiCredentials {
     pub points_flag: Option<String>,
 }
 
-impl ApiCredentials {
+impl BankConfig for ApiCredentials {
     /// Reads the keys above; the error names a missing key, never a value.
-    pub fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError> {
+    fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError> {
         Ok(Self {
             endpoint_url: creds.endpoint_url.clone(),
             client_id: creds.require("clientId")?.to_owned(),
@@ -52,6 +52,13 @@ impl ApiCredentials {
         })
     }
 
+    /// The simulator's admin route: `POST <endpointUrl>/_sim/orders` with the client id.
+    fn test_order_route(&self) -> Option<TestOrderRoute> {
+        TestOrderRoute::at(&self.endpoint_url, &[("clientId", &self.client_id)])
+    }
+}
+
+impl ApiCredentials {
     /// The points programme this account may query, if any. An unrecognised flag value
     /// enables nothing.
     pub fn points_inquiry(&self) -> Option<PointsInquiry> {

@@ -26,24 +26,21 @@ pub mod status;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-use async_trait::async_trait;
-use paygate_bankkit::{
-    holds_live_sale, protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, Wire,
-};
+use paygate_bankkit::{holds_live_sale, Adapter, CardFields, Op, Protocol, Refusal, Session, Wire};
 use paygate_domain::{
-    bank::{BankOutcome, BankStatus, CardDetails, PointsResult},
+    bank::{BankOutcome, BankStatus},
     ports::BankOperation,
-    Currency,
 };
 
 pub use config::ApiCredentials;
 use config::PointsInquiry;
-use request::{CardFields, Request};
-use response::Reply;
-use status::StatusAnswer;
+use request::Request;
 
 /// The provider code accounts refer to.
 pub const PROVIDER_CODE: &str = "nestpay";
+
+/// The gateway's provider for Nestpay accounts.
+pub type NestpayProvider = Adapter<Nestpay>;
 
 /// The path of the API on a Nestpay host (`https://<bank host>/fim/api`). Accounts store the
 /// full URL as their `endpointUrl`.
@@ -57,75 +54,10 @@ const NO_ELIGIBLE_SALE: &str = "CORE-2008";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Nestpay;
 
-/// The gateway's provider for Nestpay accounts.
-pub type NestpayProvider = Adapter<Nestpay>;
-
-#[async_trait]
 impl Protocol for Nestpay {
     const CODE: &'static str = PROVIDER_CODE;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;
-    type Reply = Reply;
-
-    fn config(
-        &self,
-        creds: &paygate_bankkit::AccountCredentials,
-    ) -> Result<ApiCredentials, String> {
-        ApiCredentials::from_account(creds).map_err(|e| e.to_string())
-    }
-
-    fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
-        Ok(match op {
-            Op::Capture(op) => Request::PostAuth {
-                order_id: &op.order_id,
-                amount: op.amount,
-            },
-            Op::Cancel(op) => Request::Void {
-                order_id: &op.order_id,
-            },
-            Op::Refund(op) => Request::Credit {
-                order_id: &op.order_id,
-                amount: op.amount,
-                currency: op.currency,
-            },
-            Op::Status { order_id } => Request::OrderStatus { order_id },
-            // The card's fields are built (and checked) by `points_inquiry`.
-            Op::Points { .. } => return Err(Refusal::not_supported("single points")),
-        })
-    }
-
-    fn kind(req: &Request<'_>) -> &'static str {
-        req.kind()
-    }
-
-    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
-        Wire::post(
-            &cfg.endpoint_url,
-            request::CONTENT_TYPE,
-            request::encode(cfg, req),
-        )
-    }
-
-    fn decode(&self, body: &[u8]) -> Result<Reply, String> {
-        response::parse(body)
-    }
-
-    fn outcome(&self, reply: &Reply) -> BankOutcome {
-        response::outcome(reply)
-    }
-
-    /// An `ORDERSTATUS` answer alone (the query adds `ORDERHISTORY` where needed).
-    fn status(&self, reply: &Reply) -> BankStatus {
-        match status::read_status(reply) {
-            StatusAnswer::NotFound { code } => BankStatus::not_found(&code),
-            StatusAnswer::Failed { code } => BankStatus::unavailable(&code),
-            StatusAnswer::Found(line) => status::combine(&line, None),
-        }
-    }
-
-    fn points(&self, reply: &Reply) -> PointsResult {
-        points_of(reply)
-    }
 
     /// Nestpay answers a void after the end-of-day cut like any ineligible void; when the
     /// order still holds a live, unrefunded sale, the cut is why (refund instead).
@@ -138,64 +70,46 @@ impl Protocol for Nestpay {
 
     /// `ORDERSTATUS`, then `ORDERHISTORY` for sold or refunded orders.
     async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
-        let reply = match s.call(&Request::OrderStatus { order_id }).await {
-            Ok(r) => r,
-            Err(e) => return e.status(),
-        };
-        let line = match status::read_status(&reply) {
-            StatusAnswer::Found(line) if status::needs_history(&line) => line,
-            _ => return self.status(&reply),
-        };
-        match s.call(&Request::OrderHistory { order_id }).await {
-            Ok(reply) => match status::read_history(&reply) {
-                Ok(history) => status::combine(&line, Some(&history)),
-                Err(code) => BankStatus::unavailable(&code),
+        let line = s
+            .read_with(&Request::OrderStatus { order_id }, |reply| {
+                status::read_status(reply).found()
+            })
+            .await;
+        let history = line
+            .as_ref()
+            .is_ok_and(status::needs_history)
+            .then_some(Request::OrderHistory { order_id });
+        s.status_with_history(line, history, status::read_history, status::combine)
+            .await
+    }
+
+    /// `MAXIPUANSORGU` only for accounts whose `pointsInquiry` flag enables it.
+    fn request<'a>(&'a self, cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
+        Ok(match op {
+            Op::Capture(op) => Request::PostAuth(op.into()),
+            Op::Cancel(op) => Request::Void {
+                order_id: &op.order_id,
             },
-            Err(e) => e.status(),
-        }
-    }
-
-    /// `MAXIPUANSORGU`, for accounts whose `pointsInquiry` flag enables it.
-    async fn points_inquiry(
-        &self,
-        s: &Session<'_, Self>,
-        card: &CardDetails,
-        currency: Currency,
-    ) -> PointsResult {
-        let Some(PointsInquiry::MaxiPuan) = s.config().points_inquiry() else {
-            return Refusal::new(
-                "points_inquiry_not_enabled",
-                "this Nestpay account is not enabled for a points inquiry (credential `pointsInquiry`)",
-            )
-            .points();
-        };
-        let fields = match CardFields::for_points(card) {
-            Ok(fields) => fields,
-            Err(invalid) => return invalid,
-        };
-        s.inquire(&Request::MaxiPuan {
-            card: &fields,
-            currency,
-        })
-        .await
-    }
-
-    /// The simulator's admin route: `POST <endpointUrl>/_sim/orders` with the client id.
-    fn test_order_route(&self, cfg: &ApiCredentials) -> Option<TestOrderRoute> {
-        Some(TestOrderRoute {
-            url: format!("{}/_sim/orders", cfg.endpoint_url.trim_end_matches('/')),
-            extra: vec![("clientId", cfg.client_id.clone())],
+            Op::Refund(op) => Request::Credit(op.into()),
+            Op::Status { order_id } => Request::OrderStatus { order_id },
+            Op::Points { card, currency } => match cfg.points_inquiry() {
+                Some(PointsInquiry::MaxiPuan) => Request::MaxiPuan {
+                    card: CardFields::for_request(card)?,
+                    currency,
+                },
+                None => return Err(Refusal::new(
+                    "points_inquiry_not_enabled",
+                    "this Nestpay account is not enabled for a points inquiry (credential `pointsInquiry`)",
+                )),
+            },
         })
     }
-}
 
-/// Maps a `MAXIPUANSORGU` answer.
-fn points_of(reply: &Reply) -> PointsResult {
-    response::classify(reply).points(
-        response::maxipuan_minor(reply),
-        "Maximum",
-        "a MAXIPUAN balance",
-        reply.bank_code(),
-        reply.message(),
-    )
+    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
+        Wire::post(
+            &cfg.endpoint_url,
+            request::CONTENT_TYPE,
+            request::encode(cfg, req),
+        )
+    }
 }

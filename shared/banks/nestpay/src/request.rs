@@ -6,10 +6,10 @@
 //!
 //! Nestpay's API requests carry no hash: the plain credentials authenticate them.
 
-use paygate_bankkit::{amount, encoding, xml::XmlBuilder};
+use paygate_bankkit::{amount, encoding, xml::XmlBuilder, BankRequest, Order};
 use paygate_domain::Currency;
 
-use crate::config::ApiCredentials;
+use crate::{config::ApiCredentials, response::Reply};
 
 /// The request body's content type: the raw XML document, in its declared charset.
 pub const CONTENT_TYPE: &str = "text/xml; charset=ISO-8859-9";
@@ -22,35 +22,33 @@ pub use paygate_bankkit::CardFields;
 /// One API request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Request<'a> {
-    /// Closes a pre-authorization for `amount` (the full or a partial amount).
-    PostAuth { order_id: &'a str, amount: i64 },
+    /// Closes a pre-authorization for the order's amount (the full or a partial amount).
+    PostAuth(Order<'a>),
     /// Cancels the order's sale or pre-authorization (before the end-of-day cut).
     Void { order_id: &'a str },
-    /// Refunds `amount` (full or partial) of a settled sale; always with `Total`, since an
+    /// Refunds the amount (full or partial) of a settled sale; always with `Total`, since an
     /// empty amount is refused (`CORE-2504`, mewebstudio/pos#20).
-    Credit {
-        order_id: &'a str,
-        amount: i64,
-        currency: Currency,
-    },
+    Credit(Order<'a>),
     /// The order's current transaction (`Extra/ORDERSTATUS=QUERY`).
     OrderStatus { order_id: &'a str },
     /// Every transaction of the order (`Extra/ORDERHISTORY=QUERY`).
     OrderHistory { order_id: &'a str },
     /// İşbank Maximum points balance of a card (`Extra/MAXIPUANSORGU`).
     MaxiPuan {
-        card: &'a CardFields,
+        card: CardFields,
         currency: Currency,
     },
 }
 
-impl Request<'_> {
-    /// A short name for logs (never the body).
-    pub fn kind(&self) -> &'static str {
+impl BankRequest for Request<'_> {
+    type Reply = Reply;
+
+    /// The `Type`, or the `Extra` query's name.
+    fn kind(&self) -> &'static str {
         match self {
-            Self::PostAuth { .. } => "PostAuth",
+            Self::PostAuth(_) => "PostAuth",
             Self::Void { .. } => "Void",
-            Self::Credit { .. } => "Credit",
+            Self::Credit(_) => "Credit",
             Self::OrderStatus { .. } => "ORDERSTATUS",
             Self::OrderHistory { .. } => "ORDERHISTORY",
             Self::MaxiPuan { .. } => "MAXIPUANSORGU",
@@ -65,20 +63,16 @@ pub fn to_xml(creds: &ApiCredentials, req: &Request<'_>) -> String {
         .leaf("Password", &creds.password)
         .leaf("ClientId", &creds.client_id);
     let doc = match req {
-        Request::PostAuth { order_id, amount } => doc
-            .leaf("Type", "PostAuth")
-            .leaf("OrderId", order_id)
-            .leaf("Total", &amount::to_decimal(*amount)),
-        Request::Void { order_id } => doc.leaf("Type", "Void").leaf("OrderId", order_id),
-        Request::Credit {
-            order_id,
-            amount,
-            currency,
-        } => doc
-            .leaf("Type", "Credit")
-            .leaf("OrderId", order_id)
-            .leaf("Total", &amount::to_decimal(*amount))
-            .leaf("Currency", currency.numeric()),
+        Request::PostAuth(o) => doc
+            .leaf("Type", req.kind())
+            .leaf("OrderId", o.order_id)
+            .leaf("Total", &amount::to_decimal(o.amount)),
+        Request::Void { order_id } => doc.leaf("Type", req.kind()).leaf("OrderId", order_id),
+        Request::Credit(o) => doc
+            .leaf("Type", req.kind())
+            .leaf("OrderId", o.order_id)
+            .leaf("Total", &amount::to_decimal(o.amount))
+            .leaf("Currency", o.currency.numeric()),
         Request::OrderStatus { order_id } => doc
             .leaf("OrderId", order_id)
             .open("Extra")

@@ -6,7 +6,7 @@
 //! a sold order the history is read as well and every approved `C` line is added up.
 //! Amounts in both answers are kuruş (`ORIG_TRANS_AMT=101` is 1.01 TL).
 
-use paygate_bankkit::amount;
+use paygate_bankkit::{amount, StatusRead};
 use paygate_domain::{BankState, BankStatus};
 
 use crate::response::{classify, Reply, Verdict};
@@ -54,19 +54,9 @@ impl TxLine {
     }
 }
 
-/// What an `ORDERSTATUS` answer says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StatusAnswer {
-    /// `No record found for <oid>`.
-    NotFound {
-        code: String,
-    },
-    /// The query itself failed (credentials, system error, contradictory answer).
-    Failed {
-        code: String,
-    },
-    Found(TxLine),
-}
+/// What an `ORDERSTATUS` answer says: `No record found for <oid>`, a failed query
+/// (credentials, system error, contradictory answer), or the order's current transaction.
+pub type StatusAnswer = StatusRead<TxLine>;
 
 /// Reads an `ORDERSTATUS` answer: the flattened `Extra` fields, or the tab-separated
 /// `Extra/ORDERSTATUS` string where a field is missing.
@@ -247,7 +237,10 @@ pub fn combine(line: &TxLine, history: Option<&[TxLine]>) -> BankStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::response::parse;
+
+    fn parse(body: &[u8]) -> Result<Reply, String> {
+        <Reply as paygate_bankkit::BankReply>::decode(body)
+    }
 
     fn status_doc(extra: &str) -> Reply {
         parse(format!("<CC5Response><ErrMsg>Record(s) found</ErrMsg><ProcReturnCode>00</ProcReturnCode><Response>Approved</Response><Extra>{extra}</Extra></CC5Response>").as_bytes()).unwrap()

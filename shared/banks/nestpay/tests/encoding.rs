@@ -8,6 +8,7 @@ use paygate_bank_nestpay::{
     request::{self, CardFields, Request},
     ApiCredentials,
 };
+use paygate_bankkit::Order;
 use paygate_domain::{CardDetails, Currency};
 
 const DECL: &str = "<?xml version=\"1.0\" encoding=\"ISO-8859-9\"?>";
@@ -35,11 +36,11 @@ fn xml(req: &Request<'_>) -> String {
 /// `100.25`, `Currency` `949`.
 #[test]
 fn credit_in_mews_layout() {
-    let doc = xml(&Request::Credit {
+    let doc = xml(&Request::Credit(Order {
         order_id: "order222",
         amount: 10_025,
         currency: Currency::Try,
-    });
+    }));
     assert_eq!(
         doc,
         format!("{DECL}<CC5Request>{ACCOUNT}<Type>Credit</Type><OrderId>order222</OrderId><Total>100.25</Total><Currency>949</Currency></CC5Request>")
@@ -50,11 +51,11 @@ fn credit_in_mews_layout() {
 /// `Currency 978` (PARA also sends `<Mode>TEST</Mode>`, which this adapter does not).
 #[test]
 fn partial_refund_like_para() {
-    let doc = xml(&Request::Credit {
+    let doc = xml(&Request::Credit(Order {
         order_id: "123456",
         amount: 2_540,
         currency: Currency::Eur,
-    });
+    }));
     assert!(doc.ends_with("<Type>Credit</Type><OrderId>123456</OrderId><Total>25.40</Total><Currency>978</Currency></CC5Request>"), "{doc}");
 }
 
@@ -62,18 +63,20 @@ fn partial_refund_like_para() {
 /// no `Currency`, no `PREAMT` (never above the pre-auth amount here).
 #[test]
 fn post_auth_full_and_partial() {
-    let doc = xml(&Request::PostAuth {
+    let doc = xml(&Request::PostAuth(Order {
         order_id: "20221030FAC5",
         amount: 101,
-    });
+        currency: Currency::Try,
+    }));
     assert_eq!(
         doc,
         format!("{DECL}<CC5Request>{ACCOUNT}<Type>PostAuth</Type><OrderId>20221030FAC5</OrderId><Total>1.01</Total></CC5Request>")
     );
-    let whole_lira = xml(&Request::PostAuth {
+    let whole_lira = xml(&Request::PostAuth(Order {
         order_id: "A",
         amount: 10_000,
-    });
+        currency: Currency::Try,
+    }));
     assert!(whole_lira.contains("<Total>100.00</Total>"), "{whole_lira}");
 }
 
@@ -115,7 +118,7 @@ fn maxipuan_inquiry() {
     .unwrap();
     assert_eq!(
         xml(&Request::MaxiPuan {
-            card: &card,
+            card,
             currency: Currency::Try
         }),
         format!("{DECL}<CC5Request>{ACCOUNT}<Number>4355084355084358</Number><Expires>12/26</Expires><Cvv2Val>000</Cvv2Val><Currency>949</Currency><Extra><MAXIPUANSORGU>MAXIPUANSORGU</MAXIPUANSORGU></Extra></CC5Request>")

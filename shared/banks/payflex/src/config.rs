@@ -9,7 +9,7 @@
 //! | `searchUrl` | optional: the search service (status); default: the endpoint's host + [`SEARCH_PATH`] |
 //! | `clientIp` | optional: the `<ClientIp>` sent on back-office requests (default `127.0.0.1`) |
 
-use paygate_bankkit::AccountCredentials;
+use paygate_bankkit::{AccountCredentials, BankConfig, TestOrderRoute};
 use paygate_domain::StoreError;
 
 /// The VPOS path on a VakıfBank host (MEWS `config/pos_test.php`).
@@ -28,9 +28,9 @@ pub struct MerchantCredentials {
     pub client_ip: String,
 }
 
-impl MerchantCredentials {
+impl BankConfig for MerchantCredentials {
     /// Reads the keys above; the error names a missing key, never a value.
-    pub fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError> {
+    fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError> {
         let search_url = match creds.get("searchUrl").filter(|v| !v.trim().is_empty()) {
             Some(url) => {
                 paygate_bankkit::credentials::check_endpoint(url)
@@ -57,6 +57,13 @@ impl MerchantCredentials {
         })
     }
 
+    /// The simulator's admin route: `POST <origin>/_sim/orders` with the merchant id.
+    fn test_order_route(&self) -> Option<TestOrderRoute> {
+        TestOrderRoute::at(&self.origin(), &[("merchantId", &self.merchant_id)])
+    }
+}
+
+impl MerchantCredentials {
     /// The scheme, host and port of the VPOS endpoint (where the simulator's admin routes are).
     pub fn origin(&self) -> String {
         origin(&self.endpoint_url).unwrap_or_else(|| self.endpoint_url.clone())

@@ -25,13 +25,8 @@ pub mod status;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-use async_trait::async_trait;
-use paygate_bankkit::{protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, Wire};
-use paygate_domain::{
-    account::{Operation, OperationSet},
-    bank::{BankOutcome, BankStatus},
-    ports::BankOperation,
-};
+use paygate_bankkit::{Adapter, Op, Protocol, Refusal, Session, Wire};
+use paygate_domain::{bank::BankOutcome, ports::BankOperation};
 
 pub use config::{MerchantCredentials, SEARCH_PATH, VPOS_PATH};
 use request::Request;
@@ -41,12 +36,12 @@ use status::{Lookup, Order};
 /// The provider code accounts refer to.
 pub const PROVIDER_CODE: &str = "payflex";
 
+/// The gateway's provider for PayFlex accounts.
+pub type PayFlexProvider = Adapter<PayFlex>;
+
 /// The PayFlex V4 protocol.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PayFlex;
-
-/// The gateway's provider for PayFlex accounts.
-pub type PayFlexProvider = Adapter<PayFlex>;
 
 /// Which back-office request a lookup prepares.
 #[derive(Debug, Clone, Copy)]
@@ -156,28 +151,23 @@ impl PayFlex {
     }
 }
 
-#[async_trait]
+/// Capture, cancel, refund and query; no points inquiry.
 impl Protocol for PayFlex {
     const CODE: &'static str = PROVIDER_CODE;
+    const POINTS_INQUIRY: bool = false;
     type Config = MerchantCredentials;
     type Request<'a> = Request<'a>;
-    type Reply = Reply;
 
-    /// Capture, cancel, refund and query; no points inquiry.
-    fn supported(&self) -> OperationSet {
-        OperationSet::of(&[
-            Operation::Capture,
-            Operation::Cancel,
-            Operation::Refund,
-            Operation::Query,
-        ])
+    async fn capture(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        self.referenced(s, op, Step::Capture).await
     }
 
-    fn config(
-        &self,
-        creds: &paygate_bankkit::AccountCredentials,
-    ) -> Result<MerchantCredentials, String> {
-        MerchantCredentials::from_account(creds).map_err(|e| e.to_string())
+    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        self.referenced(s, op, Step::Cancel).await
+    }
+
+    async fn refund(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        self.referenced(s, op, Step::Refund).await
     }
 
     /// Only the status is a single request; money requests need the lookup (see
@@ -197,54 +187,12 @@ impl Protocol for PayFlex {
         }
     }
 
-    fn kind(req: &Request<'_>) -> &'static str {
-        req.kind()
-    }
-
+    /// The VPOS endpoint, or the search service for a search.
     fn encode(&self, cfg: &MerchantCredentials, req: &Request<'_>) -> Wire {
         Wire::post(
             request::url(cfg, req),
             request::CONTENT_TYPE,
             request::encode(cfg, req),
         )
-    }
-
-    fn decode(&self, body: &[u8]) -> Result<Reply, String> {
-        response::parse(body)
-    }
-
-    fn outcome(&self, reply: &Reply) -> BankOutcome {
-        response::outcome(reply)
-    }
-
-    fn status(&self, reply: &Reply) -> BankStatus {
-        match reply {
-            Reply::Search(s) => status::status(s),
-            Reply::Vpos(v) => BankStatus::unavailable(if v.result_code.is_empty() {
-                "search"
-            } else {
-                &v.result_code
-            }),
-        }
-    }
-
-    async fn capture(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        self.referenced(s, op, Step::Capture).await
-    }
-
-    async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        self.referenced(s, op, Step::Cancel).await
-    }
-
-    async fn refund(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        self.referenced(s, op, Step::Refund).await
-    }
-
-    /// The simulator's admin route: `POST <origin>/_sim/orders` with the merchant id.
-    fn test_order_route(&self, cfg: &MerchantCredentials) -> Option<TestOrderRoute> {
-        Some(TestOrderRoute {
-            url: format!("{}/_sim/orders", cfg.origin()),
-            extra: vec![("merchantId", cfg.merchant_id.clone())],
-        })
     }
 }

@@ -10,10 +10,10 @@
 //! `PayFlexV4Pos::send`), UTF-8. The `VposRequest` has no XML declaration, the
 //! `SearchRequest` has one (MEWS serializer test vectors).
 
-use paygate_bankkit::{amount, form::Form, xml::XmlBuilder};
+use paygate_bankkit::{amount, form::Form, xml::XmlBuilder, BankRequest};
 use paygate_domain::Currency;
 
-use crate::config::MerchantCredentials;
+use crate::{config::MerchantCredentials, response::Reply};
 
 /// The request body's content type.
 pub const CONTENT_TYPE: &str = paygate_bankkit::form::FORM_CONTENT_TYPE;
@@ -37,9 +37,11 @@ pub enum Request<'a> {
     Search { order_id: &'a str },
 }
 
-impl Request<'_> {
-    /// A short name for logs (never the body).
-    pub fn kind(&self) -> &'static str {
+impl BankRequest for Request<'_> {
+    type Reply = Reply;
+
+    /// The `TransactionType`, or `Search`.
+    fn kind(&self) -> &'static str {
         match self {
             Self::Capture { .. } => "Capture",
             Self::Cancel { .. } => "Cancel",
@@ -47,7 +49,9 @@ impl Request<'_> {
             Self::Search { .. } => "Search",
         }
     }
+}
 
+impl Request<'_> {
     /// Whether it goes to the search service (else the VPOS endpoint).
     pub fn is_search(&self) -> bool {
         matches!(self, Self::Search { .. })

@@ -8,8 +8,11 @@
 //! already cancelled, `1059` fully refunded, `1082` after the end-of-day cut). An answer with
 //! no `ResultCode` at all settles nothing (*unknown*, settled by the search service).
 
-use paygate_bankkit::xml::{self, Element};
-use paygate_domain::BankOutcome;
+use paygate_bankkit::{
+    xml::{self, Element},
+    Answer, BankReply,
+};
+use paygate_domain::{BankOutcome, BankStatus};
 
 pub use paygate_bankkit::Verdict;
 
@@ -102,19 +105,6 @@ impl Reply {
     }
 }
 
-/// Reads an answer: UTF-8 XML (MEWS decodes it as such); an HTML page (the bank's firewall
-/// answers one) or anything else is `Err`.
-pub fn parse(body: &[u8]) -> Result<Reply, String> {
-    let text = std::str::from_utf8(body).map_err(|_| "the answer is not UTF-8".to_owned())?;
-    let text = text.trim_start_matches('\u{feff}').trim();
-    let root = xml::parse(text).map_err(|e| e.to_string())?;
-    match root.name.as_str() {
-        "VposResponse" => Ok(Reply::Vpos(vpos(&root))),
-        _ if root.child("ResponseInfo").is_some() => Ok(Reply::Search(search(&root))),
-        other => Err(format!("unexpected root element <{other}>")),
-    }
-}
-
 fn text(e: &Element, name: &str) -> String {
     e.text_at(&[name]).unwrap_or("").trim().to_owned()
 }
@@ -190,113 +180,53 @@ pub fn classify_code(code: &str) -> Verdict {
     }
 }
 
-/// What an answer to a money-moving request means.
-pub fn outcome(reply: &Reply) -> BankOutcome {
-    let Reply::Vpos(v) = reply else {
-        return BankOutcome::Unknown {
-            reason: "a search answer to a money request".to_owned(),
+impl BankReply for Reply {
+    /// Reads an answer: UTF-8 XML (MEWS decodes it as such); an HTML page (the bank's
+    /// firewall answers one) or anything else is `Err`.
+    fn decode(body: &[u8]) -> Result<Self, String> {
+        let text = std::str::from_utf8(body).map_err(|_| "the answer is not UTF-8".to_owned())?;
+        let text = text.trim_start_matches('\u{feff}').trim();
+        let root = xml::parse(text).map_err(|e| e.to_string())?;
+        match root.name.as_str() {
+            "VposResponse" => Ok(Reply::Vpos(vpos(&root))),
+            _ if root.child("ResponseInfo").is_some() => Ok(Reply::Search(search(&root))),
+            other => Err(format!("unexpected root element <{other}>")),
+        }
+    }
+
+    fn outcome(&self) -> BankOutcome {
+        let Reply::Vpos(v) = self else {
+            return BankOutcome::Unknown {
+                reason: "a search answer to a money request".to_owned(),
+            };
         };
-    };
-    let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
-    let (code, message) = (reply.bank_code(), reply.message());
-    match classify_code(&v.result_code) {
-        Verdict::Approved => BankOutcome::Approved {
-            code,
-            auth_code: non_empty(&v.auth_code),
-            rrn: non_empty(&v.rrn),
-        },
-        Verdict::Declined => BankOutcome::Declined {
+        let code = self.bank_code();
+        let answer = Answer {
+            approval: code.clone(),
+            auth_code: v.auth_code.clone(),
+            rrn: v.rrn.clone(),
             after_cutoff: code == AFTER_CUTOFF,
+            message: self.message(),
             code,
-            message,
-        },
-        Verdict::Error => BankOutcome::Error { code, message },
-        Verdict::Unknown => BankOutcome::Unknown {
-            reason: "the bank's answer has no result code".to_owned(),
-        },
+        };
+        classify_code(&v.result_code).outcome_or(answer, |_, _| {
+            "the bank's answer has no result code".to_owned()
+        })
+    }
+
+    /// The search service's answer (the query's single request).
+    fn status(&self) -> BankStatus {
+        match self {
+            Reply::Search(s) => crate::status::status(s),
+            Reply::Vpos(v) => BankStatus::unavailable(if v.result_code.is_empty() {
+                "search"
+            } else {
+                &v.result_code
+            }),
+        }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// MEWS `PayFlexV4PosSerializerTest::decodeDataProvider`.
-    const MEWS_DECODE: &str = "<?xml version=\"1.0\" encoding=\"utf-8\"?><VposResponse><ResultCode>9039</ResultCode><ResultDetail>Üye işyeri bulunamadı.</ResultDetail><InstallmentTable /></VposResponse>";
-
-    /// MEWS `PayFlexV4PosResponseDataMapperTest::cancelDataProvider` `success_1` as XML.
-    const MEWS_CANCEL: &str = "<VposResponse><MerchantId>000100000013506</MerchantId><TransactionType>Cancel</TransactionType><TransactionId>4a8e979308de4568b500afc00187a501</TransactionId><ReferenceTransactionId>3f30ab117aa74826b448afc0018789fa</ReferenceTransactionId><ResultCode>0000</ResultCode><ResultDetail>İŞLEM BAŞARILI</ResultDetail><InstallmentTable /><CampaignResult /><AuthCode>836044</AuthCode><HostDate>20230309234556</HostDate><Rrn>306823971363</Rrn><TerminalNo>VP000579</TerminalNo><CurrencyAmount>1.01</CurrencyAmount><CurrencyCode>949</CurrencyCode><BatchNo>300</BatchNo><TLAmount>1.01</TLAmount></VposResponse>";
-
-    fn vpos_reply(code: &str) -> Reply {
-        Reply::Vpos(VposReply {
-            result_code: code.into(),
-            result_detail: "x".into(),
-            ..VposReply::default()
-        })
-    }
-
-    #[test]
-    fn decodes_the_mews_fixtures() {
-        let r = parse(MEWS_DECODE.as_bytes()).unwrap();
-        assert_eq!(r.bank_code(), "9039");
-        assert_eq!(r.message(), "Üye işyeri bulunamadı.");
-        assert!(matches!(outcome(&r), BankOutcome::Error { code, .. } if code == "9039"));
-        let c = parse(MEWS_CANCEL.as_bytes()).unwrap();
-        let Reply::Vpos(v) = &c else { panic!() };
-        assert_eq!(
-            v.reference_transaction_id,
-            "3f30ab117aa74826b448afc0018789fa"
-        );
-        assert_eq!(
-            outcome(&c),
-            BankOutcome::Approved {
-                code: "0000".into(),
-                auth_code: Some("836044".into()),
-                rrn: Some("306823971363".into())
-            }
-        );
-    }
-
-    /// MEWS `serializer` exception cases: an HTML firewall page and an empty body.
-    #[test]
-    fn html_and_empty_answers_are_unreadable() {
-        let html = "<html><head><title>Request Rejected</title></head><body>The requested URL was rejected. Please consult with your administrator.<br><br>Your support ID is: 11795445874629392419<br><br><a href='javascript:history.back();'>[Go Back]</a></body></html>";
-        assert!(parse(html.as_bytes()).is_err());
-        assert!(parse(b"").is_err());
-        assert!(parse(&[0xFF, 0xFE]).is_err());
-    }
-
-    #[test]
-    fn classification() {
-        // MEWS fixtures: card refused, already cancelled, fully refunded.
-        for code in ["0312", "1083", "1059"] {
-            assert!(
-                matches!(
-                    outcome(&vpos_reply(code)),
-                    BankOutcome::Declined {
-                        after_cutoff: false,
-                        ..
-                    }
-                ),
-                "{code}"
-            );
-        }
-        assert!(matches!(
-            outcome(&vpos_reply(AFTER_CUTOFF)),
-            BankOutcome::Declined {
-                after_cutoff: true,
-                ..
-            }
-        ));
-        for code in ["9039", "9065", "9998"] {
-            assert!(
-                matches!(outcome(&vpos_reply(code)), BankOutcome::Error { .. }),
-                "{code}"
-            );
-        }
-        assert!(matches!(
-            outcome(&vpos_reply("")),
-            BankOutcome::Unknown { .. }
-        ));
-    }
-}
+#[path = "response_tests.rs"]
+mod tests;

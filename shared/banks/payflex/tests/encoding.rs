@@ -5,10 +5,10 @@
 use paygate_bank_payflex::{
     config::MerchantCredentials,
     request::{encode, to_xml, url, Request},
-    response::{parse, Reply},
+    response::Reply,
     status, PayFlex,
 };
-use paygate_bankkit::{form::parse_form, AccountCredentials, Protocol};
+use paygate_bankkit::{form::parse_form, AccountCredentials, BankConfig, BankReply, Protocol};
 use paygate_domain::{BankState, Currency, Operation};
 
 fn creds() -> MerchantCredentials {
@@ -94,7 +94,7 @@ fn the_body_is_a_prmstr_form() {
 #[test]
 fn the_mews_status_sample_reads_as_approved() {
     let doc = "<?xml version=\"1.0\" encoding=\"utf-8\"?><SearchResponse><ResponseInfo><Status>Success</Status><ResponseCode>0000</ResponseCode><ResponseMessage>Succeeded.</ResponseMessage><ResponseDateTime>2023-05-27T13:58:53.0340773+03:00</ResponseDateTime><IsIdempotent>false</IsIdempotent></ResponseInfo><PageIndex>1</PageIndex><PageSize>10</PageSize><TotalItemCount>1</TotalItemCount><TransactionSearchResultInfo><TransactionSearchResultInfo><MerchantId>655500056</MerchantId><TransactionType>Sale</TransactionType><TransactionId>b2d71cc5-d242-4b01-8479-d56eb8f74d7c</TransactionId><OrderId>z2d71cc5-d242-4b01-8479-d56eb8f74d7</OrderId><ResultCode>0000</ResultCode><ResponseMessage>İŞLEM BAŞARILI</ResponseMessage><HostResultCode>000</HostResultCode><AuthCode>11234</AuthCode><HostDate>1130145930</HostDate><Rrn>201101240006</Rrn><CurrencyAmount>90.50</CurrencyAmount><AmountCode>949</AmountCode><CurrencyCode></CurrencyCode><ThreeDSecureType>1</ThreeDSecureType><GainedPoint>0</GainedPoint><TotalPoint>100</TotalPoint><SurchargeAmount>92.50</SurchargeAmount><Extract>090020304</Extract><IsReversed>false</IsReversed><IsCanceled>false</IsCanceled><IsRefunded>false</IsRefunded><CustomItems><CustomItem><Name>Kontrol1</Name><Value>01</Value></CustomItem></CustomItems></TransactionSearchResultInfo></TransactionSearchResultInfo></SearchResponse>";
-    let Reply::Search(s) = parse(doc.as_bytes()).unwrap() else {
+    let Reply::Search(s) = Reply::decode(doc.as_bytes()).unwrap() else {
         panic!()
     };
     let st = status::status(&s);

@@ -8,7 +8,7 @@
 //! | `userCode` | the API user, `<UserCode>` |
 //! | `userPass` | the API user's password, `<UserPass>` |
 
-use paygate_bankkit::AccountCredentials;
+use paygate_bankkit::{AccountCredentials, BankConfig, TestOrderRoute};
 use paygate_domain::StoreError;
 
 /// The API credentials of one account. `Debug` never shows the password.
@@ -21,9 +21,9 @@ pub struct ApiCredentials {
     pub user_pass: String,
 }
 
-impl ApiCredentials {
+impl BankConfig for ApiCredentials {
     /// Reads the keys above; the error names a missing key, never a value.
-    pub fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError> {
+    fn from_account(creds: &AccountCredentials) -> Result<Self, StoreError> {
         Ok(Self {
             endpoint_url: creds.endpoint_url.clone(),
             mbr_id: creds.require("mbrId")?.to_owned(),
@@ -31,6 +31,11 @@ impl ApiCredentials {
             user_code: creds.require("userCode")?.to_owned(),
             user_pass: creds.require("userPass")?.to_owned(),
         })
+    }
+
+    /// The simulator's admin route: `POST <endpointUrl>/_sim/orders` with the merchant id.
+    fn test_order_route(&self) -> Option<TestOrderRoute> {
+        TestOrderRoute::at(&self.endpoint_url, &[("merchantId", &self.merchant_id)])
     }
 }
 

@@ -25,25 +25,22 @@ pub mod status;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-use async_trait::async_trait;
 use std::time::Instant;
 
-use paygate_bankkit::{
-    protocol::TestOrderRoute, Adapter, Op, Protocol, Refusal, Session, StepRetry, Wire,
-};
+use paygate_bankkit::{Adapter, CardFields, Op, Protocol, Refusal, Session, Wire};
 use paygate_domain::{
-    bank::{BankOutcome, BankStatus, CardDetails, PointsResult},
+    bank::{BankOutcome, BankStatus},
     ports::BankOperation,
-    Currency,
 };
 
 pub use config::ApiCredentials;
-use request::{CardFields, Request};
-use response::Reply;
-use status::Inquiry;
+use request::Request;
 
 /// The provider code accounts refer to.
 pub const PROVIDER_CODE: &str = "payfor";
+
+/// The gateway's provider for PayFor accounts.
+pub type PayForProvider = Adapter<PayFor>;
 
 /// The path of the XML API on a PayFor host (`https://vpos.qnbfinansbank.com/Gateway/
 /// XMLGate.aspx`). Accounts store the full URL as their `endpointUrl`.
@@ -53,107 +50,30 @@ pub const API_PATH: &str = "/Gateway/XMLGate.aspx";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PayFor;
 
-/// The gateway's provider for PayFor accounts.
-pub type PayForProvider = Adapter<PayFor>;
-
-impl PayFor {
-    /// The order's main transaction (`OrderInquiry`), or the state that ends the read.
-    async fn main_line(
-        &self,
-        s: &Session<'_, Self>,
-        order_id: &str,
-    ) -> Result<response::Fields, BankStatus> {
-        let reply = s
-            .call(&Request::OrderInquiry { order_id })
-            .await
-            .map_err(|e| e.status())?;
-        match status::read_inquiry(&reply) {
-            Inquiry::Found(line) => Ok(line),
-            Inquiry::NotFound { code } => Err(BankStatus::not_found(&code)),
-            Inquiry::Failed { code } => Err(BankStatus::unavailable(&code)),
-        }
-    }
+/// The order's main transaction (`OrderInquiry`), or the state that ends the read.
+async fn main_line(
+    s: &Session<'_, PayFor>,
+    order_id: &str,
+) -> Result<response::Fields, BankStatus> {
+    s.read_with(&Request::OrderInquiry { order_id }, |reply| {
+        status::read_inquiry(reply).found()
+    })
+    .await
 }
 
-#[async_trait]
 impl Protocol for PayFor {
     const CODE: &'static str = PROVIDER_CODE;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;
-    type Reply = Reply;
-
-    fn config(
-        &self,
-        creds: &paygate_bankkit::AccountCredentials,
-    ) -> Result<ApiCredentials, String> {
-        ApiCredentials::from_account(creds).map_err(|e| e.to_string())
-    }
-
-    fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
-        Ok(match op {
-            Op::Capture(op) => Request::PostAuth {
-                order_id: &op.order_id,
-                amount: op.amount,
-                currency: op.currency,
-            },
-            Op::Cancel(op) => Request::Void {
-                order_id: &op.order_id,
-                currency: op.currency,
-            },
-            Op::Refund(op) => Request::Refund {
-                order_id: &op.order_id,
-                amount: op.amount,
-                currency: op.currency,
-            },
-            Op::Status { order_id } => Request::OrderInquiry { order_id },
-            // The card's fields are built (and checked) by `points_inquiry`.
-            Op::Points { .. } => return Err(Refusal::not_supported("single points")),
-        })
-    }
-
-    fn kind(req: &Request<'_>) -> &'static str {
-        req.kind()
-    }
-
-    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
-        Wire::post(
-            &cfg.endpoint_url,
-            request::CONTENT_TYPE,
-            request::encode(cfg, req),
-        )
-    }
-
-    fn decode(&self, body: &[u8]) -> Result<Reply, String> {
-        response::parse(body)
-    }
-
-    fn outcome(&self, reply: &Reply) -> BankOutcome {
-        response::outcome(reply)
-    }
-
-    /// An `OrderInquiry` answer alone (the query adds `TxnHistory` for sales).
-    fn status(&self, reply: &Reply) -> BankStatus {
-        match status::read_inquiry(reply) {
-            Inquiry::NotFound { code } => BankStatus::not_found(&code),
-            Inquiry::Failed { code } => BankStatus::unavailable(&code),
-            Inquiry::Found(line) => status::combine(&line, None),
-        }
-    }
-
-    fn points(&self, reply: &Reply) -> PointsResult {
-        points_of(reply)
-    }
 
     /// PayFor's `Void` reverses the order's latest transaction: for a captured
     /// pre-authorization that is the `PostAuth` only, and the hold stays open (MEWS history
     /// fixture `success_pre_pay_post_pay_then_cancel`). The order's main transaction is read
     /// first (unreadable → `Unknown`, nothing sent); a captured pre-authorization gets a
-    /// second `Void` for the hold, if it still fits the operation's time budget. Once the
-    /// first void moved money, anything short of a confirmed release is `Unknown` (a query
-    /// or the reconciler settles it), never `Error`. At most four calls.
+    /// second `Void` for the hold ([`Session::release_hold`]). At most four calls.
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
         let started = Instant::now();
-        let line = match self.main_line(s, &op.order_id).await {
+        let line = match main_line(s, &op.order_id).await {
             Ok(line) => Some(line),
             Err(st) if st.is_conclusive() => None,
             Err(st) => {
@@ -171,81 +91,42 @@ impl Protocol for PayFor {
         if !captured || !matches!(first, BankOutcome::Approved { .. }) {
             return first;
         }
-        let half_done = || {
-            BankOutcome::Unknown {
-            reason: "the capture was reversed; the release of the pre-authorization's hold is not confirmed".to_owned(),
-        }
+        let released = async {
+            main_line(s, &op.order_id)
+                .await
+                .is_ok_and(|line| status::voided(&line))
         };
-        if StepRetry::default()
-            .wait_before(1, started, s.call_timeout())
-            .is_none()
-        {
-            return half_done();
-        }
-        match s.operate(Op::Cancel(op)).await {
-            approved @ BankOutcome::Approved { .. } => approved,
-            _ => match self.main_line(s, &op.order_id).await {
-                Ok(line) if status::voided(&line) => first,
-                _ => half_done(),
-            },
-        }
+        s.release_hold(op, started, first, released).await
     }
 
     /// `OrderInquiry`, then `TxnHistory` for sales.
     async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
-        let line = match self.main_line(s, order_id).await {
-            Ok(line) => line,
-            Err(st) => return st,
-        };
-        if !status::needs_history(&line) {
-            return status::combine(&line, None);
-        }
-        match s.call(&Request::TxnHistory { order_id }).await {
-            Ok(reply) => match status::read_history(&reply) {
-                Ok(history) => status::combine(&line, Some(&history)),
-                Err(code) => BankStatus::unavailable(&code),
+        let line = main_line(s, order_id).await;
+        let history = line
+            .as_ref()
+            .is_ok_and(status::needs_history)
+            .then_some(Request::TxnHistory { order_id });
+        s.status_with_history(line, history, status::read_history, status::combine)
+            .await
+    }
+
+    fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
+        Ok(match op {
+            Op::Capture(op) => Request::PostAuth(op.into()),
+            Op::Cancel(op) => Request::Void(op.into()),
+            Op::Refund(op) => Request::Refund(op.into()),
+            Op::Status { order_id } => Request::OrderInquiry { order_id },
+            Op::Points { card, .. } => Request::ParaPuan {
+                card: CardFields::for_request(card)?,
             },
-            Err(e) => e.status(),
-        }
-    }
-
-    /// `ParaPuanInquiry` with the card.
-    async fn points_inquiry(
-        &self,
-        s: &Session<'_, Self>,
-        card: &CardDetails,
-        _currency: Currency,
-    ) -> PointsResult {
-        let fields = match CardFields::for_points(card) {
-            Ok(fields) => fields,
-            Err(invalid) => return invalid,
-        };
-        match s.call(&Request::ParaPuan { card: &fields }).await {
-            Ok(reply) => points_of(&reply),
-            Err(e) => {
-                let (code, message) = e.code_and_message();
-                PointsResult::Error { code, message }
-            }
-        }
-    }
-
-    /// The simulator's admin route: `POST <endpointUrl>/_sim/orders` with the merchant id.
-    fn test_order_route(&self, cfg: &ApiCredentials) -> Option<TestOrderRoute> {
-        Some(TestOrderRoute {
-            url: format!("{}/_sim/orders", cfg.endpoint_url.trim_end_matches('/')),
-            extra: vec![("merchantId", cfg.merchant_id.clone())],
         })
     }
-}
 
-/// Maps a `ParaPuanInquiry` answer.
-fn points_of(reply: &Reply) -> PointsResult {
-    let f = &reply.fields;
-    response::classify(f.code()).points(
-        response::parapuan_minor(f),
-        "ParaPuan",
-        "an AvailablePoint balance",
-        f.bank_code(),
-        f.message(),
-    )
+    fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
+        Wire::post(
+            &cfg.endpoint_url,
+            request::CONTENT_TYPE,
+            request::encode(cfg, req),
+        )
+    }
 }

@@ -4,10 +4,9 @@
 //! root `PayforRequest`). Amounts are decimal TL (`PurchAmount 100.01`); currencies ISO 4217
 //! numeric (`949`); card expiry `MMYY`. PayFor's API requests carry no hash ([`crate::hash`]).
 
-use paygate_bankkit::{amount, xml::XmlBuilder};
-use paygate_domain::Currency;
+use paygate_bankkit::{amount, xml::XmlBuilder, BankRequest, Order};
 
-use crate::config::ApiCredentials;
+use crate::{config::ApiCredentials, response::Reply};
 
 /// The request body's content type (MEWS `PayForPosHttpClient`).
 pub const CONTENT_TYPE: &str = "text/xml; charset=UTF-8";
@@ -17,53 +16,47 @@ pub const LANG: &str = "tr";
 /// Card fields as the API wants them (the expiry `MMYY`). `Debug` hides them.
 pub use paygate_bankkit::CardFields;
 
+/// `SecureType` of the requests that can move money.
+pub const NON_SECURE: &str = "NonSecure";
+
 /// One API request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Request<'a> {
-    /// Closes the order's pre-authorization for `amount`.
-    PostAuth {
-        order_id: &'a str,
-        amount: i64,
-        currency: Currency,
-    },
+    /// Closes the order's pre-authorization for the amount.
+    PostAuth(Order<'a>),
     /// Reverses the order's latest transaction (same business day only).
-    Void {
-        order_id: &'a str,
-        currency: Currency,
-    },
-    /// Refunds `amount` (full or partial) of a settled sale.
-    Refund {
-        order_id: &'a str,
-        amount: i64,
-        currency: Currency,
-    },
+    Void(Order<'a>),
+    /// Refunds the amount (full or partial) of a settled sale.
+    Refund(Order<'a>),
     /// The order's main transaction (`SecureType=Inquiry`, `TxnType=OrderInquiry`).
     OrderInquiry { order_id: &'a str },
     /// Every transaction of the order (`SecureType=Report`, `TxnType=TxnHistory`).
     TxnHistory { order_id: &'a str },
     /// A card's ParaPuan balance (`SecureType=Inquiry`, `TxnType=ParaPuanInquiry`).
-    ParaPuan { card: &'a CardFields },
+    ParaPuan { card: CardFields },
 }
 
 impl Request<'_> {
-    /// A short name for logs (never the body).
-    pub fn kind(&self) -> &'static str {
+    /// The request's `TxnType` and `SecureType` (`NonSecure` for the requests that can move
+    /// money: the simulator's fault plan applies to these).
+    pub fn txn(&self) -> (&'static str, &'static str) {
         match self {
-            Self::PostAuth { .. } => "PostAuth",
-            Self::Void { .. } => "Void",
-            Self::Refund { .. } => "Refund",
-            Self::OrderInquiry { .. } => "OrderInquiry",
-            Self::TxnHistory { .. } => "TxnHistory",
-            Self::ParaPuan { .. } => "ParaPuanInquiry",
+            Self::PostAuth(_) => ("PostAuth", NON_SECURE),
+            Self::Void(_) => ("Void", NON_SECURE),
+            Self::Refund(_) => ("Refund", NON_SECURE),
+            Self::OrderInquiry { .. } => ("OrderInquiry", "Inquiry"),
+            Self::TxnHistory { .. } => ("TxnHistory", "Report"),
+            Self::ParaPuan { .. } => ("ParaPuanInquiry", "Inquiry"),
         }
     }
+}
 
-    /// Whether the request can move money (the simulator's fault plan applies to these).
-    pub fn moves_money(&self) -> bool {
-        matches!(
-            self,
-            Self::PostAuth { .. } | Self::Void { .. } | Self::Refund { .. }
-        )
+impl BankRequest for Request<'_> {
+    type Reply = Reply;
+
+    /// The `TxnType`.
+    fn kind(&self) -> &'static str {
+        self.txn().0
     }
 }
 
@@ -74,48 +67,41 @@ pub fn to_xml(creds: &ApiCredentials, req: &Request<'_>) -> String {
         .leaf("UserCode", &creds.user_code)
         .leaf("UserPass", &creds.user_pass)
         .leaf("MbrId", &creds.mbr_id);
+    let (txn, secure) = req.txn();
     let doc = match req {
-        Request::PostAuth {
-            order_id,
-            amount,
-            currency,
-        } => doc
-            .leaf("OrgOrderId", order_id)
-            .leaf("SecureType", "NonSecure")
-            .leaf("TxnType", "PostAuth")
-            .leaf("PurchAmount", &amount::to_decimal(*amount))
-            .leaf("Currency", currency.numeric())
+        Request::PostAuth(o) => doc
+            .leaf("OrgOrderId", o.order_id)
+            .leaf("SecureType", secure)
+            .leaf("TxnType", txn)
+            .leaf("PurchAmount", &amount::to_decimal(o.amount))
+            .leaf("Currency", o.currency.numeric())
             .leaf("Lang", LANG),
-        Request::Void { order_id, currency } => doc
-            .leaf("OrgOrderId", order_id)
-            .leaf("SecureType", "NonSecure")
-            .leaf("TxnType", "Void")
-            .leaf("Currency", currency.numeric())
+        Request::Void(o) => doc
+            .leaf("OrgOrderId", o.order_id)
+            .leaf("SecureType", secure)
+            .leaf("TxnType", txn)
+            .leaf("Currency", o.currency.numeric())
             .leaf("Lang", LANG),
-        Request::Refund {
-            order_id,
-            amount,
-            currency,
-        } => doc
-            .leaf("SecureType", "NonSecure")
+        Request::Refund(o) => doc
+            .leaf("SecureType", secure)
             .leaf("Lang", LANG)
-            .leaf("OrgOrderId", order_id)
-            .leaf("TxnType", "Refund")
-            .leaf("PurchAmount", &amount::to_decimal(*amount))
-            .leaf("Currency", currency.numeric()),
+            .leaf("OrgOrderId", o.order_id)
+            .leaf("TxnType", txn)
+            .leaf("PurchAmount", &amount::to_decimal(o.amount))
+            .leaf("Currency", o.currency.numeric()),
         Request::OrderInquiry { order_id } => doc
             .leaf("OrgOrderId", order_id)
-            .leaf("SecureType", "Inquiry")
+            .leaf("SecureType", secure)
             .leaf("Lang", LANG)
-            .leaf("TxnType", "OrderInquiry"),
+            .leaf("TxnType", txn),
         Request::TxnHistory { order_id } => doc
-            .leaf("SecureType", "Report")
+            .leaf("SecureType", secure)
             .leaf("OrderId", order_id)
-            .leaf("TxnType", "TxnHistory")
+            .leaf("TxnType", txn)
             .leaf("Lang", LANG),
         Request::ParaPuan { card } => doc
-            .leaf("SecureType", "Inquiry")
-            .leaf("TxnType", "ParaPuanInquiry")
+            .leaf("SecureType", secure)
+            .leaf("TxnType", txn)
             .leaf("Pan", &card.number)
             .leaf("Expiry", &card.expiry_mmyy())
             .leaf("Cvv2", &card.cvv),

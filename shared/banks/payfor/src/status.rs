@@ -8,6 +8,7 @@
 //! history is read as well and every approved, unvoided `Refund` line is added up; where the
 //! two answers disagree the state is not conclusive.
 
+use paygate_bankkit::StatusRead;
 use paygate_domain::{BankState, BankStatus};
 
 use crate::response::{Fields, Reply};
@@ -15,19 +16,9 @@ use crate::response::{Fields, Reply};
 /// The code of "no such transaction" (`Seçili İşlem Bulunamadı!`).
 pub const NOT_FOUND: &str = "V013";
 
-/// What an `OrderInquiry` answer says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Inquiry {
-    NotFound {
-        code: String,
-    },
-    /// The query itself failed (credentials, system error, an answer of another shape).
-    Failed {
-        code: String,
-    },
-    /// The order's main transaction.
-    Found(Fields),
-}
+/// What an `OrderInquiry` answer says: no such transaction, a failed query (credentials,
+/// system error, an answer of another shape), or the order's main transaction.
+pub type Inquiry = StatusRead<Fields>;
 
 const MAIN: [&str; 3] = ["Auth", "PreAuth", "PostAuth"];
 
@@ -173,7 +164,10 @@ pub fn combine(line: &Fields, history: Option<&[Fields]>) -> BankStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::response::parse;
+
+    fn parse(body: &[u8]) -> Result<Reply, String> {
+        <Reply as paygate_bankkit::BankReply>::decode(body)
+    }
 
     fn inquiry(fields: &[(&str, &str)]) -> Fields {
         let body: String = fields

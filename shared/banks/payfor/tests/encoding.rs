@@ -9,6 +9,7 @@ use paygate_bank_payfor::{
     request::{self, CardFields, Request},
     response, status, ApiCredentials,
 };
+use paygate_bankkit::{BankReply, Order};
 use paygate_domain::{BankState, CardDetails, Currency};
 
 const DECL: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
@@ -33,11 +34,11 @@ fn doc(body: &str) -> String {
 fn post_auth() {
     let xml = request::to_xml(
         &qnb(),
-        &Request::PostAuth {
+        &Request::PostAuth(Order {
             order_id: "2020110828BC",
             amount: 10_001,
             currency: Currency::Try,
-        },
+        }),
     );
     assert_eq!(xml, doc("<OrgOrderId>2020110828BC</OrgOrderId><SecureType>NonSecure</SecureType><TxnType>PostAuth</TxnType><PurchAmount>100.01</PurchAmount><Currency>949</Currency><Lang>tr</Lang>"));
 }
@@ -47,10 +48,11 @@ fn post_auth() {
 fn void() {
     let xml = request::to_xml(
         &qnb(),
-        &Request::Void {
+        &Request::Void(Order {
             order_id: "2020110828BC",
+            amount: 0,
             currency: Currency::Try,
-        },
+        }),
     );
     assert_eq!(xml, doc("<OrgOrderId>2020110828BC</OrgOrderId><SecureType>NonSecure</SecureType><TxnType>Void</TxnType><Currency>949</Currency><Lang>tr</Lang>"));
 }
@@ -61,11 +63,11 @@ fn void() {
 fn refund() {
     let xml = request::to_xml(
         &qnb(),
-        &Request::Refund {
+        &Request::Refund(Order {
             order_id: "2020110828BC",
             amount: 5,
             currency: Currency::Try,
-        },
+        }),
     );
     assert_eq!(xml, doc("<SecureType>NonSecure</SecureType><Lang>tr</Lang><OrgOrderId>2020110828BC</OrgOrderId><TxnType>Refund</TxnType><PurchAmount>0.05</PurchAmount><Currency>949</Currency>"));
 }
@@ -100,7 +102,7 @@ fn parapuan_inquiry() {
         holder: "x".into(),
     })
     .unwrap();
-    let xml = request::to_xml(&qnb(), &Request::ParaPuan { card: &card });
+    let xml = request::to_xml(&qnb(), &Request::ParaPuan { card });
     assert_eq!(xml, doc("<SecureType>Inquiry</SecureType><TxnType>ParaPuanInquiry</TxnType><Pan>4155650100416111</Pan><Expiry>0125</Expiry><Cvv2>123</Cvv2>"));
 }
 
@@ -108,7 +110,7 @@ fn parapuan_inquiry() {
 /// the history fixture `success_pay_refund_fail` (a refused same-day refund, `V014`).
 #[test]
 fn reads_mews_status_and_history_samples() {
-    let inq = response::parse("<?xml version=\"1.0\" encoding=\"utf-8\"?><PayforResponse><OrderId>202401194815</OrderId><PurchAmount>1.01</PurchAmount><Currency>949</Currency><TxnType>Auth</TxnType><OrgOrderId>\r\n  </OrgOrderId><TxnStatus>V</TxnStatus><ErrMsg>Onaylandı</ErrMsg><TxnResult>Success</TxnResult><AuthCode>S29682</AuthCode><HostRefNum></HostRefNum><ProcReturnCode>00</ProcReturnCode><VoidDate>20240119</VoidDate><RefundedAmount>0</RefundedAmount><IsVoided>true</IsVoided><IsRefunded>false</IsRefunded></PayforResponse>".as_bytes()).unwrap();
+    let inq = response::Reply::decode("<?xml version=\"1.0\" encoding=\"utf-8\"?><PayforResponse><OrderId>202401194815</OrderId><PurchAmount>1.01</PurchAmount><Currency>949</Currency><TxnType>Auth</TxnType><OrgOrderId>\r\n  </OrgOrderId><TxnStatus>V</TxnStatus><ErrMsg>Onaylandı</ErrMsg><TxnResult>Success</TxnResult><AuthCode>S29682</AuthCode><HostRefNum></HostRefNum><ProcReturnCode>00</ProcReturnCode><VoidDate>20240119</VoidDate><RefundedAmount>0</RefundedAmount><IsVoided>true</IsVoided><IsRefunded>false</IsRefunded></PayforResponse>".as_bytes()).unwrap();
     let status::Inquiry::Found(line) = status::read_inquiry(&inq) else {
         panic!()
     };
@@ -118,7 +120,7 @@ fn reads_mews_status_and_history_samples() {
         (BankState::Cancelled, 101, "S29682")
     );
 
-    let hist = response::parse("<?xml version=\"1.0\" encoding=\"utf-8\"?><TxnHistoryReport xsi:noNamespaceSchemaLocation=\"TxnHistoryReport.xsd\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><PaymentRequestExtended><PaymentRequest xmlns=\"http://ocean.smartway.com/\"><OrderId>202401211C79</OrderId><PurchAmount>1.01</PurchAmount><TxnType>Auth</TxnType><TxnStatus>Y</TxnStatus><ErrMsg>Onaylandı</ErrMsg><TxnResult>Success</TxnResult><AuthCode>S83066</AuthCode><ProcReturnCode>00</ProcReturnCode><RefundedAmount>0</RefundedAmount></PaymentRequest></PaymentRequestExtended><PaymentRequestExtended><PaymentRequest xmlns=\"http://ocean.smartway.com/\"><OrderId>202401211C79</OrderId><PurchAmount>1.01</PurchAmount><TxnType>Refund</TxnType><OrgOrderId>202401211C79</OrgOrderId><TxnStatus>N</TxnStatus><ErrMsg>Bu işlem geri alınamaz, lüften asıl işlemi iptal edin.</ErrMsg><TxnResult>Failed</TxnResult><ProcReturnCode>V014</ProcReturnCode><RefundedAmount>1.01</RefundedAmount></PaymentRequest></PaymentRequestExtended></TxnHistoryReport>".as_bytes()).unwrap();
+    let hist = response::Reply::decode("<?xml version=\"1.0\" encoding=\"utf-8\"?><TxnHistoryReport xsi:noNamespaceSchemaLocation=\"TxnHistoryReport.xsd\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><PaymentRequestExtended><PaymentRequest xmlns=\"http://ocean.smartway.com/\"><OrderId>202401211C79</OrderId><PurchAmount>1.01</PurchAmount><TxnType>Auth</TxnType><TxnStatus>Y</TxnStatus><ErrMsg>Onaylandı</ErrMsg><TxnResult>Success</TxnResult><AuthCode>S83066</AuthCode><ProcReturnCode>00</ProcReturnCode><RefundedAmount>0</RefundedAmount></PaymentRequest></PaymentRequestExtended><PaymentRequestExtended><PaymentRequest xmlns=\"http://ocean.smartway.com/\"><OrderId>202401211C79</OrderId><PurchAmount>1.01</PurchAmount><TxnType>Refund</TxnType><OrgOrderId>202401211C79</OrgOrderId><TxnStatus>N</TxnStatus><ErrMsg>Bu işlem geri alınamaz, lüften asıl işlemi iptal edin.</ErrMsg><TxnResult>Failed</TxnResult><ProcReturnCode>V014</ProcReturnCode><RefundedAmount>1.01</RefundedAmount></PaymentRequest></PaymentRequestExtended></TxnHistoryReport>".as_bytes()).unwrap();
     let history = status::read_history(&hist).unwrap();
     let sale = history[0].clone();
     let st = status::combine(&sale, Some(&history));

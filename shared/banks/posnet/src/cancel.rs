@@ -23,11 +23,11 @@
 
 use std::time::Instant;
 
-use paygate_bankkit::{Recheck, Session, StepRetry};
+use paygate_bankkit::{BankReply, Recheck, Session, StepRetry};
 use paygate_domain::{ports::BankOperation, BankOutcome};
 
 use crate::{
-    agreement, codes, order_id, request, response,
+    agreement, codes, order_id, request,
     status::{self, Entry, Kind, Order},
     wire, Posnet, Request,
 };
@@ -47,7 +47,7 @@ async fn read_order(s: &Session<'_, Posnet>, wire_order_id: &str) -> Read {
     };
     if !reply.is_approved() {
         return if codes::is_not_found(reply.code()) {
-            Read::Refused(response::outcome(&reply))
+            Read::Refused(reply.outcome())
         } else {
             Read::Inconclusive(format!("{}: {}", reply.code(), reply.resp_text))
         };
@@ -68,7 +68,7 @@ async fn lookup(s: &Session<'_, Posnet>, wire_order_id: &str) -> Result<Order, B
             message: format!("order lookup before capture failed: {}", e.describe()),
         })?;
     if !reply.is_approved() {
-        return Err(response::outcome(&reply));
+        return Err(reply.outcome());
     }
     let order = status::order(&reply).map_err(|why| BankOutcome::Error {
         code: "response".to_owned(),

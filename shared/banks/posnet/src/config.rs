@@ -1,7 +1,7 @@
 //! What a Posnet account's secret holds ([`keys`]), read into a [`PosnetConfig`].
 
-use paygate_bankkit::AccountCredentials;
-use paygate_domain::Currency;
+use paygate_bankkit::{AccountCredentials, BankConfig, TestOrderRoute};
+use paygate_domain::{Currency, StoreError};
 
 use crate::{request::Terminal, wire};
 
@@ -29,28 +29,24 @@ pub struct PosnetConfig {
     pub(crate) try_code: String,
 }
 
-impl PosnetConfig {
-    pub fn from_credentials(c: &AccountCredentials) -> Result<Self, String> {
+impl BankConfig for PosnetConfig {
+    fn from_account(c: &AccountCredentials) -> Result<Self, StoreError> {
         let header_safe = |key: &str, v: &str| {
             if v.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 Ok(v.to_owned())
             } else {
-                Err(format!(
+                Err(StoreError::Corrupt(format!(
                     "bank credential `{key}` must be letters and digits"
-                ))
+                )))
             }
         };
-        let required = |key: &str| {
-            c.require(key)
-                .map_err(|e| e.to_string())
-                .and_then(|v| header_safe(key, v))
-        };
+        let required = |key: &str| c.require(key).and_then(|v| header_safe(key, v));
         let try_code = c.get(keys::TRY_CURRENCY).unwrap_or("TL").to_owned();
         if try_code != "TL" && try_code != "YT" {
-            return Err(format!(
+            return Err(StoreError::Corrupt(format!(
                 "bank credential `{}` must be TL or YT",
                 keys::TRY_CURRENCY
-            ));
+            )));
         }
         Ok(Self {
             endpoint: c.endpoint_url.clone(),
@@ -66,6 +62,17 @@ impl PosnetConfig {
         })
     }
 
+    /// The simulator's `POST <origin>/_sim/orders`, for the account's merchant number and
+    /// order id prefix.
+    fn test_order_route(&self) -> Option<TestOrderRoute> {
+        TestOrderRoute::at(
+            self.admin_base(),
+            &[("mid", &self.mid), ("orderIdPrefix", &self.prefix)],
+        )
+    }
+}
+
+impl PosnetConfig {
     pub(crate) fn terminal(&self) -> Terminal<'_> {
         Terminal {
             mid: &self.mid,

@@ -35,13 +35,9 @@ pub mod sim;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use async_trait::async_trait;
-use paygate_bankkit::{
-    protocol::TestOrderRoute, AccountCredentials, Adapter, Op, Protocol, Refusal, Session,
-    StepRetry, Wire,
-};
+use paygate_bankkit::{Adapter, BankRequest, Op, Protocol, Refusal, Session, StepRetry, Wire};
 use paygate_domain::{
-    ports::BankOperation, AccountId, BankOutcome, BankStatus, CardDetails, Currency, PointsResult,
+    ports::BankOperation, AccountId, BankOutcome, CardDetails, Currency, PointsResult,
 };
 
 pub use config::{keys, PosnetConfig};
@@ -50,12 +46,23 @@ use response::Reply;
 /// Provider code accounts refer to.
 pub const PROVIDER_CODE: &str = "posnet";
 
+/// The gateway's provider for Posnet accounts.
+pub type PosnetProvider = Adapter<Posnet>;
+
 /// One Posnet request: the operation element's name, the `X-CORRELATION-ID` and the
 /// `posnetRequest` document.
 pub struct Request {
     pub what: &'static str,
     pub correlation: String,
     pub xml: String,
+}
+
+impl BankRequest for Request {
+    type Reply = Reply;
+
+    fn kind(&self) -> &'static str {
+        self.what
+    }
 }
 
 /// The Posnet XML protocol, with how the second reversal of a two-step cancel is retried.
@@ -76,9 +83,6 @@ impl Posnet {
     }
 }
 
-/// The gateway's provider for Posnet accounts.
-pub type PosnetProvider = Adapter<Posnet>;
-
 /// The 24-character bank form of the gateway's order id, or why there is none.
 pub(crate) fn order_id(cfg: &PosnetConfig, order_id: &str) -> Result<String, Refusal> {
     wire::wire_order_id(order_id, &cfg.prefix).map_err(|m| Refusal::new("order_id", m))
@@ -93,72 +97,10 @@ pub(crate) fn agreement(cfg: &PosnetConfig, wire_order_id: &str) -> Request {
     }
 }
 
-#[async_trait]
 impl Protocol for Posnet {
     const CODE: &'static str = PROVIDER_CODE;
     type Config = PosnetConfig;
     type Request<'a> = Request;
-    type Reply = Reply;
-
-    fn config(&self, creds: &AccountCredentials) -> Result<PosnetConfig, String> {
-        PosnetConfig::from_credentials(creds)
-    }
-
-    fn request<'a>(&'a self, cfg: &'a PosnetConfig, op: Op<'a>) -> Result<Request, Refusal> {
-        match op {
-            Op::Refund(op) => Ok(Request {
-                what: "return",
-                correlation: op.transaction_id.as_str().to_owned(),
-                xml: request::refund(
-                    cfg.terminal(),
-                    &wire::wire_amount(op.amount),
-                    cfg.currency(op.currency),
-                    &order_id(cfg, &op.order_id)?,
-                ),
-            }),
-            Op::Status { order_id: id } => Ok(agreement(cfg, &order_id(cfg, id)?)),
-            // Capture and cancel address transactions found by `agreement` first; a points
-            // inquiry needs a correlation of its own (`points_inquiry`).
-            Op::Capture(_) | Op::Cancel(_) | Op::Points { .. } => {
-                Err(Refusal::not_supported("single-request"))
-            }
-        }
-    }
-
-    fn kind(req: &Request) -> &'static str {
-        req.what
-    }
-
-    fn encode(&self, cfg: &PosnetConfig, req: &Request) -> Wire {
-        let mut w = Wire::post(
-            cfg.endpoint.clone(),
-            "application/x-www-form-urlencoded",
-            wire::form_body(&req.xml),
-        )
-        .header("X-MERCHANT-ID", cfg.mid.clone())
-        .header("X-TERMINAL-ID", cfg.tid.clone())
-        .header("X-CORRELATION-ID", req.correlation.clone());
-        if let Some(id) = &cfg.posnet_id {
-            w = w.header("X-POSNET-ID", id.clone());
-        }
-        w
-    }
-
-    fn decode(&self, body: &[u8]) -> Result<Reply, String> {
-        response::parse(body)
-    }
-
-    fn outcome(&self, reply: &Reply) -> BankOutcome {
-        response::outcome(reply)
-    }
-
-    fn status(&self, reply: &Reply) -> BankStatus {
-        status::bank_status(reply)
-    }
-
-    fn points(&self, reply: &Reply) -> PointsResult {
-        response::points(reply)
-    }
 
     async fn capture(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
         cancel::capture(s, op)
@@ -207,15 +149,40 @@ impl Protocol for Posnet {
         s.inquire(&req).await
     }
 
-    /// The simulator's `POST <origin>/_sim/orders`, for the account's merchant number and
-    /// order id prefix.
-    fn test_order_route(&self, cfg: &PosnetConfig) -> Option<TestOrderRoute> {
-        Some(TestOrderRoute {
-            url: format!("{}/_sim/orders", cfg.admin_base()),
-            extra: vec![
-                ("mid", cfg.mid.clone()),
-                ("orderIdPrefix", cfg.prefix.clone()),
-            ],
-        })
+    fn request<'a>(&'a self, cfg: &'a PosnetConfig, op: Op<'a>) -> Result<Request, Refusal> {
+        match op {
+            Op::Refund(op) => Ok(Request {
+                what: "return",
+                correlation: op.transaction_id.as_str().to_owned(),
+                xml: request::refund(
+                    cfg.terminal(),
+                    &wire::wire_amount(op.amount),
+                    cfg.currency(op.currency),
+                    &order_id(cfg, &op.order_id)?,
+                ),
+            }),
+            Op::Status { order_id: id } => Ok(agreement(cfg, &order_id(cfg, id)?)),
+            // Capture and cancel address transactions found by `agreement` first; a points
+            // inquiry needs a correlation of its own (`points_inquiry`).
+            Op::Capture(_) | Op::Cancel(_) | Op::Points { .. } => {
+                Err(Refusal::not_supported("single-request"))
+            }
+        }
+    }
+
+    /// The `xmldata` form, with the headers the bank asks for.
+    fn encode(&self, cfg: &PosnetConfig, req: &Request) -> Wire {
+        let mut w = Wire::post(
+            cfg.endpoint.clone(),
+            "application/x-www-form-urlencoded",
+            wire::form_body(&req.xml),
+        )
+        .header("X-MERCHANT-ID", cfg.mid.clone())
+        .header("X-TERMINAL-ID", cfg.tid.clone())
+        .header("X-CORRELATION-ID", req.correlation.clone());
+        if let Some(id) = &cfg.posnet_id {
+            w = w.header("X-POSNET-ID", id.clone());
+        }
+        w
     }
 }

@@ -211,7 +211,10 @@ pub fn bank_status(reply: &Reply) -> BankStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::response::parse;
+
+    fn parse(body: &[u8]) -> Result<Reply, String> {
+        <Reply as paygate_bankkit::BankReply>::decode(body)
+    }
 
     fn tx(state: &str, amount: &str, status: &str, key: &str) -> String {
         format!(

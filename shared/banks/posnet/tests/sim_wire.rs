@@ -103,7 +103,7 @@ async fn malformed_documents_and_fields_are_refused() {
         let url = url.clone();
         async move {
             let bytes = http.post(&url, ct, body).await.unwrap();
-            paygate_bank_posnet::response::parse(&bytes).unwrap()
+            <Reply as paygate_bankkit::BankReply>::decode(&bytes).unwrap()
         }
     };
     let xml = envelope(

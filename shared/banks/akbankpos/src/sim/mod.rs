@@ -20,34 +20,25 @@ mod wire;
 
 use std::sync::Arc;
 
-use axum::{
-    body::Bytes,
-    extract::State,
-    http::{header, HeaderMap, StatusCode},
-    response::{IntoResponse, Response},
-    routing::post,
-    Router,
-};
-use paygate_bankkit::sim::{self, SimServer, SimState};
+use paygate_bankkit::sim::{self, prelude::*, Secret, Served, SimServer, SimState, SimUser};
 
 pub use wire::{read_request, WireError};
 
 use crate::{request::txn, API_PATH, PROCESS_PATH};
 
 /// A terminal the simulated bank knows.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimTerminal {
     pub merchant_safe_id: String,
     pub terminal_safe_id: String,
-    pub secret_key: String,
+    pub secret_key: Secret,
 }
 
-impl std::fmt::Debug for SimTerminal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SimTerminal")
-            .field("merchant_safe_id", &self.merchant_safe_id)
-            .field("terminal_safe_id", &self.terminal_safe_id)
-            .finish_non_exhaustive()
+impl SimUser for SimTerminal {
+    const CLIENT_FIELD: &'static str = "terminalSafeId";
+
+    fn client(&self) -> &str {
+        &self.terminal_safe_id
     }
 }
 
@@ -67,16 +58,14 @@ impl SimCredentials {
         self.terminals.push(SimTerminal {
             merchant_safe_id: merchant_safe_id.to_owned(),
             terminal_safe_id: terminal_safe_id.to_owned(),
-            secret_key: secret_key.to_owned(),
+            secret_key: secret_key.into(),
         });
         self
     }
 }
 
-pub(crate) struct AkbankSim {
-    pub state: Arc<SimState>,
-    terminals: Vec<SimTerminal>,
-}
+/// The simulator's state: the kit's, and the terminals.
+pub(crate) type AkbankSim = sim::Sim<SimTerminal>;
 
 /// Starts the simulator on a free loopback port. Accounts use `<server.url><API_PATH>` as
 /// their `endpointUrl`.
@@ -86,28 +75,8 @@ pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, A
 
 /// The simulator's routes over `state`.
 pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
-    let sim = Arc::new(AkbankSim {
-        state,
-        terminals: credentials.terminals,
-    });
-    let router = Router::new().route(&format!("{API_PATH}{PROCESS_PATH}"), post(api));
-    sim::admin_routes(router, &["", API_PATH]).with_state(sim)
-}
-
-impl sim::Host for AkbankSim {
-    fn sim_state(&self) -> &SimState {
-        &self.state
-    }
-}
-
-impl sim::Clients for AkbankSim {
-    const CLIENT_FIELD: &'static str = "terminalSafeId";
-
-    fn knows(&self, terminal: &str) -> bool {
-        self.terminals
-            .iter()
-            .any(|t| t.terminal_safe_id == terminal)
-    }
+    let api = Router::new().route(&format!("{API_PATH}{PROCESS_PATH}"), post(api));
+    AkbankSim::routes(state, credentials.terminals, (), api, &["", API_PATH])
 }
 
 fn json(status: StatusCode, body: String) -> Response {
@@ -127,29 +96,24 @@ fn technical() -> Response {
 }
 
 async fn api(State(sim): State<Arc<AkbankSim>>, headers: HeaderMap, body: Bytes) -> Response {
-    sim::serve_counted(sim.state.take_fault(), technical, async {
+    let sim = &*sim;
+    sim::serve_request(&sim.state, technical, || {
         let given = headers
             .get(crate::hash::HEADER)
             .and_then(|v| v.to_str().ok());
-        match wire::read_request(&sim.terminals, given, &body) {
+        match wire::read_request(&sim.users, given, &body) {
             Err(WireError(why)) => {
                 tracing::debug!(error = %why, "akbankpos sim refused a request");
-                problem(StatusCode::BAD_REQUEST, &why)
+                Served::Answer(problem(StatusCode::BAD_REQUEST, &why))
             }
             Ok((t, req)) => {
                 let code = crate::response::text(&req, &["txnCode"]);
                 let terminal_id = t.terminal_safe_id.clone();
+                let process = move || json(StatusCode::OK, rules::handle(sim, &terminal_id, &req));
                 match code.as_str() {
-                    txn::POST_AUTH | txn::VOID | txn::REFUND => {
-                        sim::serve_money(&sim.state, technical, || {
-                            json(StatusCode::OK, rules::handle(&sim, &terminal_id, &req))
-                        })
-                        .await
-                    }
-                    txn::ORDER_HISTORY => {
-                        json(StatusCode::OK, rules::handle(&sim, &terminal_id, &req))
-                    }
-                    _ => problem(StatusCode::BAD_REQUEST, "unsupported txnCode"),
+                    txn::POST_AUTH | txn::VOID | txn::REFUND => Served::Money(process),
+                    txn::ORDER_HISTORY => Served::Answer(process()),
+                    _ => Served::Answer(problem(StatusCode::BAD_REQUEST, "unsupported txnCode")),
                 }
             }
         }

@@ -29,7 +29,7 @@ pub fn read_request<'a>(
     let Some(given) = auth_hash else {
         return Err(WireError("auth-hash missing".into()));
     };
-    if !hash::verify(&t.secret_key, body, given) {
+    if !hash::verify(t.secret_key.as_str(), body, given) {
         return Err(WireError("auth-hash does not match the body".into()));
     }
     if text(&v, &["version"]) != VERSION {

@@ -49,7 +49,7 @@ pub struct RegisterOrder {
     pub order: TestOrder,
 }
 
-use crate::keys;
+use crate::{keys, Terminal};
 
 /// One points programme balance of a card, in kuruş (`BNS` Bonus, `FBB` FirmBonus, …).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,30 +79,12 @@ impl std::fmt::Debug for RewardCard {
     }
 }
 
-/// What the simulated terminal accepts: its numbers, its two users and their passwords, and
-/// the cards it knows points for.
-#[derive(Clone)]
+/// What the simulated terminal accepts: the terminal (its numbers, its two users and their
+/// passwords) and the cards it knows points for.
+#[derive(Debug, Clone)]
 pub struct SimCredentials {
-    pub terminal_id: String,
-    pub merchant_id: String,
-    pub prov_user_id: String,
-    pub prov_password: String,
-    pub refund_user_id: String,
-    pub refund_password: String,
+    pub terminal: Terminal,
     pub reward_cards: Vec<RewardCard>,
-}
-
-impl std::fmt::Debug for SimCredentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SimCredentials")
-            .field("terminal_id", &self.terminal_id)
-            .field("merchant_id", &self.merchant_id)
-            .field("prov_user_id", &self.prov_user_id)
-            .field("refund_user_id", &self.refund_user_id)
-            .field("passwords", &"[redacted]")
-            .field("reward_cards", &self.reward_cards)
-            .finish()
-    }
 }
 
 /// A Bonus card of Garanti's sample code, known to [`SimCredentials::garanti_test`].
@@ -114,12 +96,14 @@ impl SimCredentials {
     /// FirmBonus).
     pub fn garanti_test() -> Self {
         Self {
-            terminal_id: "30691298".into(),
-            merchant_id: "7000679".into(),
-            prov_user_id: "PROVAUT".into(),
-            prov_password: "123qweASD/".into(),
-            refund_user_id: "PROVRFN".into(),
-            refund_password: "123qweASD/".into(),
+            terminal: Terminal {
+                terminal_id: "30691298".into(),
+                merchant_id: "7000679".into(),
+                prov_user_id: "PROVAUT".into(),
+                prov_password: "123qweASD/".into(),
+                refund_user_id: "PROVRFN".into(),
+                refund_password: "123qweASD/".into(),
+            },
             reward_cards: vec![RewardCard {
                 number: TEST_BONUS_CARD.into(),
                 rewards: vec![
@@ -138,19 +122,9 @@ impl SimCredentials {
 
     /// The account secret an adapter needs to talk to this simulator at `endpoint_url`.
     pub fn account_credentials(&self, endpoint_url: &str) -> AccountCredentials {
-        AccountCredentials::new(
-            endpoint_url,
-            [
-                (keys::TERMINAL_ID, &self.terminal_id),
-                (keys::MERCHANT_ID, &self.merchant_id),
-                (keys::PROV_USER_ID, &self.prov_user_id),
-                (keys::PROV_PASSWORD, &self.prov_password),
-                (keys::REFUND_USER_ID, &self.refund_user_id),
-                (keys::REFUND_PASSWORD, &self.refund_password),
-                (keys::MODE, &"TEST".to_owned()),
-            ]
-            .map(|(k, v)| (k.to_owned(), v.clone())),
-        )
+        let mut values = self.terminal.secret_values();
+        values.push((keys::MODE.to_owned(), "TEST".to_owned()));
+        AccountCredentials::new(endpoint_url, values)
     }
 }
 
@@ -245,14 +219,12 @@ async fn register_order(
     State(sim): State<Arc<Sim>>,
     Json(req): Json<RegisterOrder>,
 ) -> (StatusCode, String) {
-    if req.terminal_id != sim.creds.terminal_id || req.merchant_id != sim.creds.merchant_id {
+    let t = &sim.creds.terminal;
+    if req.terminal_id != t.terminal_id || req.merchant_id != t.merchant_id {
         return (StatusCode::FORBIDDEN, "unknown terminal or merchant".into());
     }
     let o = &req.order;
-    let registered = sim
-        .state
-        .book()
-        .register_test_order(&sim.creds.terminal_id, o);
+    let registered = sim.state.book().register_test_order(&t.terminal_id, o);
     match registered {
         Ok(()) => (StatusCode::CREATED, "registered".into()),
         Err(Refusal::Duplicate) => (StatusCode::CONFLICT, "order id already used".into()),

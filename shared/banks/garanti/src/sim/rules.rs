@@ -115,7 +115,7 @@ pub fn process(sim: &Sim, body: &[u8]) -> Answer {
 
 /// Authentication and field checks, then the operation.
 fn checked(sim: &Sim, f: &Fields) -> Answer {
-    let c = &sim.creds;
+    let c = &sim.creds.terminal;
     if !matches!(f.mode.as_str(), "TEST" | "PROD") {
         return mandatory("Mode must be TEST or PROD");
     }
@@ -212,7 +212,7 @@ fn refusal(txn: TxnType, r: Refusal) -> Answer {
 /// The order's currency must be the request's.
 fn currency_matches(sim: &Sim, f: &Fields) -> bool {
     let book = sim.state.book();
-    book.get(&sim.creds.terminal_id, &f.order_id)
+    book.get(&sim.creds.terminal.terminal_id, &f.order_id)
         .is_none_or(|o| o.currency.numeric() == f.currency)
 }
 
@@ -221,7 +221,7 @@ fn postauth(sim: &Sim, f: &Fields) -> Answer {
         return mandatory("CurrencyCode does not match the order");
     }
     let mut book = sim.state.book();
-    let key = sim.creds.terminal_id.as_str();
+    let key = sim.creds.terminal.terminal_id.as_str();
     if !f.original_rrn.is_empty() {
         let preauth_rrn = book
             .get(key, &f.order_id)
@@ -240,7 +240,7 @@ fn postauth(sim: &Sim, f: &Fields) -> Answer {
 
 fn void(sim: &Sim, f: &Fields) -> Answer {
     let mut book = sim.state.book();
-    let key = sim.creds.terminal_id.as_str();
+    let key = sim.creds.terminal.terminal_id.as_str();
     let Some(o) = book.get(key, &f.order_id) else {
         return refusal(TxnType::Void, Refusal::NotFound);
     };
@@ -291,7 +291,7 @@ fn refund(sim: &Sim, f: &Fields) -> Answer {
         return mandatory("CurrencyCode does not match the order");
     }
     let mut book = sim.state.book();
-    match book.refund(&sim.creds.terminal_id, &f.order_id, amount(f)) {
+    match book.refund(&sim.creds.terminal.terminal_id, &f.order_id, amount(f)) {
         Ok(t) => Answer::approved(&t.rrn, &t.auth_code),
         Err(r) => refusal(TxnType::Refund, r),
     }
@@ -301,14 +301,14 @@ fn refund(sim: &Sim, f: &Fields) -> Answer {
 fn hidden(sim: &Sim, f: &Fields) -> bool {
     sim.state
         .fault_plan()
-        .take_hidden(&sim.creds.terminal_id, &f.order_id)
+        .take_hidden(&sim.creds.terminal.terminal_id, &f.order_id)
 }
 
 fn order_inq(sim: &Sim, f: &Fields) -> Answer {
     let hidden = hidden(sim, f);
     let book = sim.state.book();
     match book
-        .get(&sim.creds.terminal_id, &f.order_id)
+        .get(&sim.creds.terminal.terminal_id, &f.order_id)
         .filter(|_| !hidden)
     {
         Some(o) => Answer::query(OrderBlock::Inq(inq_view(o))),
@@ -324,7 +324,7 @@ fn order_history(sim: &Sim, f: &Fields) -> Answer {
     let hidden = hidden(sim, f);
     let book = sim.state.book();
     match book
-        .get(&sim.creds.terminal_id, &f.order_id)
+        .get(&sim.creds.terminal.terminal_id, &f.order_id)
         .filter(|_| !hidden)
     {
         Some(o) => Answer::query(OrderBlock::History(txn_views(o, book.today()))),

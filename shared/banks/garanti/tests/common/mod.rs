@@ -216,7 +216,7 @@ impl Bank {
         order: &'a str,
         amount: &str,
     ) -> Request<'a> {
-        let c = &self.sim_creds;
+        let c = &self.sim_creds.terminal;
         let password = if user == c.refund_user_id {
             &c.refund_password
         } else {
@@ -225,8 +225,7 @@ impl Bank {
         Request {
             signer: Signer {
                 mode: "TEST",
-                terminal_id: &c.terminal_id,
-                merchant_id: &c.merchant_id,
+                terminal: c,
                 user_id: user,
                 password,
             },

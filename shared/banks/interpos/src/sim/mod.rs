@@ -19,17 +19,9 @@ mod rules;
 
 use std::sync::Arc;
 
-use axum::{
-    body::Bytes,
-    extract::State,
-    http::{header, HeaderMap},
-    response::{IntoResponse, Response},
-    routing::post,
-    Router,
-};
 use paygate_bankkit::{
     form::{parse_form, write_pairs},
-    sim::{self, SimServer, SimState},
+    sim::{self, prelude::*, Secret, Served, SimServer, SimState, SimUser},
 };
 
 pub use rules::{bonus_of, status_answer, BONUS_BINS};
@@ -37,22 +29,20 @@ pub use rules::{bonus_of, status_answer, BONUS_BINS};
 use crate::config::API_PATH;
 
 /// A shop the simulated bank knows.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimShop {
     pub shop_code: String,
     pub user_code: String,
-    pub user_pass: String,
+    pub user_pass: Secret,
     /// Whether `BonusInquiry` is allowed (else `81`/`B810005`).
     pub bonus_inquiry: bool,
 }
 
-impl std::fmt::Debug for SimShop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SimShop")
-            .field("shop_code", &self.shop_code)
-            .field("user_code", &self.user_code)
-            .field("bonus_inquiry", &self.bonus_inquiry)
-            .finish_non_exhaustive()
+impl SimUser for SimShop {
+    const CLIENT_FIELD: &'static str = "shopCode";
+
+    fn client(&self) -> &str {
+        &self.shop_code
     }
 }
 
@@ -74,18 +64,15 @@ impl SimCredentials {
         self.shops.push(SimShop {
             shop_code: shop_code.to_owned(),
             user_code: user_code.to_owned(),
-            user_pass: user_pass.to_owned(),
+            user_pass: user_pass.into(),
             bonus_inquiry,
         });
         self
     }
 }
 
-/// The simulator's state.
-pub struct InterPosSim {
-    pub state: Arc<SimState>,
-    shops: Vec<SimShop>,
-}
+/// The simulator's state: the kit's, and the shops.
+pub type InterPosSim = sim::Sim<SimShop>;
 
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>` + [`API_PATH`]
 /// as their `endpointUrl`.
@@ -95,36 +82,19 @@ pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, A
 
 /// The simulator's routes over `state`.
 pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
-    let sim = Arc::new(InterPosSim {
-        state,
-        shops: credentials.shops,
-    });
-    let router = Router::new().route(API_PATH, post(api));
-    sim::admin_routes(router, &[""]).with_state(sim)
-}
-
-impl sim::Host for InterPosSim {
-    fn sim_state(&self) -> &SimState {
-        &self.state
-    }
-}
-
-impl sim::Clients for InterPosSim {
-    const CLIENT_FIELD: &'static str = "shopCode";
-
-    fn knows(&self, shop: &str) -> bool {
-        self.shops.iter().any(|m| m.shop_code == shop)
-    }
+    let api = Router::new().route(API_PATH, post(api));
+    InterPosSim::routes(state, credentials.shops, (), api, &[""])
 }
 
 fn answer(pairs: &rules::Answer) -> Response {
     let body = write_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())));
-    ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
+    sim::respond("text/plain; charset=utf-8", body.into_bytes())
 }
 
 async fn api(State(sim): State<Arc<InterPosSim>>, headers: HeaderMap, body: Bytes) -> Response {
+    let sim = &*sim;
     let technical = || answer(&rules::refused("", rules::TECHNICAL));
-    sim::serve_counted(sim.state.take_fault(), technical, async {
+    sim::serve_request(&sim.state, technical, || {
         let is_form = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
@@ -140,23 +110,20 @@ async fn api(State(sim): State<Arc<InterPosSim>>, headers: HeaderMap, body: Byte
         };
         let Some(f) = form else {
             tracing::debug!("interpos sim refused an unreadable request");
-            return technical();
+            return Served::Answer(technical());
         };
         let v = |k: &str| f.get(k).unwrap_or("").trim().to_owned();
-        let shop = sim.shops.iter().find(|s| {
+        let shop = sim.user(|s| {
             s.shop_code == v("ShopCode")
                 && s.user_code == v("UserCode")
-                && s.user_pass == v("UserPass")
+                && s.user_pass.matches(&v("UserPass"))
         });
         match shop {
-            None => answer(&rules::refused(&v("orgOrderId"), rules::BAD_USER)),
+            None => Served::Answer(answer(&rules::refused(&v("orgOrderId"), rules::BAD_USER))),
             Some(shop) if matches!(v("TxnType").as_str(), "PostAuth" | "Void" | "Refund") => {
-                sim::serve_money(&sim.state, technical, || {
-                    answer(&rules::handle(&sim, shop, &f))
-                })
-                .await
+                Served::Money(move || answer(&rules::handle(sim, shop, &f)))
             }
-            Some(shop) => answer(&rules::handle(&sim, shop, &f)),
+            Some(shop) => Served::Answer(answer(&rules::handle(sim, shop, &f))),
         }
     })
     .await

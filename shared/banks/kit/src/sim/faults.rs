@@ -142,15 +142,7 @@ pub struct FaultCounts {
 impl FaultCounts {
     /// Faults of one kind injected.
     pub fn of(&self, f: Fault) -> u64 {
-        match f {
-            Fault::Pass => 0,
-            Fault::TimeoutBefore => self.timeout_before,
-            Fault::TimeoutAfter => self.timeout_after,
-            Fault::DropBefore => self.drop_before,
-            Fault::DropAfter => self.drop_after,
-            Fault::TechnicalError => self.technical_error,
-            Fault::LateBooking => self.late_booking,
-        }
+        self.clone().slot(f).map_or(0, |n| *n)
     }
 
     /// Every fault injected.
@@ -159,16 +151,22 @@ impl FaultCounts {
     }
 
     fn bump(&mut self, f: Fault) {
-        let slot = match f {
-            Fault::Pass => return,
+        if let Some(n) = self.slot(f) {
+            *n += 1;
+        }
+    }
+
+    /// The counter of a fault (none for a pass).
+    fn slot(&mut self, f: Fault) -> Option<&mut u64> {
+        Some(match f {
+            Fault::Pass => return None,
             Fault::TimeoutBefore => &mut self.timeout_before,
             Fault::TimeoutAfter => &mut self.timeout_after,
             Fault::DropBefore => &mut self.drop_before,
             Fault::DropAfter => &mut self.drop_after,
             Fault::TechnicalError => &mut self.technical_error,
             Fault::LateBooking => &mut self.late_booking,
-        };
-        *slot += 1;
+        })
     }
 }
 

@@ -1,6 +1,7 @@
 //! Serving one request under the counters of [`Faults`](super::Faults) ([`serve_counted`]),
-//! one money request under the [`FaultPlan`](super::FaultPlan) ([`serve_money`]), and
-//! finding out which order it touched (for late bookings).
+//! one money request under the [`FaultPlan`](super::FaultPlan) ([`serve_money`]), both at
+//! once for a simulator's API ([`serve_request`]), and finding out which order a request
+//! touched (for late bookings).
 
 use std::{cell::RefCell, future::Future, time::Duration};
 
@@ -94,4 +95,29 @@ pub async fn serve_counted(
         return dropped_connection();
     }
     response
+}
+
+/// What a simulator makes of one API request before the fault plan applies: a money request
+/// (its processing, which the plan governs) or any other answer (a query, a refusal).
+pub enum Served<F> {
+    Money(F),
+    Answer(Response),
+}
+
+/// Serves one request of a simulator's API: the fault counters first ([`serve_counted`],
+/// with [`SimState::take_fault`]); then `read` (read the request, check its user) says what
+/// it is, and a money request's processing runs under the fault plan ([`serve_money`]).
+/// `technical` is the protocol's technical-error answer.
+pub async fn serve_request<F: FnOnce() -> Response>(
+    state: &SimState,
+    technical: impl Fn() -> Response,
+    read: impl FnOnce() -> Served<F>,
+) -> Response {
+    serve_counted(state.take_fault(), &technical, async {
+        match read() {
+            Served::Money(process) => serve_money(state, &technical, process).await,
+            Served::Answer(answer) => answer,
+        }
+    })
+    .await
 }

@@ -153,7 +153,7 @@ fn refund_line(t: &SimTxn) -> Line {
 /// `No record found for <oid>` (MEWS `statusTestDataProvider` `fail1`).
 pub fn not_found(order_id: &str) -> Answer {
     let mut a = Answer {
-        response: "Declined",
+        response: "Declined".into(),
         proc_return_code: "99".into(),
         err_msg: format!("No record found for {order_id}"),
         ..Answer::default()
@@ -182,7 +182,7 @@ pub fn order_status(order: &SimOrder) -> Answer {
     };
     let mut a = Answer {
         order_id: order.order_id.clone(),
-        response: "Approved",
+        response: "Approved".into(),
         proc_return_code: "00".into(),
         trans_id: line.trans_id.clone(),
         err_msg: format!("Record(s) found for {}", order.order_id),
@@ -252,7 +252,7 @@ pub fn order_history(order: &SimOrder, failed: &[FailedRefund]) -> Answer {
     lines.sort_by_key(|l| std::cmp::Reverse(l.0));
     let mut a = Answer {
         order_id: order.order_id.clone(),
-        response: "Approved",
+        response: "Approved".into(),
         proc_return_code: "00".into(),
         ..Answer::default()
     };

@@ -20,20 +20,11 @@ mod history;
 mod rules;
 mod wire;
 
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-};
+use std::sync::{Arc, Mutex};
 
-use axum::{
-    body::Bytes,
-    extract::State,
-    http::{header, HeaderMap},
-    response::{IntoResponse, Response},
-    routing::post,
-    Router,
+use paygate_bankkit::sim::{
+    self, prelude::*, OrderNotes, Secret, Served, SimServer, SimState, SimUser,
 };
-use paygate_bankkit::sim::{self, SimServer, SimState};
 
 pub use rules::{maxipuan_of, MAXIMUM_BINS};
 pub use wire::{read_request, Answer, WireError};
@@ -41,22 +32,21 @@ pub use wire::{read_request, Answer, WireError};
 use crate::API_PATH;
 
 /// An API user the simulated bank accepts.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimClient {
     pub client_id: String,
     pub name: String,
-    pub password: String,
+    pub password: Secret,
     /// Whether the bank lets this store ask `MAXIPUANSORGU` (else `CORE-2202`).
     pub points_inquiry: bool,
 }
 
-impl std::fmt::Debug for SimClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SimClient")
-            .field("client_id", &self.client_id)
-            .field("name", &self.name)
-            .field("points_inquiry", &self.points_inquiry)
-            .finish_non_exhaustive()
+impl SimUser for SimClient {
+    const CLIENT_FIELD: &'static str = "clientId";
+    const DUPLICATE: &'static str = "CORE-2507 Order has already successful transaction.";
+
+    fn client(&self) -> &str {
+        &self.client_id
     }
 }
 
@@ -84,7 +74,7 @@ impl SimCredentials {
         self.clients.push(SimClient {
             client_id: client_id.to_owned(),
             name: name.to_owned(),
-            password: password.to_owned(),
+            password: password.into(),
             points_inquiry,
         });
         self
@@ -102,21 +92,18 @@ pub(crate) struct FailedRefund {
     pub seq: u64,
 }
 
-/// The simulator: the kit's state plus what only Nestpay keeps.
-pub(crate) struct Nestpay {
-    pub state: Arc<SimState>,
-    clients: Vec<SimClient>,
-    failed: Mutex<HashMap<(String, String), Vec<FailedRefund>>>,
+/// What only the Nestpay simulator keeps: the refused refunds its histories list and the
+/// sequence of its transaction ids.
+#[derive(Default)]
+pub(crate) struct Notes {
+    failed: OrderNotes<FailedRefund>,
     seq: Mutex<u64>,
 }
 
-impl Nestpay {
-    fn client(&self, client_id: &str, name: &str, password: &str) -> Option<&SimClient> {
-        self.clients
-            .iter()
-            .find(|c| c.client_id == client_id && c.name == name && c.password == password)
-    }
+/// The simulator: the kit's state, the clients, and what only Nestpay keeps.
+pub(crate) type Nestpay = sim::Sim<SimClient, Notes>;
 
+impl Notes {
     fn next_seq(&self) -> u64 {
         let mut s = self
             .seq
@@ -130,9 +117,17 @@ impl Nestpay {
         format!("{}T{:09}", 24_000 + day, self.next_seq())
     }
 
-    fn record_failed_refund(&self, client: &str, order: &str, amount: i64, trans_id: &str) {
+    /// Notes a refused refund of the order as the history will list it.
+    fn record_failed_refund(
+        &self,
+        state: &SimState,
+        client: &str,
+        order: &str,
+        amount: i64,
+        trans_id: &str,
+    ) {
         let (day, after) = {
-            let book = self.state.book();
+            let book = state.book();
             (
                 book.today(),
                 book.get(client, order)
@@ -140,30 +135,14 @@ impl Nestpay {
                     .unwrap_or(0),
             )
         };
-        let seq = self.next_seq();
-        let mut failed = self
-            .failed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        failed
-            .entry((client.to_owned(), order.to_owned()))
-            .or_default()
-            .push(FailedRefund {
-                amount,
-                trans_id: trans_id.to_owned(),
-                day,
-                after,
-                seq,
-            });
-    }
-
-    fn failed_refunds(&self, client: &str, order: &str) -> Vec<FailedRefund> {
-        self.failed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&(client.to_owned(), order.to_owned()))
-            .cloned()
-            .unwrap_or_default()
+        let refund = FailedRefund {
+            amount,
+            trans_id: trans_id.to_owned(),
+            day,
+            after,
+            seq: self.next_seq(),
+        };
+        self.failed.add(client, order, refund);
     }
 }
 
@@ -175,42 +154,24 @@ pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, A
 
 /// The simulator's routes over `state` (for hosting it in another server).
 pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
-    let sim = Arc::new(Nestpay {
+    let api = Router::new().route(API_PATH, post(api));
+    Nestpay::routes(
         state,
-        clients: credentials.clients,
-        failed: Mutex::new(HashMap::new()),
-        seq: Mutex::new(0),
-    });
-    let router = Router::new().route(API_PATH, post(api));
-    sim::admin_routes(router, &["", API_PATH]).with_state(sim)
-}
-
-impl sim::Host for Nestpay {
-    fn sim_state(&self) -> &SimState {
-        &self.state
-    }
-}
-
-impl sim::Clients for Nestpay {
-    const CLIENT_FIELD: &'static str = "clientId";
-    const DUPLICATE: &'static str = "CORE-2507 Order has already successful transaction.";
-
-    fn knows(&self, client: &str) -> bool {
-        self.clients.iter().any(|c| c.client_id == client)
-    }
+        credentials.clients,
+        Notes::default(),
+        api,
+        &["", API_PATH],
+    )
 }
 
 fn xml_response(answer: &Answer) -> Response {
-    (
-        [(header::CONTENT_TYPE, wire::CONTENT_TYPE)],
-        answer.to_bytes(),
-    )
-        .into_response()
+    sim::respond(wire::CONTENT_TYPE, answer.to_bytes())
 }
 
 async fn api(State(sim): State<Arc<Nestpay>>, headers: HeaderMap, body: Bytes) -> Response {
-    let technical = || xml_response(&technical_error(&sim, sim.state.book().today()));
-    sim::serve_counted(sim.state.take_fault(), technical, async {
+    let sim = &*sim;
+    let technical = || xml_response(&technical_error(sim, sim.state.book().today()));
+    sim::serve_request(&sim.state, technical, || {
         let content_type = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok());
@@ -221,31 +182,27 @@ async fn api(State(sim): State<Arc<Nestpay>>, headers: HeaderMap, body: Bytes) -
                     Some("PostAuth" | "Void" | "Credit")
                 ) =>
             {
-                // A money request: the fault plan decides what happens to it.
-                sim::serve_money(&sim.state, technical, || {
-                    xml_response(&rules::handle(&sim, &req))
-                })
-                .await
+                Served::Money(move || xml_response(&rules::handle(sim, &req)))
             }
             Ok(req) => {
-                let answer = rules::handle(&sim, &req);
+                let answer = rules::handle(sim, &req);
                 tracing::debug!(
                     client_id = req.text_at(&["ClientId"]).unwrap_or(""),
                     kind = req.text_at(&["Type"]).unwrap_or("query"),
                     code = answer.proc_return_code.as_str(),
                     "nestpay sim request"
                 );
-                xml_response(&answer)
+                Served::Answer(xml_response(&answer))
             }
             Err(WireError(why)) => {
                 tracing::debug!(error = %why, "nestpay sim refused an unreadable request");
                 let day = sim.state.book().today();
-                xml_response(&system_error(
-                    &sim,
+                Served::Answer(xml_response(&system_error(
+                    sim,
                     day,
                     "CORE-2014",
                     "Invalid request detected. Please, control the request xml.",
-                ))
+                )))
             }
         }
     })
@@ -264,7 +221,7 @@ fn system_error(sim: &Nestpay, day: u32, code: &str, message: &str) -> Answer {
         "",
         code,
         message,
-        &sim.next_trans_id(day),
+        &sim.extra.next_trans_id(day),
         &rules::trxdate(day),
     )
 }

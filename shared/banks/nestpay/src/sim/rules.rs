@@ -30,7 +30,7 @@ pub(crate) fn handle(sim: &Nestpay, req: &Element) -> Answer {
     let (name, password, client_id) = (text("Name"), text("Password"), text("ClientId"));
     let today = sim.state.book().today();
     let date = trxdate(today);
-    let trans_id = sim.next_trans_id(today);
+    let trans_id = sim.extra.next_trans_id(today);
     let refuse = |code: &str, msg: &str| Answer::refused("Error", "", code, msg, &trans_id, &date);
     if name.is_empty() {
         return refuse("CORE-1011", "'User Name' can not be null or empty.");
@@ -38,7 +38,9 @@ pub(crate) fn handle(sim: &Nestpay, req: &Element) -> Answer {
     if client_id.is_empty() {
         return refuse("CORE-1013", "'Merchant Id' can not be null or empty.");
     }
-    let Some(client) = sim.client(&client_id, &name, &password) else {
+    let client =
+        sim.user(|c| c.client_id == client_id && c.name == name && c.password.matches(&password));
+    let Some(client) = client else {
         return refuse("CORE-2201", "The user is not authenticated.");
     };
     let order_id = text("OrderId");
@@ -176,8 +178,13 @@ impl Ctx<'_> {
             _ => ZERO,
         };
         drop(book);
-        self.sim
-            .record_failed_refund(&self.client.client_id, self.order_id, amount, self.trans_id);
+        self.sim.extra.record_failed_refund(
+            &self.sim.state,
+            &self.client.client_id,
+            self.order_id,
+            amount,
+            self.trans_id,
+        );
         self.refuse(self.order_id, code, msg)
     }
 
@@ -231,7 +238,9 @@ impl Ctx<'_> {
         };
         let failed = self
             .sim
-            .failed_refunds(&self.client.client_id, self.order_id);
+            .extra
+            .failed
+            .of(&self.client.client_id, self.order_id);
         super::history::order_history(&order, &failed)
     }
 

@@ -4,7 +4,7 @@
 
 use paygate_bankkit::{encoding, transport::form_decode, xml, xml::Element, xml::XmlBuilder};
 
-use crate::response::declared_encoding;
+use crate::response::{declared_encoding, Reply};
 
 /// The answer's content type.
 pub const CONTENT_TYPE: &str = "text/xml;charset=ISO-8859-9";
@@ -82,20 +82,11 @@ fn decode(doc: &[u8], header_charset: Option<&str>) -> Result<String, WireError>
     }
 }
 
-/// A `CC5Response` being written.
-#[derive(Debug, Clone, Default)]
-pub struct Answer {
-    pub order_id: String,
-    pub response: &'static str,
-    pub auth_code: String,
-    pub host_ref_num: String,
-    pub proc_return_code: String,
-    pub trans_id: String,
-    pub err_msg: String,
-    pub extra: Vec<(String, String)>,
-}
+/// A `CC5Response` being written: the adapter's own reading of one ([`Reply`]).
+pub type Answer = Reply;
 
-impl Answer {
+/// Writing answers, as the simulated bank does.
+impl Reply {
     /// An approved answer.
     pub fn approved(
         order_id: &str,
@@ -106,7 +97,7 @@ impl Answer {
     ) -> Self {
         Self {
             order_id: order_id.to_owned(),
-            response: "Approved",
+            response: "Approved".to_owned(),
             auth_code: auth_code.to_owned(),
             host_ref_num: rrn.to_owned(),
             proc_return_code: "00".to_owned(),
@@ -134,7 +125,7 @@ impl Answer {
         let digits: String = errorcode.chars().filter(char::is_ascii_digit).collect();
         Self {
             order_id: order_id.to_owned(),
-            response,
+            response: response.to_owned(),
             auth_code: String::new(),
             host_ref_num: String::new(),
             proc_return_code: "99".to_owned(),
@@ -159,7 +150,7 @@ impl Answer {
         let mut doc = XmlBuilder::new("CC5Response", "ISO-8859-9")
             .leaf("OrderId", &self.order_id)
             .leaf("GroupId", &self.order_id)
-            .leaf("Response", self.response)
+            .leaf("Response", &self.response)
             .leaf("AuthCode", &self.auth_code)
             .leaf("HostRefNum", &self.host_ref_num)
             .leaf("ProcReturnCode", &self.proc_return_code)

@@ -120,7 +120,8 @@ impl Bank {
             .post(&self.endpoint(), content_type, body)
             .await
             .unwrap();
-        paygate_bank_nestpay::response::parse(&bytes).unwrap()
+        <paygate_bank_nestpay::response::Reply as paygate_bankkit::BankReply>::decode(&bytes)
+            .unwrap()
     }
 
     pub async fn admin(

@@ -24,15 +24,7 @@ mod wire;
 
 use std::sync::Arc;
 
-use axum::{
-    body::Bytes,
-    extract::State,
-    http::{header, HeaderMap},
-    response::{IntoResponse, Response},
-    routing::post,
-    Router,
-};
-use paygate_bankkit::sim::{self, SimServer, SimState};
+use paygate_bankkit::sim::{self, prelude::*, Secret, Served, SimServer, SimState, SimUser};
 
 pub use rules::parse_amount;
 pub use wire::{order_lines, rrn_of, transaction_id, VposAnswer, WireError};
@@ -40,19 +32,18 @@ pub use wire::{order_lines, rrn_of, transaction_id, VposAnswer, WireError};
 use crate::config::{SEARCH_PATH, VPOS_PATH};
 
 /// A merchant the simulated bank knows.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimMerchant {
     pub merchant_id: String,
-    pub password: String,
+    pub password: Secret,
     pub terminal_no: String,
 }
 
-impl std::fmt::Debug for SimMerchant {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SimMerchant")
-            .field("merchant_id", &self.merchant_id)
-            .field("terminal_no", &self.terminal_no)
-            .finish_non_exhaustive()
+impl SimUser for SimMerchant {
+    const CLIENT_FIELD: &'static str = "merchantId";
+
+    fn client(&self) -> &str {
+        &self.merchant_id
     }
 }
 
@@ -67,26 +58,15 @@ impl SimCredentials {
     pub fn with(mut self, merchant_id: &str, password: &str, terminal_no: &str) -> Self {
         self.merchants.push(SimMerchant {
             merchant_id: merchant_id.to_owned(),
-            password: password.to_owned(),
+            password: password.into(),
             terminal_no: terminal_no.to_owned(),
         });
         self
     }
 }
 
-/// The simulator's state.
-pub struct PayFlexSim {
-    pub state: Arc<SimState>,
-    merchants: Vec<SimMerchant>,
-}
-
-impl PayFlexSim {
-    fn merchant(&self, id: &str, password: &str) -> Option<&SimMerchant> {
-        self.merchants
-            .iter()
-            .find(|m| m.merchant_id == id && m.password == password)
-    }
-}
+/// The simulator's state: the kit's, and the merchants.
+pub type PayFlexSim = sim::Sim<SimMerchant>;
 
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>` +
 /// [`VPOS_PATH`] as their `endpointUrl` (the search URL is derived).
@@ -96,32 +76,19 @@ pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, A
 
 /// The simulator's routes over `state`.
 pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
-    let sim = Arc::new(PayFlexSim {
-        state,
-        merchants: credentials.merchants,
-    });
-    let router = Router::new()
+    let api = Router::new()
         .route(VPOS_PATH, post(vpos))
         .route(SEARCH_PATH, post(search));
-    sim::admin_routes(router, &[""]).with_state(sim)
+    PayFlexSim::routes(state, credentials.merchants, (), api, &[""])
 }
 
-impl sim::Host for PayFlexSim {
-    fn sim_state(&self) -> &SimState {
-        &self.state
-    }
-}
-
-impl sim::Clients for PayFlexSim {
-    const CLIENT_FIELD: &'static str = "merchantId";
-
-    fn knows(&self, merchant: &str) -> bool {
-        self.merchants.iter().any(|m| m.merchant_id == merchant)
-    }
+/// The merchant whose id and password these are.
+fn merchant<'s>(sim: &'s PayFlexSim, id: &str, password: &str) -> Option<&'s SimMerchant> {
+    sim.user(|m| m.merchant_id == id && m.password.matches(password))
 }
 
 fn xml_response(body: Vec<u8>) -> Response {
-    ([(header::CONTENT_TYPE, wire::CONTENT_TYPE)], body).into_response()
+    sim::respond(wire::CONTENT_TYPE, body)
 }
 
 fn content_type(headers: &HeaderMap) -> Option<&str> {
@@ -131,27 +98,30 @@ fn content_type(headers: &HeaderMap) -> Option<&str> {
 }
 
 async fn vpos(State(sim): State<Arc<PayFlexSim>>, headers: HeaderMap, body: Bytes) -> Response {
+    let sim = &*sim;
     let technical =
         || xml_response(VposAnswer::refused(rules::TECHNICAL.0, rules::TECHNICAL.1).to_bytes());
-    sim::serve_counted(sim.state.take_fault(), technical, async {
+    sim::serve_request(&sim.state, technical, || {
         match wire::read_request(content_type(&headers), &body, "VposRequest") {
             Err(WireError(why)) => {
                 tracing::debug!(error = %why, "payflex sim refused an unreadable request");
-                xml_response(
+                Served::Answer(xml_response(
                     VposAnswer::refused(rules::UNREADABLE.0, rules::UNREADABLE.1).to_bytes(),
-                )
+                ))
             }
-            Ok(req) => match rules::authenticate(&sim, &req) {
-                Err(code) => xml_response(VposAnswer::refused(code.0, code.1).to_bytes()),
+            Ok(req) => match rules::authenticate(sim, &req) {
+                Err(code) => {
+                    Served::Answer(xml_response(VposAnswer::refused(code.0, code.1).to_bytes()))
+                }
                 Ok(merchant) => {
                     let kind = req.text_at(&["TransactionType"]).unwrap_or("").trim();
-                    if matches!(kind, "Capture" | "Cancel" | "Refund") {
-                        sim::serve_money(&sim.state, technical, || {
-                            xml_response(rules::handle(&sim, merchant, &req).to_bytes())
-                        })
-                        .await
+                    let money = matches!(kind, "Capture" | "Cancel" | "Refund");
+                    let process =
+                        move || xml_response(rules::handle(sim, merchant, &req).to_bytes());
+                    if money {
+                        Served::Money(process)
                     } else {
-                        xml_response(rules::handle(&sim, merchant, &req).to_bytes())
+                        Served::Answer(process())
                     }
                 }
             },
@@ -169,7 +139,8 @@ async fn search(State(sim): State<Arc<PayFlexSim>>, headers: HeaderMap, body: By
         }
     };
     let t = |p: &[&str]| req.text_at(p).unwrap_or("").trim().to_owned();
-    let Some(merchant) = sim.merchant(
+    let Some(merchant) = merchant(
+        &sim,
         &t(&["MerchantCriteria", "HostMerchantId"]),
         &t(&["MerchantCriteria", "MerchantPassword"]),
     ) else {

@@ -79,9 +79,8 @@ pub fn authenticate<'s>(
     req: &Element,
 ) -> Result<&'s super::SimMerchant, Code> {
     let t = |n: &str| req.text_at(&[n]).unwrap_or("").trim().to_owned();
-    let merchant = sim
-        .merchant(&t("MerchantId"), &t("Password"))
-        .ok_or(UNKNOWN_MERCHANT)?;
+    let merchant =
+        super::merchant(sim, &t("MerchantId"), &t("Password")).ok_or(UNKNOWN_MERCHANT)?;
     let terminal = t("TerminalNo");
     if !terminal.is_empty() && terminal != merchant.terminal_no {
         return Err(UNKNOWN_TERMINAL);

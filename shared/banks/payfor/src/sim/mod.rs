@@ -20,20 +20,11 @@
 mod rules;
 mod wire;
 
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-};
+use std::sync::Arc;
 
-use axum::{
-    body::Bytes,
-    extract::State,
-    http::header,
-    response::{IntoResponse, Response},
-    routing::post,
-    Router,
+use paygate_bankkit::sim::{
+    self, prelude::*, OrderNotes, Secret, Served, SimServer, SimState, SimUser,
 };
-use paygate_bankkit::sim::{self, SimServer, SimState};
 
 pub use rules::{parapuan_of, PARAPUAN_BINS};
 pub use wire::{read_request, Answer, WireError};
@@ -41,21 +32,19 @@ pub use wire::{read_request, Answer, WireError};
 use crate::API_PATH;
 
 /// An API user the simulated bank accepts.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimClient {
     pub mbr_id: String,
     pub merchant_id: String,
     pub user_code: String,
-    pub user_pass: String,
+    pub user_pass: Secret,
 }
 
-impl std::fmt::Debug for SimClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SimClient")
-            .field("mbr_id", &self.mbr_id)
-            .field("merchant_id", &self.merchant_id)
-            .field("user_code", &self.user_code)
-            .finish_non_exhaustive()
+impl SimUser for SimClient {
+    const CLIENT_FIELD: &'static str = "merchantId";
+
+    fn client(&self) -> &str {
+        &self.merchant_id
     }
 }
 
@@ -79,7 +68,7 @@ impl SimCredentials {
             mbr_id: mbr_id.to_owned(),
             merchant_id: merchant_id.to_owned(),
             user_code: user_code.to_owned(),
-            user_pass: user_pass.to_owned(),
+            user_pass: user_pass.into(),
         });
         self
     }
@@ -94,53 +83,8 @@ pub(crate) struct FailedRefund {
     pub after: usize,
 }
 
-/// The simulator: the kit's state plus what only PayFor keeps.
-pub(crate) struct PayFor {
-    pub state: Arc<SimState>,
-    clients: Vec<SimClient>,
-    failed: Mutex<HashMap<(String, String), Vec<FailedRefund>>>,
-}
-
-impl PayFor {
-    fn client(&self, mbr: &str, merchant: &str, user: &str, pass: &str) -> Option<&SimClient> {
-        self.clients.iter().find(|c| {
-            c.mbr_id == mbr
-                && c.merchant_id == merchant
-                && c.user_code == user
-                && c.user_pass == pass
-        })
-    }
-
-    fn failed(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Vec<FailedRefund>>> {
-        self.failed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn record_failed_refund(&self, merchant: &str, order: &str, amount: i64, code: &'static str) {
-        let after = self
-            .state
-            .book()
-            .get(merchant, order)
-            .map(|o| o.history.len())
-            .unwrap_or(0);
-        self.failed()
-            .entry((merchant.to_owned(), order.to_owned()))
-            .or_default()
-            .push(FailedRefund {
-                amount,
-                code,
-                after,
-            });
-    }
-
-    fn failed_refunds(&self, merchant: &str, order: &str) -> Vec<FailedRefund> {
-        self.failed()
-            .get(&(merchant.to_owned(), order.to_owned()))
-            .cloned()
-            .unwrap_or_default()
-    }
-}
+/// The simulator: the kit's state, the users, and the refused refunds its histories list.
+pub(crate) type PayFor = sim::Sim<SimClient, OrderNotes<FailedRefund>>;
 
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>/Gateway/
 /// XMLGate.aspx` as their `endpointUrl`.
@@ -150,35 +94,18 @@ pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, A
 
 /// The simulator's routes over `state` (for hosting it in another server).
 pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
-    let sim = Arc::new(PayFor {
+    let api = Router::new().route(API_PATH, post(api));
+    PayFor::routes(
         state,
-        clients: credentials.clients,
-        failed: Mutex::new(HashMap::new()),
-    });
-    let router = Router::new().route(API_PATH, post(api));
-    sim::admin_routes(router, &["", API_PATH]).with_state(sim)
-}
-
-impl sim::Host for PayFor {
-    fn sim_state(&self) -> &SimState {
-        &self.state
-    }
-}
-
-impl sim::Clients for PayFor {
-    const CLIENT_FIELD: &'static str = "merchantId";
-
-    fn knows(&self, merchant: &str) -> bool {
-        self.clients.iter().any(|c| c.merchant_id == merchant)
-    }
+        credentials.clients,
+        OrderNotes::default(),
+        api,
+        &["", API_PATH],
+    )
 }
 
 fn xml_response(answer: &Answer) -> Response {
-    (
-        [(header::CONTENT_TYPE, wire::CONTENT_TYPE)],
-        answer.to_bytes(),
-    )
-        .into_response()
+    sim::respond(wire::CONTENT_TYPE, answer.to_bytes())
 }
 
 /// PayFor's answer to a request it could not process.
@@ -187,36 +114,37 @@ fn technical_error() -> Answer {
 }
 
 async fn api(State(sim): State<Arc<PayFor>>, body: Bytes) -> Response {
+    let sim = &*sim;
     let technical = || xml_response(&technical_error());
-    sim::serve_counted(sim.state.take_fault(), technical, async {
-        match wire::read_request(&body) {
-            Ok(req)
-                if req.text_at(&["SecureType"]).map(str::trim) == Some("NonSecure")
-                    && matches!(
-                        req.text_at(&["TxnType"]).map(str::trim),
-                        Some("PostAuth" | "Void" | "Refund")
-                    ) =>
-            {
-                // A money request: the fault plan decides what happens to it.
-                sim::serve_money(&sim.state, technical, || {
-                    xml_response(&rules::handle(&sim, &req))
-                })
-                .await
-            }
-            Ok(req) => {
-                let answer = rules::handle(&sim, &req);
-                tracing::debug!(
-                    merchant_id = req.text_at(&["MerchantId"]).unwrap_or(""),
-                    kind = req.text_at(&["TxnType"]).unwrap_or(""),
-                    code = answer.code(),
-                    "payfor sim request"
-                );
-                xml_response(&answer)
-            }
-            Err(WireError(why)) => {
-                tracing::debug!(error = %why, "payfor sim refused an unreadable request");
-                xml_response(&Answer::money("M002", "Geçersiz istek.", "", "", ""))
-            }
+    sim::serve_request(&sim.state, technical, || match wire::read_request(&body) {
+        Ok(req)
+            if req.text_at(&["SecureType"]).map(str::trim) == Some("NonSecure")
+                && matches!(
+                    req.text_at(&["TxnType"]).map(str::trim),
+                    Some("PostAuth" | "Void" | "Refund")
+                ) =>
+        {
+            Served::Money(move || xml_response(&rules::handle(sim, &req)))
+        }
+        Ok(req) => {
+            let answer = rules::handle(sim, &req);
+            tracing::debug!(
+                merchant_id = req.text_at(&["MerchantId"]).unwrap_or(""),
+                kind = req.text_at(&["TxnType"]).unwrap_or(""),
+                code = answer.code(),
+                "payfor sim request"
+            );
+            Served::Answer(xml_response(&answer))
+        }
+        Err(WireError(why)) => {
+            tracing::debug!(error = %why, "payfor sim refused an unreadable request");
+            Served::Answer(xml_response(&Answer::money(
+                "M002",
+                "Geçersiz istek.",
+                "",
+                "",
+                "",
+            )))
         }
     })
     .await

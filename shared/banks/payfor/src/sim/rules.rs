@@ -52,12 +52,13 @@ pub fn parapuan_of(number: &str) -> i64 {
 pub(crate) fn handle(sim: &PayFor, req: &Element) -> Answer {
     let text = |name: &str| req.text_at(&[name]).unwrap_or("").trim().to_owned();
     let refuse = |(code, msg): (&str, &str), order: &str| Answer::money(code, msg, order, "", "");
-    let Some(client) = sim.client(
-        &text("MbrId"),
-        &text("MerchantId"),
-        &text("UserCode"),
-        &text("UserPass"),
-    ) else {
+    let client = sim.user(|c| {
+        c.mbr_id == text("MbrId")
+            && c.merchant_id == text("MerchantId")
+            && c.user_code == text("UserCode")
+            && c.user_pass.matches(&text("UserPass"))
+    });
+    let Some(client) = client else {
         return refuse(BAD_USER, "");
     };
     let org = text("OrgOrderId");
@@ -143,8 +144,19 @@ impl Ctx<'_> {
             Err(_) => NOT_FOUND,
         };
         if answer != NOT_FOUND {
-            self.sim
-                .record_failed_refund(self.key(), order, amount, answer.0);
+            let after = self
+                .sim
+                .state
+                .book()
+                .get(self.key(), order)
+                .map(|o| o.history.len())
+                .unwrap_or(0);
+            let refund = FailedRefund {
+                amount,
+                code: answer.0,
+                after,
+            };
+            self.sim.extra.add(self.key(), order, refund);
         }
         refused(answer, order)
     }
@@ -183,7 +195,7 @@ impl Ctx<'_> {
                 .with("ProcReturnCode", NOT_FOUND.0)
                 .with("ErrMsg", NOT_FOUND.1)]);
         };
-        let failed = self.sim.failed_refunds(self.key(), order);
+        let failed = self.sim.extra.of(self.key(), order);
         Answer::History(history_entries(&o, &failed))
     }
 }

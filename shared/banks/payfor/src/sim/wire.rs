@@ -122,13 +122,15 @@ mod tests {
     #[test]
     fn answers_read_back() {
         let a = Answer::money("00", "Onaylandı", "O1", "S1", "");
-        let r = crate::response::parse(&a.to_bytes()).unwrap();
+        let r =
+            <crate::response::Reply as paygate_bankkit::BankReply>::decode(&a.to_bytes()).unwrap();
         assert_eq!(
             (r.fields.get("ProcReturnCode"), r.fields.get("HostRefNum")),
             ("00", "")
         );
         let h = Answer::History(vec![Fields::default().with("TxnType", "Auth")]);
-        let r = crate::response::parse(&h.to_bytes()).unwrap();
+        let r =
+            <crate::response::Reply as paygate_bankkit::BankReply>::decode(&h.to_bytes()).unwrap();
         assert_eq!(r.history.len(), 1);
     }
 }

@@ -119,7 +119,8 @@ impl Bank {
             )
             .await
             .unwrap();
-        paygate_bank_payfor::response::parse(&bytes).unwrap()
+        <paygate_bank_payfor::response::Reply as paygate_bankkit::BankReply>::decode(&bytes)
+            .unwrap()
     }
 
     pub async fn admin(

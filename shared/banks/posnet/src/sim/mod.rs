@@ -21,15 +21,7 @@ use std::{
     time::Duration,
 };
 
-use axum::{
-    body::Bytes,
-    extract::State,
-    http::{header, HeaderMap, StatusCode},
-    response::{IntoResponse, Response},
-    routing::post,
-    Json, Router,
-};
-use paygate_bankkit::sim::{self, FaultKind, Faults, Refusal, SimServer, SimState};
+use paygate_bankkit::sim::{self, prelude::*, FaultKind, Faults, Refusal, SimServer, SimState};
 use paygate_domain::ports::TestOrder;
 use serde::Deserialize;
 use serde_json::json;

@@ -55,7 +55,7 @@ impl Op {
         Self::ALL.into_iter().find(|op| op.element() == name)
     }
 
-    /// Children the operation element may have, and which of them are required.
+    /// Children the operation element must have, and those it may have besides.
     fn schema(self) -> (&'static [&'static str], &'static [&'static str]) {
         const PAYMENT: &[&str] = &[
             "ccno",
@@ -64,49 +64,23 @@ impl Op {
             "amount",
             "currencyCode",
             "orderID",
-            "installment",
-            "extraPoint",
-            "multiplePoint",
-            "koiCode",
-        ];
-        const PAYMENT_REQ: &[&str] = &[
-            "ccno",
-            "expDate",
-            "cvc",
-            "amount",
-            "currencyCode",
-            "orderID",
         ];
         match self {
-            Self::Sale | Self::Auth => (PAYMENT, PAYMENT_REQ),
+            Self::Sale | Self::Auth => (
+                PAYMENT,
+                &["installment", "extraPoint", "multiplePoint", "koiCode"],
+            ),
             Self::Capt => (
-                &[
-                    "hostLogKey",
-                    "authCode",
-                    "amount",
-                    "currencyCode",
-                    "installment",
-                    "extraPoint",
-                    "multiplePoint",
-                ],
                 &["hostLogKey", "amount", "currencyCode"],
+                &["authCode", "installment", "extraPoint", "multiplePoint"],
             ),
-            Self::Reverse => (
-                &["transaction", "hostLogKey", "orderID", "authCode"],
-                &["transaction"],
-            ),
+            Self::Reverse => (&["transaction"], &["hostLogKey", "orderID", "authCode"]),
             Self::Return => (
-                &[
-                    "amount",
-                    "currencyCode",
-                    "hostLogKey",
-                    "orderID",
-                    "transaction",
-                ],
                 &["amount", "currencyCode"],
+                &["hostLogKey", "orderID", "transaction"],
             ),
-            Self::Agreement => (&["orderID"], &["orderID"]),
-            Self::PointInquiry => (&["ccno", "expDate"], &["ccno", "expDate"]),
+            Self::Agreement => (&["orderID"], &[]),
+            Self::PointInquiry => (&["ccno", "expDate"], &[]),
         }
     }
 }
@@ -204,12 +178,11 @@ pub fn parse(content_type: &str, body: &[u8]) -> Result<Request, Rejection> {
     let (op, body) = op.ok_or_else(|| {
         xni("cvc-complex-type.2.4.b: The content of element 'posnetRequest' is not complete.")
     })?;
-    let (allowed, required) = op.schema();
-    if let Some(stray) = body
-        .children
-        .iter()
-        .find(|c| !allowed.contains(&c.name.as_str()))
-    {
+    let (required, optional) = op.schema();
+    if let Some(stray) = body.children.iter().find(|c| {
+        let name = c.name.as_str();
+        !required.contains(&name) && !optional.contains(&name)
+    }) {
         return Err(invalid_content(&stray.name));
     }
     if let Some(missing) = required.iter().find(|r| body.child(r).is_none()) {

@@ -4,7 +4,7 @@
 use std::{sync::Arc, time::Duration};
 
 use paygate_bank_posnet::{
-    response::{self, Reply},
+    response::Reply,
     sim::{self, SimCredentials},
     wire, Posnet, PosnetProvider,
 };
@@ -183,7 +183,7 @@ impl Bank {
             )
             .await
             .unwrap();
-        response::parse(&bytes).unwrap()
+        <Reply as paygate_bankkit::BankReply>::decode(&bytes).unwrap()
     }
 
     /// The number of reversal rows the bank lists for an order (by our order id).
