@@ -437,6 +437,10 @@ mod tests {
             .into_iter()
             .map(|(k, v)| (k.to_owned(), v))
             .collect();
+        // One pair per table, in TABLES order.
+        let vars: Vec<_> = names.env_pairs().into_iter().map(|(k, _)| k).collect();
+        let expected: Vec<_> = TABLES.iter().map(|t| t.env_var).collect();
+        assert_eq!(vars, expected);
         assert_eq!(TableNames::from_lookup(|k| env.get(k).cloned()), Ok(names));
         let err = TableNames::from_lookup(|k| (k != "BINS_TABLE").then(|| "x".to_owned()));
         assert_eq!(err, Err(MissingEnvVar("BINS_TABLE")));
