@@ -5,7 +5,7 @@
 //!
 //! Per case: nanoseconds per operation (the median of `BENCH_CPU_ROUNDS` rounds of
 //! `BENCH_CPU_OPS` operations each), heap allocations and bytes allocated per operation
-//! (a counting global allocator). Run in release: `cargo run --release -p paygate-bench --bin
+//! (a counting global allocator). Run in release: `cargo run --release -p paygate-tests --bin
 //! handler-cpu`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
