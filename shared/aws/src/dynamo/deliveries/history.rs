@@ -92,10 +92,27 @@ impl DynamoDeliveries {
             }
         }
     }
+}
+
+/// The dashboard's port: an endpoint's history (paged by cursor, above), an event's
+/// deliveries, the resend, the recover's failed deliveries and the backlog count.
+#[async_trait]
+impl DeliveryAdmin for DynamoDeliveries {
+    async fn list_by_endpoint(
+        &self,
+        endpoint: &WebhookEndpointId,
+        status: Option<DeliveryStatus>,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<Page<Delivery>, StoreError> {
+        let (items, next_cursor) =
+            DynamoDeliveries::list_by_endpoint(self, endpoint, status, limit, cursor).await?;
+        Ok(Page { items, next_cursor })
+    }
 
     /// Every delivery of an event (one per endpoint it was fanned out to), oldest first.
     /// Reads the `byEvent` index (eventually consistent).
-    pub async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
+    async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
         let query = index_query(&self.client, &self.table, &BY_EVENT_INDEX, event.as_str());
         let mut out = query_all(query, decode_delivery).await?;
         out.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
@@ -108,7 +125,7 @@ impl DynamoDeliveries {
     /// starts over (see `Delivery::resent`), any lease dropped. Returns the delivery as it is
     /// now; `Ok(None)` when there is no such delivery; `StoreError::Conflict { current: None }`
     /// when it is pending already. The caller enqueues attempt `attempts_made + 1`.
-    pub async fn reset_for_resend(
+    async fn reset_for_resend(
         &self,
         id: &DeliveryId,
         now: Timestamp,
@@ -157,13 +174,11 @@ impl DynamoDeliveries {
             },
         }
     }
-}
 
-impl DynamoDeliveries {
     /// An endpoint's `failed` deliveries created in `[since, until)`, oldest first, at most
     /// `limit`, and whether more may follow. Reads the `byEndpoint` index forward from
     /// `since` with a status filter (eventually consistent).
-    pub async fn list_failed(
+    async fn list_failed(
         &self,
         endpoint: &WebhookEndpointId,
         since: Timestamp,
@@ -213,7 +228,7 @@ impl DynamoDeliveries {
 
     /// How many of the endpoint's deliveries are pending: a `Select COUNT` over the sparse
     /// `pendingByEndpoint` index, which holds the pending deliveries only.
-    pub async fn count_pending(&self, endpoint: &WebhookEndpointId) -> Result<u64, StoreError> {
+    async fn count_pending(&self, endpoint: &WebhookEndpointId) -> Result<u64, StoreError> {
         count_all(index_query(
             &self.client,
             &self.table,
@@ -221,47 +236,5 @@ impl DynamoDeliveries {
             endpoint.as_str(),
         ))
         .await
-    }
-}
-
-/// The dashboard's port: the inherent queries and the resend.
-#[async_trait]
-impl DeliveryAdmin for DynamoDeliveries {
-    async fn list_by_endpoint(
-        &self,
-        endpoint: &WebhookEndpointId,
-        status: Option<DeliveryStatus>,
-        limit: usize,
-        cursor: Option<String>,
-    ) -> Result<Page<Delivery>, StoreError> {
-        let (items, next_cursor) =
-            DynamoDeliveries::list_by_endpoint(self, endpoint, status, limit, cursor).await?;
-        Ok(Page { items, next_cursor })
-    }
-
-    async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
-        DynamoDeliveries::list_by_event(self, event).await
-    }
-
-    async fn reset_for_resend(
-        &self,
-        id: &DeliveryId,
-        now: Timestamp,
-    ) -> Result<Option<Delivery>, StoreError> {
-        DynamoDeliveries::reset_for_resend(self, id, now).await
-    }
-
-    async fn list_failed(
-        &self,
-        endpoint: &WebhookEndpointId,
-        since: Timestamp,
-        until: Timestamp,
-        limit: usize,
-    ) -> Result<(Vec<Delivery>, bool), StoreError> {
-        DynamoDeliveries::list_failed(self, endpoint, since, until, limit).await
-    }
-
-    async fn count_pending(&self, endpoint: &WebhookEndpointId) -> Result<u64, StoreError> {
-        DynamoDeliveries::count_pending(self, endpoint).await
     }
 }
