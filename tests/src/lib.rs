@@ -13,6 +13,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod admin;
+pub mod bench;
 pub mod leaks;
 pub mod receiver;
 

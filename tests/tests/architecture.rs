@@ -114,7 +114,7 @@ fn crates_depend_only_downward() {
         let edge = name.starts_with("fn-")
             || matches!(
                 name.as_str(),
-                "paygate-devserver" | "paygate-cli" | "paygate-bench" | "paygate-tests"
+                "paygate-devserver" | "paygate-cli" | "paygate-tests"
             );
         if deps.contains("paygate-compose") && !edge {
             wrong.push(format!("{name} -> paygate-compose"));
@@ -125,7 +125,7 @@ fn crates_depend_only_downward() {
                 if d.starts_with("fn-")
                     || matches!(
                         d.as_str(),
-                        "paygate-devserver" | "paygate-cli" | "paygate-bench" | "paygate-tests"
+                        "paygate-devserver" | "paygate-cli" | "paygate-tests"
                     )
                 {
                     wrong.push(format!("{name} -> {d}"));
@@ -141,5 +141,22 @@ fn crates_depend_only_downward() {
     assert!(
         wrong.is_empty(),
         "dependencies against docs/ARCHITECTURE.md: {wrong:?}"
+    );
+}
+
+/// Besides one package per Lambda and the bank crates, at most ten crates: domain,
+/// payments, http, aws, compose, webhooks, bankkit, devserver, cli, tests.
+#[test]
+fn the_workspace_has_few_crates() {
+    let g = graph();
+    let functions = g.keys().filter(|n| n.starts_with("fn-")).count();
+    let others: Vec<&String> = g
+        .keys()
+        .filter(|n| !n.starts_with("fn-") && !n.starts_with("paygate-bank-"))
+        .collect();
+    assert_eq!(functions, 14, "one package per Lambda");
+    assert!(
+        others.len() <= 10,
+        "crates besides functions and banks: {others:?}"
     );
 }

@@ -4,17 +4,12 @@
 //! most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
-use paygate_http::{
-    handlers::{payment_operation, PaymentOperation},
-    throttle::Scope,
-    throttled,
-};
+use paygate_http::handlers::PaymentOperation;
 
 /// Dependencies, built once per Lambda instance by `paygate_compose` (shared by the four
-/// payment operations).
+/// payment operations, whose one handler is [`Deps::handle`]).
 pub use paygate_compose::MoneyOperation as Deps;
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    let run = payment_operation(&deps.ops, &deps.idempotency, PaymentOperation::Query, &req);
-    throttled(&deps.throttle, Scope::Api, &req, run).await
+    deps.handle(PaymentOperation::Query, &req).await
 }

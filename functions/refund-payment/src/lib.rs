@@ -5,19 +5,14 @@
 //! With an `Idempotency-Key`, runs at most once per key (`paygate_http::idempotency`).
 
 use lambda_http::{Body, Request, Response};
-use paygate_http::{
-    handlers::{payment_operation, PaymentOperation},
-    throttle::Scope,
-    throttled,
-};
+use paygate_http::handlers::PaymentOperation;
 
 /// Dependencies, built once per Lambda instance by `paygate_compose` (shared by the four
-/// payment operations).
+/// payment operations, whose one handler is [`Deps::handle`]).
 pub use paygate_compose::MoneyOperation as Deps;
 
 pub async fn handle(deps: &Deps, req: Request) -> Response<Body> {
-    let run = payment_operation(&deps.ops, &deps.idempotency, PaymentOperation::Refund, &req);
-    throttled(&deps.throttle, Scope::Api, &req, run).await
+    deps.handle(PaymentOperation::Refund, &req).await
 }
 
 #[cfg(test)]

@@ -333,6 +333,22 @@ mod tests {
         UNIX_EPOCH + Duration::from_secs(1_795_253_400) // 2026-11-21T09:30:00Z
     }
 
+    /// The value of header `name` among signed headers.
+    fn header(h: &[(&'static str, String)], name: &str) -> Option<String> {
+        h.iter().find(|(k, _)| *k == name).map(|(_, v)| v.clone())
+    }
+
+    /// The parsed `Authorization` header among signed headers.
+    fn authorization(h: &[(&'static str, String)]) -> AuthorizationHeader {
+        AuthorizationHeader::parse(&header(h, "authorization").unwrap()).unwrap()
+    }
+
+    /// The signature of a GET of `url` with `headers` and an empty body, by [`key`] at
+    /// [`t0`] in us-east-1, computed from its parts.
+    fn get_signature(url: &str, headers: &[(&str, &str)]) -> String {
+        compute_signature("GET", url, headers, b"", &key(), "us-east-1", t0()).unwrap()
+    }
+
     #[test]
     fn signing_gives_authorization_and_date_headers() {
         let h = sign_request(
@@ -344,9 +360,8 @@ mod tests {
             t0(),
         )
         .unwrap();
-        let get = |n: &str| h.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone());
-        assert_eq!(get(DATE_HEADER).as_deref(), Some("20261121T093000Z"));
-        let auth = AuthorizationHeader::parse(&get("authorization").unwrap()).unwrap();
+        assert_eq!(header(&h, DATE_HEADER).as_deref(), Some("20261121T093000Z"));
+        let auth = authorization(&h);
         assert_eq!(auth.access_key_id, "AKIDEXAMPLE");
         assert_eq!(
             (
@@ -358,16 +373,10 @@ mod tests {
         );
         assert_eq!(auth.signed_headers, ["host", "x-amz-date"]);
         // the same request computed from its parts gives the same signature
-        let again = compute_signature(
-            "GET",
+        let again = get_signature(
             "http://api.example.com/admin/v1/merchants/mch_1/webhook-endpoints?limit=2",
             &[("host", "api.example.com")],
-            b"",
-            &key(),
-            "us-east-1",
-            t0(),
-        )
-        .unwrap();
+        );
         assert_eq!(again, auth.signature);
     }
 
@@ -375,8 +384,7 @@ mod tests {
     fn the_body_the_path_and_the_key_change_the_signature() {
         let sig = |method: &str, url: &str, body: &[u8], k: &AccessKey| {
             let h = sign_request(method, url, body, k, "us-east-1", t0()).unwrap();
-            let auth = &h.iter().find(|(n, _)| *n == "authorization").unwrap().1;
-            AuthorizationHeader::parse(auth).unwrap().signature
+            authorization(&h).signature
         };
         let url = "http://127.0.0.1:3000/admin/v1/merchants/mch_1/webhook-endpoints";
         let base = sig("POST", url, b"{}", &key());
@@ -405,29 +413,22 @@ mod tests {
             t0(),
         )
         .unwrap();
-        let get = |n: &str| h.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone());
         assert_eq!(
-            get("x-amz-security-token").as_deref(),
+            header(&h, "x-amz-security-token").as_deref(),
             Some("FwoGZXIvYXdzEXAMPLETOKEN")
         );
-        let auth = AuthorizationHeader::parse(&get("authorization").unwrap()).unwrap();
+        let auth = authorization(&h);
         assert_eq!(
             auth.signed_headers,
             ["host", "x-amz-date", "x-amz-security-token"]
         );
-        let again = compute_signature(
-            "GET",
+        let again = get_signature(
             url,
             &[
                 ("host", "api.example.com"),
                 ("x-amz-security-token", "FwoGZXIvYXdzEXAMPLETOKEN"),
             ],
-            b"",
-            &key(),
-            "us-east-1",
-            t0(),
-        )
-        .unwrap();
+        );
         assert_eq!(again, auth.signature);
         // without a token: the same headers as sign_request_with_headers
         let plain =

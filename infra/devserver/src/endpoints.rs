@@ -6,9 +6,11 @@
 use paygate_aws::secrets::SecretsManagerSigning;
 use paygate_domain::secret::SecretDoc;
 use paygate_domain::{
-    webhook::{EventFilter, WebhookEndpoint, WebhookEndpointId},
-    MerchantId, Mode, StoreError, Timestamp,
+    webhook::{WebhookEndpoint, WebhookEndpointId},
+    StoreError, Timestamp,
 };
+
+use crate::seed::SeedWebhookEndpoint;
 
 /// The Secrets Manager name of an endpoint's signing secret in the local stack.
 pub fn secret_name(endpoint: &WebhookEndpointId) -> String {
@@ -43,35 +45,23 @@ pub async fn ensure_secret(
     }
 }
 
-/// What to register.
-#[derive(Debug, Clone)]
-pub struct NewEndpoint {
-    pub id: WebhookEndpointId,
-    pub merchant_id: MerchantId,
-    pub url: String,
-    pub events: Vec<EventFilter>,
-    pub mode: Mode,
-    pub enabled: bool,
-    pub description: String,
-    pub secret: String,
-}
-
-/// Writes the secret, then the endpoint (replacing one with the same merchant and id).
+/// Writes a seeded endpoint's secret, then the endpoint (replacing one with the same
+/// merchant and id).
 pub async fn put(
     endpoints: &paygate_aws::dynamo::DynamoEndpoints,
     signing: &SecretsManagerSigning,
-    new: NewEndpoint,
+    seeded: &SeedWebhookEndpoint,
     now: Timestamp,
 ) -> Result<WebhookEndpoint, StoreError> {
-    let secret_id = ensure_secret(signing, &secret_name(&new.id), &new.secret).await?;
+    let secret_id = ensure_secret(signing, &secret_name(&seeded.id), &seeded.secret).await?;
     let endpoint = WebhookEndpoint {
-        id: new.id,
-        merchant_id: new.merchant_id,
-        url: new.url,
-        events: new.events,
-        mode: new.mode,
-        enabled: new.enabled,
-        description: new.description,
+        id: seeded.id.clone(),
+        merchant_id: seeded.merchant_id.clone(),
+        url: seeded.url.clone(),
+        events: seeded.events.clone(),
+        mode: seeded.mode,
+        enabled: seeded.enabled,
+        description: seeded.description.clone(),
         secret_id,
         secret_version: 0,
         created_at: now,

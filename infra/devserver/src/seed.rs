@@ -234,22 +234,7 @@ pub async fn load(
                 "secret must start with whsec_",
             ));
         }
-        crate::endpoints::put(
-            &endpoints,
-            signing,
-            crate::endpoints::NewEndpoint {
-                id: e.id.clone(),
-                merchant_id: e.merchant_id.clone(),
-                url: e.url.clone(),
-                events: e.events.clone(),
-                mode: e.mode,
-                enabled: e.enabled,
-                description: e.description.clone(),
-                secret: e.secret.clone(),
-            },
-            now,
-        )
-        .await?;
+        crate::endpoints::put(&endpoints, signing, e, now).await?;
     }
     for p in &seed.payments {
         let account = seed

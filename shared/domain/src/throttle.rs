@@ -178,53 +178,32 @@ mod tests {
         RateLimit::new(3, 10).unwrap()
     }
 
+    /// The verdict on a request that is the `second`-th of its clock second and the
+    /// `minute`-th of its clock minute, `ms` into the minute.
+    fn verdict(second: u64, minute: u64, ms: i64) -> Verdict {
+        decide(limit(), Counts { second, minute }, T.plus_millis(ms))
+    }
+
+    fn wait(retry_after_secs: u32) -> Verdict {
+        Verdict::Limited { retry_after_secs }
+    }
+
     #[test]
     fn within_both_windows_is_allowed() {
-        let c = Counts {
-            second: 3,
-            minute: 10,
-        };
-        assert_eq!(decide(limit(), c, T), Verdict::Allow);
+        assert_eq!(verdict(3, 10, 0), Verdict::Allow);
     }
 
     #[test]
     fn over_the_burst_waits_for_the_next_second() {
-        let c = Counts {
-            second: 4,
-            minute: 4,
-        };
-        assert_eq!(
-            decide(limit(), c, T.plus_millis(250)),
-            Verdict::Limited {
-                retry_after_secs: 1
-            }
-        );
+        assert_eq!(verdict(4, 4, 250), wait(1));
     }
 
     #[test]
     fn over_the_minute_waits_for_the_next_minute_in_whole_seconds() {
-        let c = Counts {
-            second: 1,
-            minute: 11,
-        };
         // 17.4 s into the minute: 42.6 s left, rounded up.
-        assert_eq!(
-            decide(limit(), c, T.plus_millis(17_400)),
-            Verdict::Limited {
-                retry_after_secs: 43
-            }
-        );
+        assert_eq!(verdict(1, 11, 17_400), wait(43));
         // Both exceeded: the minute's wait is the one that counts.
-        let both = Counts {
-            second: 9,
-            minute: 11,
-        };
-        assert_eq!(
-            decide(limit(), both, T.plus_millis(59_999)),
-            Verdict::Limited {
-                retry_after_secs: 1
-            }
-        );
+        assert_eq!(verdict(9, 11, 59_999), wait(1));
     }
 
     #[test]

@@ -195,10 +195,12 @@ pub enum AttemptError {
     EndpointUnavailable,
 }
 
-/// One recorded attempt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One recorded attempt. Its JSON is the admin API's attempt, shown under its delivery, so
+/// it leaves out the delivery id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Attempt {
+    #[serde(skip_serializing)]
     pub delivery_id: DeliveryId,
     /// 1-based; attempt 1 is the first send, attempts 2.. are the retries.
     pub number: u32,

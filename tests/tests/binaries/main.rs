@@ -17,13 +17,13 @@
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use paygate_aws::moto::{unique_prefix, MotoServer};
-use paygate_bench::{
+use paygate_compose::system::{RandomIds, SystemClock};
+use paygate_devserver::{Options, WebhookOptions};
+use paygate_tests::bench::{
     cases::{self, Ctx},
     functions::{self, LocalStack, TemplateFunction},
     runtime_stub::{Outcome, RuntimeStub},
 };
-use paygate_compose::system::{RandomIds, SystemClock};
-use paygate_devserver::{Options, WebhookOptions};
 
 /// Start-up and one event, debug build, on a shared 2-core machine.
 const PATIENCE: Duration = Duration::from_secs(60);

@@ -4,7 +4,7 @@
 use std::{future::Future, time::Duration};
 
 use paygate_domain::{
-    ports::DeliveryStore,
+    ports::{DeliveryAdmin, DeliveryStore},
     webhook::{Attempt, Delivery, DeliveryId, DeliveryStatus, EventFilter, RetrySchedule},
     EventId, MerchantId, Mode,
 };

@@ -11,8 +11,8 @@ use paygate_domain::{
 
 use crate::dynamo::{
     error::unavailable,
-    item::{attrs, s, Fields, Item},
-    read::{get_item, query_all},
+    item::{s, Fields, Item},
+    read::{get_item, partition_query, query_all},
 };
 
 fn encode_account(a: &PosAccount) -> Item {
@@ -86,12 +86,7 @@ impl DynamoAccounts {
 
     /// A query of a merchant's accounts.
     fn merchant_query(&self, merchant: &MerchantId) -> QueryFluentBuilder {
-        self.client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("#m = :m")
-            .set_expression_attribute_names(Some(attrs(&[("#m", "merchantId".to_owned())])))
-            .set_expression_attribute_values(Some(attrs(&[(":m", s(merchant.as_str()))])))
+        partition_query(&self.client, &self.table, "merchantId", merchant.as_str())
     }
 }
 

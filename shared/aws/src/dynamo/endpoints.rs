@@ -13,8 +13,8 @@ use paygate_domain::{
 
 use crate::dynamo::{
     error::unavailable,
-    item::{attrs, json_doc, n, s, t},
-    read::{get_item, query_all},
+    item::{attrs, json_doc, n, s, t, Item},
+    read::{get_item, partition_query, query_all},
     webhook_item::{attr, decode_endpoint, decode_health, encode_endpoint},
     write::{conditional, conditional_or},
 };
@@ -126,6 +126,44 @@ impl DynamoEndpoints {
             .map_err(|e| unavailable("DeleteItem", &e))?;
         Ok(out.attributes().is_some_and(|a| !a.is_empty()))
     }
+
+    /// A merchant's endpoints, each decoded by `decode` (strongly consistent).
+    async fn list_with<T>(
+        &self,
+        merchant: &MerchantId,
+        decode: impl Fn(&Item) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        let query = partition_query(
+            &self.client,
+            &self.table,
+            attr::MERCHANT_ID,
+            merchant.as_str(),
+        )
+        .consistent_read(true);
+        query_all(query, decode).await
+    }
+
+    /// One endpoint, decoded by `decode` (strongly consistent); `None` when there is none.
+    async fn get_with<T>(
+        &self,
+        merchant: &MerchantId,
+        id: &WebhookEndpointId,
+        decode: impl FnOnce(&Item) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        let req = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(attr::MERCHANT_ID, s(merchant.as_str()))
+            .key(attr::ENDPOINT_ID, s(id.as_str()))
+            .consistent_read(true);
+        get_item(req, decode).await
+    }
+}
+
+/// The endpoint and its health counters, from one item.
+fn with_health(item: &Item) -> Result<(WebhookEndpoint, EndpointHealth), StoreError> {
+    Ok((decode_endpoint(item)?, decode_health(item)?))
 }
 
 #[async_trait]
@@ -135,15 +173,7 @@ impl EndpointReader for DynamoEndpoints {
         &self,
         merchant: &MerchantId,
     ) -> Result<Vec<WebhookEndpoint>, StoreError> {
-        let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("#m = :m")
-            .expression_attribute_names("#m", attr::MERCHANT_ID)
-            .expression_attribute_values(":m", s(merchant.as_str()))
-            .consistent_read(true);
-        let mut out = query_all(query, decode_endpoint).await?;
+        let mut out = self.list_with(merchant, decode_endpoint).await?;
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)
     }
@@ -153,14 +183,7 @@ impl EndpointReader for DynamoEndpoints {
         merchant: &MerchantId,
         id: &WebhookEndpointId,
     ) -> Result<Option<WebhookEndpoint>, StoreError> {
-        let req = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key(attr::MERCHANT_ID, s(merchant.as_str()))
-            .key(attr::ENDPOINT_ID, s(id.as_str()))
-            .consistent_read(true);
-        get_item(req, decode_endpoint).await
+        self.get_with(merchant, id, decode_endpoint).await
     }
 }
 
@@ -173,29 +196,14 @@ impl EndpointHealthStore for DynamoEndpoints {
         merchant: &MerchantId,
         id: &WebhookEndpointId,
     ) -> Result<Option<(WebhookEndpoint, EndpointHealth)>, StoreError> {
-        let req = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key(attr::MERCHANT_ID, s(merchant.as_str()))
-            .key(attr::ENDPOINT_ID, s(id.as_str()))
-            .consistent_read(true);
-        get_item(req, |i| Ok((decode_endpoint(i)?, decode_health(i)?))).await
+        self.get_with(merchant, id, with_health).await
     }
 
     async fn list_health(
         &self,
         merchant: &MerchantId,
     ) -> Result<Vec<(WebhookEndpoint, EndpointHealth)>, StoreError> {
-        let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("#m = :m")
-            .expression_attribute_names("#m", attr::MERCHANT_ID)
-            .expression_attribute_values(":m", s(merchant.as_str()))
-            .consistent_read(true);
-        let mut out = query_all(query, |i| Ok((decode_endpoint(i)?, decode_health(i)?))).await?;
+        let mut out = self.list_with(merchant, with_health).await?;
         out.sort_by(|a, b| a.0.id.cmp(&b.0.id));
         Ok(out)
     }

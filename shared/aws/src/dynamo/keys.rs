@@ -19,7 +19,7 @@ use paygate_domain::{
 use crate::dynamo::{
     error::unavailable,
     item::{attrs, s, t, Fields, Item},
-    read::{get_item, query_all},
+    read::{get_item, index_query, query_all},
     schema::BY_MERCHANT_INDEX,
     write::{conditional, conditional_or},
 };
@@ -232,14 +232,12 @@ impl ApiKeyAdmin for DynamoApiKeys {
     }
 
     async fn list_keys(&self, merchant: &MerchantId) -> Result<Vec<ApiKey>, StoreError> {
-        let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .index_name(BY_MERCHANT_INDEX.name)
-            .key_condition_expression("#m = :m")
-            .expression_attribute_names("#m", MERCHANT_ID)
-            .expression_attribute_values(":m", s(merchant.as_str()));
+        let query = index_query(
+            &self.client,
+            &self.table,
+            &BY_MERCHANT_INDEX,
+            merchant.as_str(),
+        );
         let mut keys = query_all(query, decode_key).await?;
         keys.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
         Ok(keys)

@@ -1,7 +1,9 @@
-//! Reads shared by the adapters: one item by key, and queries page by page or to the end.
+//! Reads shared by the adapters: one item by key, one partition's query, and queries page
+//! by page, to the end, or counted.
 
 use aws_sdk_dynamodb::{
     operation::{get_item::builders::GetItemFluentBuilder, query::builders::QueryFluentBuilder},
+    types::Select,
     Client,
 };
 use paygate_domain::StoreError;
@@ -9,6 +11,7 @@ use paygate_domain::StoreError;
 use crate::dynamo::{
     error::unavailable,
     item::{attrs, s, Item, PK, SK},
+    schema::GsiDef,
 };
 
 /// Sends a `GetItem` and decodes the item it finds; `None` when there is none.
@@ -67,6 +70,52 @@ pub(crate) async fn query_all<T>(
         }
     }
     Ok(out)
+}
+
+/// A query of one partition: the items of `table` whose partition key `key` is `value`
+/// (eventually consistent unless the caller asks otherwise).
+pub(crate) fn partition_query(
+    client: &Client,
+    table: &str,
+    key: &str,
+    value: &str,
+) -> QueryFluentBuilder {
+    client
+        .query()
+        .table_name(table)
+        .key_condition_expression("#key = :key")
+        .expression_attribute_names("#key", key)
+        .expression_attribute_values(":key", s(value))
+}
+
+/// A query of one partition of a GSI: the items whose `index.hash_key` is `value`.
+pub(crate) fn index_query(
+    client: &Client,
+    table: &str,
+    index: &GsiDef,
+    value: &str,
+) -> QueryFluentBuilder {
+    partition_query(client, table, index.hash_key, value).index_name(index.name)
+}
+
+/// How many items `query` matches: a `Select COUNT`, page after page (no item is read).
+pub(crate) async fn count_all(query: QueryFluentBuilder) -> Result<u64, StoreError> {
+    let query = query.select(Select::Count);
+    let mut total: u64 = 0;
+    let mut start: Option<Item> = None;
+    loop {
+        let out = query
+            .clone()
+            .set_exclusive_start_key(start.take())
+            .send()
+            .await
+            .map_err(|e| unavailable("Query", &e))?;
+        total += u64::try_from(out.count()).unwrap_or(0);
+        match out.last_evaluated_key.filter(|k| !k.is_empty()) {
+            Some(k) => start = Some(k),
+            None => return Ok(total),
+        }
+    }
 }
 
 /// A strongly consistent query of one partition's items whose sort key begins with

@@ -26,6 +26,17 @@ pub struct GsiDef {
     pub range_key: Option<&'static str>,
 }
 
+impl GsiDef {
+    /// An index keyed by `hash_key` and sorted by `range_key` (every index of the stack is).
+    pub const fn new(name: &'static str, hash_key: &'static str, range_key: &'static str) -> Self {
+        Self {
+            name,
+            hash_key,
+            range_key: Some(range_key),
+        }
+    }
+}
+
 /// One table: its CloudFormation logical id, the environment variable that carries its name
 /// to the functions, its key schema (all key attributes are strings, type `S`), its GSIs
 /// (projection ALL) and its TTL attribute, if any. Billing is PAY_PER_REQUEST.
@@ -46,6 +57,43 @@ pub struct TableDef {
 }
 
 impl TableDef {
+    /// A table keyed by `hash_key` alone, without GSIs or TTL.
+    pub const fn new(
+        logical_id: &'static str,
+        env_var: &'static str,
+        hash_key: &'static str,
+    ) -> Self {
+        Self {
+            logical_id,
+            env_var,
+            hash_key,
+            range_key: None,
+            gsis: &[],
+            ttl_attribute: None,
+        }
+    }
+
+    /// The same table with the sort key `range_key`.
+    pub const fn with_sort_key(self, range_key: &'static str) -> Self {
+        Self {
+            range_key: Some(range_key),
+            ..self
+        }
+    }
+
+    /// The same table with these GSIs.
+    pub const fn with_gsis(self, gsis: &'static [GsiDef]) -> Self {
+        Self { gsis, ..self }
+    }
+
+    /// The same table with TTL on `attribute`.
+    pub const fn with_ttl(self, attribute: &'static str) -> Self {
+        Self {
+            ttl_attribute: Some(attribute),
+            ..self
+        }
+    }
+
     /// The table's name in a stack whose tables are named `{prefix}{logical_id}`.
     pub fn name(&self, prefix: &str) -> String {
         format!("{prefix}{}", self.logical_id)
@@ -71,29 +119,16 @@ impl TableDef {
 
 /// The sparse index of payments that need settling from the bank's records (the
 /// reconciler's work list), by shard and due time.
-pub const UNSETTLED_INDEX: GsiDef = GsiDef {
-    name: "unsettled",
-    hash_key: "unsettledShard",
-    range_key: Some("reconcileAt"),
-};
+pub const UNSETTLED_INDEX: GsiDef = GsiDef::new("unsettled", "unsettledShard", "reconcileAt");
 
 /// Payments (`sk = "PAYMENT"`) and their transactions (`sk = "TXN#<txn id>"`), under
 /// `pk = <payment id>`.
-pub const PAYMENTS: TableDef = TableDef {
-    logical_id: "PaymentsTable",
-    env_var: "PAYMENTS_TABLE",
-    hash_key: "pk",
-    range_key: Some("sk"),
-    gsis: &[UNSETTLED_INDEX],
-    ttl_attribute: None,
-};
+pub const PAYMENTS: TableDef = TableDef::new("PaymentsTable", "PAYMENTS_TABLE", "pk")
+    .with_sort_key("sk")
+    .with_gsis(&[UNSETTLED_INDEX]);
 
 /// The sparse index of events not yet sent to the queue.
-pub const UNSENT_INDEX: GsiDef = GsiDef {
-    name: "unsent",
-    hash_key: "unsentShard",
-    range_key: Some("createdAt"),
-};
+pub const UNSENT_INDEX: GsiDef = GsiDef::new("unsent", "unsentShard", "createdAt");
 
 /// The outbox: one item per event, by event id.
 ///
@@ -102,104 +137,52 @@ pub const UNSENT_INDEX: GsiDef = GsiDef {
 /// `unsentShard` goes); an event not yet handed over has no `expiresAt` and TTL never
 /// deletes it. The deliveries that need it (every attempt and a resend read it) are kept
 /// for the same retention.
-pub const EVENTS: TableDef = TableDef {
-    logical_id: "EventsTable",
-    env_var: "EVENTS_TABLE",
-    hash_key: "id",
-    range_key: None,
-    gsis: &[UNSENT_INDEX],
-    ttl_attribute: Some("expiresAt"),
-};
+pub const EVENTS: TableDef = TableDef::new("EventsTable", "EVENTS_TABLE", "id")
+    .with_gsis(&[UNSENT_INDEX])
+    .with_ttl("expiresAt");
 
 /// A merchant's API keys, by key id (the admin API's list, roll and revoke).
-pub const BY_MERCHANT_INDEX: GsiDef = GsiDef {
-    name: "byMerchant",
-    hash_key: "merchantId",
-    range_key: Some("keyId"),
-};
+pub const BY_MERCHANT_INDEX: GsiDef = GsiDef::new("byMerchant", "merchantId", "keyId");
 
 /// API keys by the lowercase hex SHA-256 of the whole key.
-pub const API_KEYS: TableDef = TableDef {
-    logical_id: "ApiKeysTable",
-    env_var: "API_KEYS_TABLE",
-    hash_key: "keyHash",
-    range_key: None,
-    gsis: &[BY_MERCHANT_INDEX],
-    ttl_attribute: None,
-};
+pub const API_KEYS: TableDef =
+    TableDef::new("ApiKeysTable", "API_KEYS_TABLE", "keyHash").with_gsis(&[BY_MERCHANT_INDEX]);
 
 /// POS accounts, by merchant and account id.
-pub const POS_ACCOUNTS: TableDef = TableDef {
-    logical_id: "PosAccountsTable",
-    env_var: "POS_ACCOUNTS_TABLE",
-    hash_key: "merchantId",
-    range_key: Some("accountId"),
-    gsis: &[],
-    ttl_attribute: None,
-};
+pub const POS_ACCOUNTS: TableDef =
+    TableDef::new("PosAccountsTable", "POS_ACCOUNTS_TABLE", "merchantId")
+        .with_sort_key("accountId");
 
 /// The BIN → issuing bank table.
-pub const BINS: TableDef = TableDef {
-    logical_id: "BinsTable",
-    env_var: "BINS_TABLE",
-    hash_key: "bin",
-    range_key: None,
-    gsis: &[],
-    ttl_attribute: None,
-};
+pub const BINS: TableDef = TableDef::new("BinsTable", "BINS_TABLE", "bin");
 
 /// The bank simulator's orders, by `"<accountId>#<orderId>"`.
-pub const SIMBANK: TableDef = TableDef {
-    logical_id: "SimBankTable",
-    env_var: "SIMBANK_TABLE",
-    hash_key: "pk",
-    range_key: None,
-    gsis: &[],
-    ttl_attribute: None,
-};
+pub const SIMBANK: TableDef = TableDef::new("SimBankTable", "SIMBANK_TABLE", "pk");
 
 /// Merchants' webhook endpoints, by merchant and endpoint id. Signing secrets are not
 /// here: each endpoint names its Secrets Manager secret (`secretId`).
-pub const WEBHOOK_ENDPOINTS: TableDef = TableDef {
-    logical_id: "WebhookEndpointsTable",
-    env_var: "WEBHOOK_ENDPOINTS_TABLE",
-    hash_key: "merchantId",
-    range_key: Some("endpointId"),
-    gsis: &[],
-    ttl_attribute: None,
-};
+pub const WEBHOOK_ENDPOINTS: TableDef = TableDef::new(
+    "WebhookEndpointsTable",
+    "WEBHOOK_ENDPOINTS_TABLE",
+    "merchantId",
+)
+.with_sort_key("endpointId");
 
 /// A webhook endpoint's deliveries, newest first by `createdAt` (delivery items only:
 /// attempt items carry no `endpointId`).
-pub const BY_ENDPOINT_INDEX: GsiDef = GsiDef {
-    name: "byEndpoint",
-    hash_key: "endpointId",
-    range_key: Some("createdAt"),
-};
+pub const BY_ENDPOINT_INDEX: GsiDef = GsiDef::new("byEndpoint", "endpointId", "createdAt");
 
 /// An event's deliveries (one per endpoint it went to; delivery items only).
-pub const BY_EVENT_INDEX: GsiDef = GsiDef {
-    name: "byEvent",
-    hash_key: "eventId",
-    range_key: Some("createdAt"),
-};
+pub const BY_EVENT_INDEX: GsiDef = GsiDef::new("byEvent", "eventId", "createdAt");
 
 /// The sparse index of pending deliveries by when their next attempt is due: only a pending
 /// delivery carries `dueShard` (always `"0"`, see [`DUE_SHARD`]). The sweeper reads it to
 /// re-enqueue deliveries whose queue message was lost.
-pub const DUE_INDEX: GsiDef = GsiDef {
-    name: "due",
-    hash_key: "dueShard",
-    range_key: Some("nextAttemptAt"),
-};
+pub const DUE_INDEX: GsiDef = GsiDef::new("due", "dueShard", "nextAttemptAt");
 
 /// The sparse index of an endpoint's pending deliveries: only a pending delivery carries
 /// `pendingEndpoint` (its endpoint id). Counted (`Select COUNT`) for the endpoint's backlog.
-pub const PENDING_INDEX: GsiDef = GsiDef {
-    name: "pendingByEndpoint",
-    hash_key: "pendingEndpoint",
-    range_key: Some("createdAt"),
-};
+pub const PENDING_INDEX: GsiDef = GsiDef::new("pendingByEndpoint", "pendingEndpoint", "createdAt");
 
 /// The one `dueShard` value. Only pending deliveries are in the `due` index, so one
 /// partition is enough; shard it like the outbox's `unsent` index if that ever changes.
@@ -220,41 +203,25 @@ pub const DEFAULT_RETENTION_SECS: i64 = DELIVERY_RETENTION_DAYS * 86_400;
 /// `createdAt` + [`DELIVERY_RETENTION_DAYS`]; DynamoDB's TTL deletes it some time after that
 /// (usually within days, not at the exact second), so history older than 90 days may still
 /// be read for a while and then disappears, attempts together with their delivery.
-pub const DELIVERIES: TableDef = TableDef {
-    logical_id: "DeliveriesTable",
-    env_var: "DELIVERIES_TABLE",
-    hash_key: "pk",
-    range_key: Some("sk"),
-    gsis: &[BY_ENDPOINT_INDEX, BY_EVENT_INDEX, DUE_INDEX, PENDING_INDEX],
-    ttl_attribute: Some("expiresAt"),
-};
+pub const DELIVERIES: TableDef = TableDef::new("DeliveriesTable", "DELIVERIES_TABLE", "pk")
+    .with_sort_key("sk")
+    .with_gsis(&[BY_ENDPOINT_INDEX, BY_EVENT_INDEX, DUE_INDEX, PENDING_INDEX])
+    .with_ttl("expiresAt");
 
 /// `Idempotency-Key` records, one per key scoped to merchant and mode
 /// (`pk = "<merchantId>#<mode>#<key>"`): a lock while the first request runs, then its
 /// answer. Every item carries `expiresAt` (number, epoch seconds) = when its request took
 /// the key + 24 h; DynamoDB's TTL deletes it some time after that, and until then reads
 /// treat it as absent (`paygate_domain::idempotency`).
-pub const IDEMPOTENCY: TableDef = TableDef {
-    logical_id: "IdempotencyTable",
-    env_var: "IDEMPOTENCY_TABLE",
-    hash_key: "pk",
-    range_key: None,
-    gsis: &[],
-    ttl_attribute: Some("expiresAt"),
-};
+pub const IDEMPOTENCY: TableDef =
+    TableDef::new("IdempotencyTable", "IDEMPOTENCY_TABLE", "pk").with_ttl("expiresAt");
 
 /// Per-API-key throttling counters (`paygate_domain::throttle`), one item per key, scope
 /// and clock minute (`pk = "<keyId>#<scope>#<unix minute>"`) with the minute's total and
 /// each second's count. Every item carries `expiresAt` (epoch seconds) two minutes after
 /// its minute started; it is never read once its minute is over, and TTL deletes it.
-pub const THROTTLE: TableDef = TableDef {
-    logical_id: "ThrottleTable",
-    env_var: "THROTTLE_TABLE",
-    hash_key: "pk",
-    range_key: None,
-    gsis: &[],
-    ttl_attribute: Some("expiresAt"),
-};
+pub const THROTTLE: TableDef =
+    TableDef::new("ThrottleTable", "THROTTLE_TABLE", "pk").with_ttl("expiresAt");
 
 /// Every table of the stack.
 pub const TABLES: &[TableDef] = &[
@@ -308,55 +275,59 @@ impl TableNames {
 
     /// Like [`TableNames::from_env`], from any variable lookup.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, MissingEnvVar> {
-        let get = |def: &TableDef| {
+        Self::try_each(|def| {
             lookup(def.env_var)
                 .filter(|v| !v.is_empty())
                 .ok_or(MissingEnvVar(def.env_var))
-        };
-        Ok(Self {
-            payments: get(&PAYMENTS)?,
-            events: get(&EVENTS)?,
-            api_keys: get(&API_KEYS)?,
-            pos_accounts: get(&POS_ACCOUNTS)?,
-            bins: get(&BINS)?,
-            simbank: get(&SIMBANK)?,
-            webhook_endpoints: get(&WEBHOOK_ENDPOINTS)?,
-            deliveries: get(&DELIVERIES)?,
-            idempotency: get(&IDEMPOTENCY)?,
-            throttle: get(&THROTTLE)?,
         })
     }
 
     /// `(env var, table name)` pairs, e.g. to set a local function's environment.
     pub fn env_pairs(&self) -> Vec<(&'static str, String)> {
-        vec![
-            (PAYMENTS.env_var, self.payments.clone()),
-            (EVENTS.env_var, self.events.clone()),
-            (API_KEYS.env_var, self.api_keys.clone()),
-            (POS_ACCOUNTS.env_var, self.pos_accounts.clone()),
-            (BINS.env_var, self.bins.clone()),
-            (SIMBANK.env_var, self.simbank.clone()),
-            (WEBHOOK_ENDPOINTS.env_var, self.webhook_endpoints.clone()),
-            (DELIVERIES.env_var, self.deliveries.clone()),
-            (IDEMPOTENCY.env_var, self.idempotency.clone()),
-            (THROTTLE.env_var, self.throttle.clone()),
+        self.by_table()
+            .into_iter()
+            .map(|(def, name)| (def.env_var, name.clone()))
+            .collect()
+    }
+
+    /// Every table's name, `name(def)` of its definition: the one list of fields.
+    fn try_each<E>(mut name: impl FnMut(&TableDef) -> Result<String, E>) -> Result<Self, E> {
+        Ok(Self {
+            payments: name(&PAYMENTS)?,
+            events: name(&EVENTS)?,
+            api_keys: name(&API_KEYS)?,
+            pos_accounts: name(&POS_ACCOUNTS)?,
+            bins: name(&BINS)?,
+            simbank: name(&SIMBANK)?,
+            webhook_endpoints: name(&WEBHOOK_ENDPOINTS)?,
+            deliveries: name(&DELIVERIES)?,
+            idempotency: name(&IDEMPOTENCY)?,
+            throttle: name(&THROTTLE)?,
+        })
+    }
+
+    /// Each field with the table it names, in [`TABLES`] order.
+    fn by_table(&self) -> [(&'static TableDef, &String); 10] {
+        [
+            (&PAYMENTS, &self.payments),
+            (&EVENTS, &self.events),
+            (&API_KEYS, &self.api_keys),
+            (&POS_ACCOUNTS, &self.pos_accounts),
+            (&BINS, &self.bins),
+            (&SIMBANK, &self.simbank),
+            (&WEBHOOK_ENDPOINTS, &self.webhook_endpoints),
+            (&DELIVERIES, &self.deliveries),
+            (&IDEMPOTENCY, &self.idempotency),
+            (&THROTTLE, &self.throttle),
         ]
     }
 }
 
 /// The names of a stack whose tables are named `{prefix}{logical_id}`.
 pub fn table_names(prefix: &str) -> TableNames {
-    TableNames {
-        payments: PAYMENTS.name(prefix),
-        events: EVENTS.name(prefix),
-        api_keys: API_KEYS.name(prefix),
-        pos_accounts: POS_ACCOUNTS.name(prefix),
-        bins: BINS.name(prefix),
-        simbank: SIMBANK.name(prefix),
-        webhook_endpoints: WEBHOOK_ENDPOINTS.name(prefix),
-        deliveries: DELIVERIES.name(prefix),
-        idempotency: IDEMPOTENCY.name(prefix),
-        throttle: THROTTLE.name(prefix),
+    match TableNames::try_each(|def| Ok::<_, std::convert::Infallible>(def.name(prefix))) {
+        Ok(names) => names,
+        Err(never) => match never {},
     }
 }
 
@@ -466,6 +437,10 @@ mod tests {
             .into_iter()
             .map(|(k, v)| (k.to_owned(), v))
             .collect();
+        // One pair per table, in TABLES order.
+        let vars: Vec<_> = names.env_pairs().into_iter().map(|(k, _)| k).collect();
+        let expected: Vec<_> = TABLES.iter().map(|t| t.env_var).collect();
+        assert_eq!(vars, expected);
         assert_eq!(TableNames::from_lookup(|k| env.get(k).cloned()), Ok(names));
         let err = TableNames::from_lookup(|k| (k != "BINS_TABLE").then(|| "x".to_owned()));
         assert_eq!(err, Err(MissingEnvVar("BINS_TABLE")));

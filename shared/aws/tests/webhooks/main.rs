@@ -15,7 +15,10 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;
 use paygate_aws::dynamo::unsent_shard;
 use paygate_domain::{
-    ports::{DeliveryStore, EndpointReader, Expectation, Outbox, PaymentChange, PaymentWriter},
+    ports::{
+        DeliveryAdmin, DeliveryStore, EndpointReader, Expectation, Outbox, PaymentChange,
+        PaymentWriter,
+    },
     webhook::{
         delivery_id, Attempt, AttemptError, Delivery, DeliveryStatus, EventFilter, RetrySchedule,
         WebhookEndpoint, WebhookEndpointId,

@@ -2,6 +2,7 @@
 
 use std::{sync::Arc, time::Duration};
 
+use lambda_http::{Body, Request, Response};
 use paygate_aws::dynamo::{
     schema::{BINS, EVENTS, IDEMPOTENCY, PAYMENTS, POS_ACCOUNTS, SIMBANK},
     DynamoAccounts, DynamoBins, DynamoIdempotency, DynamoPayments, DynamoSimLedger,
@@ -12,7 +13,11 @@ use paygate_domain::{
     ports::{AccountLookup, Clock, IdGenerator, PaymentWriter},
     StaleAfter,
 };
-use paygate_http::{Idempotency, Throttle};
+use paygate_http::{
+    handlers::{payment_operation, PaymentOperation},
+    throttle::Scope,
+    throttled, Idempotency, Throttle,
+};
 use paygate_payments::{
     EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
 };
@@ -179,6 +184,16 @@ impl Build for MoneyOperation {
             ops: operation_deps(w, stale_after(w)?)?,
             throttle: throttle(w)?,
         })
+    }
+}
+
+impl MoneyOperation {
+    /// The one handler of the four money functions (`POST /v1/payments/{id}/capture`,
+    /// `cancel`, `refund`, `query`): `op` under the request's `Idempotency-Key`
+    /// (`paygate_http::idempotency`), within the API key's limits.
+    pub async fn handle(&self, op: PaymentOperation, req: &Request) -> Response<Body> {
+        let run = payment_operation(&self.ops, &self.idempotency, op, req);
+        throttled(&self.throttle, Scope::Api, req, run).await
     }
 }
 

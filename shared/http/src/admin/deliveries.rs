@@ -7,17 +7,15 @@ use std::sync::Arc;
 
 use crate::ApiError;
 use paygate_domain::{
-    ports::{
-        Clock, DeliveryAdmin, DeliveryMessage, DeliveryQueue, EndpointReader, MerchantDirectory,
-        Outbox,
-    },
-    webhook::{DeliveryId, DeliveryStatus, WebhookEndpointId},
+    ports::{Clock, DeliveryAdmin, DeliveryQueue, EndpointReader, MerchantDirectory, Outbox},
+    webhook::{DeliveryId, DeliveryStatus},
     EventId, MerchantId, StoreError,
 };
 
 use crate::admin::{
+    endpoint_of,
     endpoints::endpoint_disabled,
-    merchant, store_error,
+    merchant, queue_now, store_error,
     views::{AttemptView, DeliveryDetail, DeliveryList, DeliveryPage, DeliveryView},
 };
 
@@ -103,13 +101,9 @@ pub async fn list_for_endpoint(
     query: &HistoryQuery,
 ) -> Result<DeliveryPage, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    let endpoint_id = WebhookEndpointId::parse(endpoint_raw)
-        .map_err(|_| ApiError::not_found("webhook endpoint"))?;
-    deps.endpoints
-        .get_endpoint(&merchant_id, &endpoint_id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| ApiError::not_found("webhook endpoint"))?;
+    let endpoint_id = endpoint_of(deps.endpoints.as_ref(), &merchant_id, endpoint_raw)
+        .await?
+        .id;
     let page = deps
         .deliveries
         .list_by_endpoint(
@@ -206,16 +200,9 @@ pub async fn resend(
         Err(StoreError::Conflict { .. }) => return Err(delivery_pending()),
         Err(e) => return Err(store_error(e)),
     };
-    let msg = DeliveryMessage {
-        delivery_id: resent.id.clone(),
-        attempt: resent.attempts_made + 1,
-        due_at: now,
-    };
-    if let Err(e) = deps.queue.enqueue(&msg, 0).await {
-        // Pending and due: the sweeper re-enqueues it.
-        tracing::warn!(delivery_id = %resent.id, error = %e, "resend not queued; the sweeper will");
-    }
-    tracing::info!(delivery_id = %resent.id, attempt = msg.attempt, "delivery resent");
+    let attempt = resent.attempts_made + 1;
+    queue_now(deps.queue.as_ref(), &resent.id, attempt, now, "resend").await;
+    tracing::info!(delivery_id = %resent.id, attempt, "delivery resent");
     Ok(DeliveryView::from(&resent))
 }
 

@@ -9,23 +9,24 @@ use paygate_domain::secret::SecretDoc;
 use paygate_domain::{
     payment::PaymentView,
     ports::{
-        ApiKeyAdmin, Clock, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointAdmin,
-        EndpointHealthStore, IdGenerator, MerchantDirectory, OutboxWriter,
+        ApiKeyAdmin, Clock, DeliveryQueue, DeliveryStore, EndpointAdmin, EndpointHealthStore,
+        IdGenerator, MerchantDirectory, OutboxWriter,
     },
     webhook::{
         Delivery, DisabledReason, EndpointHealth, EventFilter, WebhookEndpoint, WebhookEndpointId,
     },
-    AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, PaymentId,
-    PaymentStatus, StoreError, Timestamp,
+    AccountId, Currency, EventId, EventRecord, EventType, Mode, PaymentId, PaymentStatus,
+    StoreError, Timestamp,
 };
 use paygate_webhooks::{check_url, Blocked, EgressPolicy};
 use serde_json::{Map, Value};
 
 use crate::admin::{
-    merchant,
+    endpoint_of, merchant, queue_now,
     secrets::{new_signing_secret, secret_name, SecretVault},
     store_error,
     views::{Deleted, DeliveryView, EndpointList, EndpointView, EndpointWithSecret, RotatedSecret},
+    with_health,
 };
 
 /// Longest accepted endpoint URL.
@@ -126,20 +127,6 @@ fn valid_description(f: &Fields<'_>) -> Result<Option<String>, ApiError> {
     }
 }
 
-/// The endpoint of the path, which must be the merchant's; otherwise 404.
-async fn endpoint_of(
-    deps: &EndpointsDeps,
-    merchant: &MerchantId,
-    raw: &str,
-) -> Result<WebhookEndpoint, ApiError> {
-    let id = WebhookEndpointId::parse(raw).map_err(|_| ApiError::not_found("webhook endpoint"))?;
-    deps.endpoints
-        .get_endpoint(merchant, &id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| ApiError::not_found("webhook endpoint"))
-}
-
 /// `POST …/webhook-endpoints`: `url`, `events`, `mode`, optional `description` and
 /// `enabled` (default true). The signing secret is generated, stored, and returned here
 /// only.
@@ -233,20 +220,6 @@ pub async fn list(deps: &EndpointsDeps, merchant_raw: &str) -> Result<EndpointLi
     })
 }
 
-/// The endpoint of the path with its health; otherwise 404.
-async fn with_health(
-    deps: &EndpointsDeps,
-    merchant: &MerchantId,
-    raw: &str,
-) -> Result<(WebhookEndpoint, EndpointHealth), ApiError> {
-    let id = WebhookEndpointId::parse(raw).map_err(|_| ApiError::not_found("webhook endpoint"))?;
-    deps.health
-        .get_health(merchant, &id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| ApiError::not_found("webhook endpoint"))
-}
-
 /// Starts a new health run for an endpoint being enabled again (failingSince and the
 /// warning cleared), by version: a lost race with an attempt is re-read and redone.
 async fn reset_failing(
@@ -254,7 +227,12 @@ async fn reset_failing(
     endpoint: &WebhookEndpoint,
 ) -> Result<EndpointHealth, ApiError> {
     for _ in 0..HEALTH_TRIES {
-        let (_, health) = with_health(deps, &endpoint.merchant_id, endpoint.id.as_str()).await?;
+        let (_, health) = with_health(
+            deps.health.as_ref(),
+            &endpoint.merchant_id,
+            endpoint.id.as_str(),
+        )
+        .await?;
         if health.failing_since.is_none() && health.warned_at.is_none() {
             return Ok(health);
         }
@@ -278,7 +256,7 @@ pub async fn get(
     endpoint_raw: &str,
 ) -> Result<EndpointView, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    let (endpoint, health) = with_health(deps, &merchant_id, endpoint_raw).await?;
+    let (endpoint, health) = with_health(deps.health.as_ref(), &merchant_id, endpoint_raw).await?;
     Ok(EndpointView::of(&endpoint, &health))
 }
 
@@ -301,7 +279,8 @@ pub async fn update(
     let enabled = f.opt_bool("enabled")?;
     let description = valid_description(&f)?;
 
-    let (current, mut health) = with_health(deps, &merchant_id, endpoint_raw).await?;
+    let (current, mut health) =
+        with_health(deps.health.as_ref(), &merchant_id, endpoint_raw).await?;
     let mut next = current.clone();
     if let Some(u) = url {
         next.url = u;
@@ -354,7 +333,7 @@ pub async fn delete(
     endpoint_raw: &str,
 ) -> Result<Deleted, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    let endpoint = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
+    let endpoint = endpoint_of(deps.endpoints.as_ref(), &merchant_id, endpoint_raw).await?;
     if !deps
         .endpoints
         .delete_endpoint(&merchant_id, &endpoint.id)
@@ -397,7 +376,7 @@ pub async fn rotate(
             ))
         }
     };
-    let endpoint = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
+    let endpoint = endpoint_of(deps.endpoints.as_ref(), &merchant_id, endpoint_raw).await?;
     let doc = deps
         .secrets
         .read_secret(&endpoint.secret_id)
@@ -475,7 +454,7 @@ pub async fn send_test(
 ) -> Result<DeliveryView, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
     Fields::new(body).only(&[])?;
-    let endpoint = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
+    let endpoint = endpoint_of(deps.endpoints.as_ref(), &merchant_id, endpoint_raw).await?;
     if !endpoint.enabled {
         return Err(endpoint_disabled());
     }
@@ -504,15 +483,7 @@ pub async fn send_test(
         // A fresh event id makes a fresh delivery id; anything else is a bug.
         return Err(store_error(StoreError::AlreadyExists));
     }
-    let msg = DeliveryMessage {
-        delivery_id: delivery.id.clone(),
-        attempt: 1,
-        due_at: now,
-    };
-    if let Err(e) = deps.queue.enqueue(&msg, 0).await {
-        // The delivery is pending and due: the sweeper re-enqueues it.
-        tracing::warn!(delivery_id = %delivery.id, error = %e, "test event not queued; the sweeper will");
-    }
+    queue_now(deps.queue.as_ref(), &delivery.id, 1, now, "test event").await;
     tracing::info!(endpoint_id = %endpoint.id, delivery_id = %delivery.id, "test event sent");
     Ok(DeliveryView::from(&delivery))
 }

@@ -39,7 +39,14 @@ pub use routes::{AdminFunction, AdminRoute, ROUTES};
 pub use secrets::{new_signing_secret, SecretVault, SECRET_PREFIX_ENV};
 
 use crate::ApiError;
-use paygate_domain::{error::code, ports::MerchantDirectory, MerchantId, StoreError};
+use paygate_domain::{
+    error::code,
+    ports::{
+        DeliveryMessage, DeliveryQueue, EndpointHealthStore, EndpointReader, MerchantDirectory,
+    },
+    webhook::{DeliveryId, EndpointHealth, WebhookEndpoint, WebhookEndpointId},
+    MerchantId, StoreError, Timestamp,
+};
 
 /// A store failure as the client sees it: 500, with the cause logged (never returned).
 pub(crate) fn store_error(e: StoreError) -> ApiError {
@@ -69,5 +76,56 @@ pub(crate) async fn merchant(
         Ok(id)
     } else {
         Err(ApiError::not_found("merchant"))
+    }
+}
+
+/// The endpoint id of the path; one that does not parse is 404, like an unknown one.
+fn endpoint_id(raw: &str) -> Result<WebhookEndpointId, ApiError> {
+    WebhookEndpointId::parse(raw).map_err(|_| ApiError::not_found("webhook endpoint"))
+}
+
+/// The endpoint of the path, which must be the merchant's; otherwise 404.
+pub(crate) async fn endpoint_of(
+    endpoints: &dyn EndpointReader,
+    merchant: &MerchantId,
+    raw: &str,
+) -> Result<WebhookEndpoint, ApiError> {
+    endpoints
+        .get_endpoint(merchant, &endpoint_id(raw)?)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| ApiError::not_found("webhook endpoint"))
+}
+
+/// The endpoint of the path with its health, which must be the merchant's; otherwise 404.
+pub(crate) async fn with_health(
+    health: &dyn EndpointHealthStore,
+    merchant: &MerchantId,
+    raw: &str,
+) -> Result<(WebhookEndpoint, EndpointHealth), ApiError> {
+    health
+        .get_health(merchant, &endpoint_id(raw)?)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| ApiError::not_found("webhook endpoint"))
+}
+
+/// Queues attempt `attempt` of a pending delivery, due `now`. A failure is logged, not
+/// returned: the delivery is pending and due, so the sweeper re-enqueues it. `what` names
+/// the delivery in the log line ("test event", "resend", …).
+pub(crate) async fn queue_now(
+    queue: &dyn DeliveryQueue,
+    delivery: &DeliveryId,
+    attempt: u32,
+    now: Timestamp,
+    what: &str,
+) {
+    let msg = DeliveryMessage {
+        delivery_id: delivery.clone(),
+        attempt,
+        due_at: now,
+    };
+    if let Err(e) = queue.enqueue(&msg, 0).await {
+        tracing::warn!(delivery_id = %delivery, error = %e, "{what} not queued; the sweeper will");
     }
 }

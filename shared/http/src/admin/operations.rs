@@ -11,18 +11,19 @@
 
 use futures::future::join_all;
 use paygate_domain::{
-    ports::DeliveryMessage,
-    webhook::{Delivery, DeliveryStatus, WebhookEndpointId, DELIVERY_RETENTION_DAYS},
-    MerchantId, StoreError, Timestamp,
+    webhook::{Delivery, DeliveryStatus, DELIVERY_RETENTION_DAYS},
+    StoreError, Timestamp,
 };
 use serde_json::{Map, Value};
 
 use crate::{
     admin::{
         deliveries::DeliveriesDeps,
+        endpoint_of,
         endpoints::endpoint_disabled,
-        merchant, store_error,
+        merchant, queue_now, store_error,
         views::{disabled_reason, HealthView, RecoverView},
+        with_health,
     },
     ApiError, Fields,
 };
@@ -99,15 +100,15 @@ async fn reset_one(
             _ => return Err(e),
         },
     };
-    let msg = DeliveryMessage {
-        delivery_id: resent.id.clone(),
-        attempt: resent.attempts_made + 1,
-        due_at: now,
-    };
-    if let Err(e) = deps.queue.enqueue(&msg, 0).await {
-        // Pending and due: the sweeper re-enqueues it.
-        tracing::warn!(delivery_id = %resent.id, error = %e, "recovered delivery not queued; the sweeper will");
-    }
+    let attempt = resent.attempts_made + 1;
+    queue_now(
+        deps.queue.as_ref(),
+        &resent.id,
+        attempt,
+        now,
+        "recovered delivery",
+    )
+    .await;
     Ok(Reset::Requested)
 }
 
@@ -121,7 +122,7 @@ pub async fn recover(
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
     let now = deps.clock.now();
     let (since, until) = recover_range(body, now)?;
-    let endpoint = endpoint_of(deps, &merchant_id, endpoint_raw).await?;
+    let endpoint = endpoint_of(deps.endpoints.as_ref(), &merchant_id, endpoint_raw).await?;
     if !endpoint.enabled {
         return Err(endpoint_disabled());
     }
@@ -165,19 +166,6 @@ pub async fn recover(
     Ok(view)
 }
 
-async fn endpoint_of(
-    deps: &DeliveriesDeps,
-    merchant: &MerchantId,
-    raw: &str,
-) -> Result<paygate_domain::webhook::WebhookEndpoint, ApiError> {
-    let id = WebhookEndpointId::parse(raw).map_err(|_| ApiError::not_found("webhook endpoint"))?;
-    deps.endpoints
-        .get_endpoint(merchant, &id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| ApiError::not_found("webhook endpoint"))
-}
-
 /// `GET …/webhook-endpoints/{endpointId}/health` → 200.
 pub async fn health(
     deps: &DeliveriesDeps,
@@ -185,14 +173,7 @@ pub async fn health(
     endpoint_raw: &str,
 ) -> Result<HealthView, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    let id = WebhookEndpointId::parse(endpoint_raw)
-        .map_err(|_| ApiError::not_found("webhook endpoint"))?;
-    let (endpoint, h) = deps
-        .health
-        .get_health(&merchant_id, &id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| ApiError::not_found("webhook endpoint"))?;
+    let (endpoint, h) = with_health(deps.health.as_ref(), &merchant_id, endpoint_raw).await?;
     let backlog = deps
         .deliveries
         .count_pending(&endpoint.id)

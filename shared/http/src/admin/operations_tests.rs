@@ -1,8 +1,8 @@
 use paygate_domain::{
     ports::{DeliveryStore, EndpointHealthStore, OutboxWriter},
     testkit::T0,
-    webhook::{Attempt, DisabledReason, EndpointHealth, RetrySchedule},
-    DeliveryId, EventId, EventRecord, EventType,
+    webhook::{Attempt, DisabledReason, EndpointHealth, RetrySchedule, WebhookEndpointId},
+    DeliveryId, EventId, EventRecord, EventType, MerchantId,
 };
 use serde_json::json;
 

@@ -4,8 +4,8 @@
 use paygate_domain::{
     apikey::{key_prefix, ApiKey, KeyStatus},
     webhook::{
-        Attempt, AttemptError, Delivery, DeliveryStatus, DisabledReason, EndpointHealth,
-        EventFilter, WebhookEndpoint,
+        Attempt, Delivery, DeliveryStatus, DisabledReason, EndpointHealth, EventFilter,
+        WebhookEndpoint,
     },
     EventType, Mode, Timestamp,
 };
@@ -207,34 +207,26 @@ impl From<&Delivery> for DeliveryView {
 /// Most characters of a response body shown per attempt (the sender keeps at most 2 KiB).
 pub const RESPONSE_BODY_SHOWN: usize = 1024;
 
+/// One attempt as shown: the recorded [`Attempt`] (number, start, duration, status code or
+/// error kind: timeout, connection, tls, dns, blocked, secret, endpoint_unavailable) with
+/// its response body cut to [`RESPONSE_BODY_SHOWN`] characters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AttemptView {
-    pub number: u32,
-    /// When the attempt started.
-    pub at: Timestamp,
-    pub duration_ms: u64,
-    /// The HTTP status, when a response arrived.
-    pub status_code: Option<u16>,
-    /// Why there was no (usable) response: timeout, connection, tls, dns, blocked, secret,
-    /// endpoint_unavailable.
-    pub error: Option<AttemptError>,
-    /// The start of the response body, truncated.
-    pub response_body: String,
-    pub succeeded: bool,
-}
+#[serde(transparent)]
+pub struct AttemptView(Attempt);
 
 impl From<&Attempt> for AttemptView {
     fn from(a: &Attempt) -> Self {
-        Self {
-            number: a.number,
-            at: a.at,
-            duration_ms: a.duration_ms,
-            status_code: a.status_code,
-            error: a.error,
-            response_body: a.response_body.chars().take(RESPONSE_BODY_SHOWN).collect(),
-            succeeded: a.succeeded,
-        }
+        let mut shown = a.clone();
+        shown.response_body = a.response_body.chars().take(RESPONSE_BODY_SHOWN).collect();
+        Self(shown)
+    }
+}
+
+impl std::ops::Deref for AttemptView {
+    type Target = Attempt;
+
+    fn deref(&self) -> &Attempt {
+        &self.0
     }
 }
 

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::dynamo::{
     item::{attrs, s, t},
-    read::{query_all, query_page},
+    read::{count_all, index_query, query_all, query_page},
     schema::{BY_ENDPOINT_INDEX, BY_EVENT_INDEX, DUE_SHARD, PENDING_INDEX},
     webhook_item::{attr, decode_delivery},
     write::conditional,
@@ -49,22 +49,19 @@ impl DynamoDeliveries {
         if limit == 0 {
             return Ok((Vec::new(), cursor));
         }
-        let mut names = attrs(&[("#e", attr::ENDPOINT_ID.to_owned())]);
-        let mut values = attrs(&[(":e", s(endpoint.as_str()))]);
+        let mut query = index_query(
+            &self.client,
+            &self.table,
+            &BY_ENDPOINT_INDEX,
+            endpoint.as_str(),
+        )
+        .scan_index_forward(false);
         if let Some(st) = status {
-            names.insert("#status".to_owned(), attr::STATUS.to_owned());
-            values.insert(":status".to_owned(), s(st.as_str()));
+            query = query
+                .filter_expression("#status = :status")
+                .expression_attribute_names("#status", attr::STATUS)
+                .expression_attribute_values(":status", s(st.as_str()));
         }
-        let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .index_name(BY_ENDPOINT_INDEX.name)
-            .key_condition_expression("#e = :e")
-            .set_filter_expression(status.map(|_| "#status = :status".to_owned()))
-            .set_expression_attribute_names(Some(names))
-            .set_expression_attribute_values(Some(values))
-            .scan_index_forward(false);
         let mut out: Vec<Delivery> = Vec::new();
         let mut pages = 0;
         loop {
@@ -95,18 +92,28 @@ impl DynamoDeliveries {
             }
         }
     }
+}
+
+/// The dashboard's port: an endpoint's history (paged by cursor, above), an event's
+/// deliveries, the resend, the recover's failed deliveries and the backlog count.
+#[async_trait]
+impl DeliveryAdmin for DynamoDeliveries {
+    async fn list_by_endpoint(
+        &self,
+        endpoint: &WebhookEndpointId,
+        status: Option<DeliveryStatus>,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<Page<Delivery>, StoreError> {
+        let (items, next_cursor) =
+            DynamoDeliveries::list_by_endpoint(self, endpoint, status, limit, cursor).await?;
+        Ok(Page { items, next_cursor })
+    }
 
     /// Every delivery of an event (one per endpoint it was fanned out to), oldest first.
     /// Reads the `byEvent` index (eventually consistent).
-    pub async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
-        let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .index_name(BY_EVENT_INDEX.name)
-            .key_condition_expression("#e = :e")
-            .expression_attribute_names("#e", attr::EVENT_ID)
-            .expression_attribute_values(":e", s(event.as_str()));
+    async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
+        let query = index_query(&self.client, &self.table, &BY_EVENT_INDEX, event.as_str());
         let mut out = query_all(query, decode_delivery).await?;
         out.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         Ok(out)
@@ -118,7 +125,7 @@ impl DynamoDeliveries {
     /// starts over (see `Delivery::resent`), any lease dropped. Returns the delivery as it is
     /// now; `Ok(None)` when there is no such delivery; `StoreError::Conflict { current: None }`
     /// when it is pending already. The caller enqueues attempt `attempts_made + 1`.
-    pub async fn reset_for_resend(
+    async fn reset_for_resend(
         &self,
         id: &DeliveryId,
         now: Timestamp,
@@ -167,13 +174,11 @@ impl DynamoDeliveries {
             },
         }
     }
-}
 
-impl DynamoDeliveries {
     /// An endpoint's `failed` deliveries created in `[since, until)`, oldest first, at most
     /// `limit`, and whether more may follow. Reads the `byEndpoint` index forward from
     /// `since` with a status filter (eventually consistent).
-    pub async fn list_failed(
+    async fn list_failed(
         &self,
         endpoint: &WebhookEndpointId,
         since: Timestamp,
@@ -223,72 +228,13 @@ impl DynamoDeliveries {
 
     /// How many of the endpoint's deliveries are pending: a `Select COUNT` over the sparse
     /// `pendingByEndpoint` index, which holds the pending deliveries only.
-    pub async fn count_pending(&self, endpoint: &WebhookEndpointId) -> Result<u64, StoreError> {
-        let mut total: u64 = 0;
-        let mut start: Option<
-            std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
-        > = None;
-        loop {
-            let out = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name(PENDING_INDEX.name)
-                .key_condition_expression("#p = :p")
-                .expression_attribute_names("#p", attr::PENDING_ENDPOINT)
-                .expression_attribute_values(":p", s(endpoint.as_str()))
-                .select(aws_sdk_dynamodb::types::Select::Count)
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(|e| crate::dynamo::error::unavailable("Query", &e))?;
-            total += u64::try_from(out.count()).unwrap_or(0);
-            match out.last_evaluated_key() {
-                Some(k) if !k.is_empty() => start = Some(k.clone()),
-                _ => return Ok(total),
-            }
-        }
-    }
-}
-
-/// The dashboard's port: the inherent queries and the resend.
-#[async_trait]
-impl DeliveryAdmin for DynamoDeliveries {
-    async fn list_by_endpoint(
-        &self,
-        endpoint: &WebhookEndpointId,
-        status: Option<DeliveryStatus>,
-        limit: usize,
-        cursor: Option<String>,
-    ) -> Result<Page<Delivery>, StoreError> {
-        let (items, next_cursor) =
-            DynamoDeliveries::list_by_endpoint(self, endpoint, status, limit, cursor).await?;
-        Ok(Page { items, next_cursor })
-    }
-
-    async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError> {
-        DynamoDeliveries::list_by_event(self, event).await
-    }
-
-    async fn reset_for_resend(
-        &self,
-        id: &DeliveryId,
-        now: Timestamp,
-    ) -> Result<Option<Delivery>, StoreError> {
-        DynamoDeliveries::reset_for_resend(self, id, now).await
-    }
-
-    async fn list_failed(
-        &self,
-        endpoint: &WebhookEndpointId,
-        since: Timestamp,
-        until: Timestamp,
-        limit: usize,
-    ) -> Result<(Vec<Delivery>, bool), StoreError> {
-        DynamoDeliveries::list_failed(self, endpoint, since, until, limit).await
-    }
-
     async fn count_pending(&self, endpoint: &WebhookEndpointId) -> Result<u64, StoreError> {
-        DynamoDeliveries::count_pending(self, endpoint).await
+        count_all(index_query(
+            &self.client,
+            &self.table,
+            &PENDING_INDEX,
+            endpoint.as_str(),
+        ))
+        .await
     }
 }

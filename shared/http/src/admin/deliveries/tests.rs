@@ -67,6 +67,18 @@ async fn one_delivery_shows_its_attempts_and_next_attempt() {
     let v = serde_json::to_value(&shown).unwrap();
     assert_eq!(v["attempts"][1]["error"], json!("timeout"));
     assert_eq!(v["attempts"][1]["statusCode"], json!(null));
+    // The attempt's JSON is the recorded attempt's, without its delivery id (shown once,
+    // on the delivery) and with the body as cut.
+    assert_eq!(
+        v["attempts"][0]["responseBody"].as_str().map(str::len),
+        Some(1024)
+    );
+    assert_eq!(
+        v["attempts"][0].as_object().map(|o| o.len()),
+        Some(7),
+        "number, at, durationMs, statusCode, error, responseBody, succeeded: {v}"
+    );
+    assert!(v["attempts"][0].get("deliveryId").is_none());
     assert_eq!(v["nextAttemptAt"], json!(null));
 
     // another merchant's delivery, and ids that cannot exist, are 404

@@ -14,7 +14,7 @@ use paygate_domain::{
 };
 use serde_json::{json, Value};
 
-use crate::events::{self, Caller};
+use crate::bench::events::{self, Caller};
 
 /// The merchant the cases act for (test mode) and its seeded key.
 pub const MERCHANT: &str = "mch_anatolia";

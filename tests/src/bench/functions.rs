@@ -15,7 +15,7 @@ use serde_norway::Value as Yaml;
 
 /// The workspace root (where `template.yaml` lives).
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// A template value of an environment variable: a literal or a reference to a resource,

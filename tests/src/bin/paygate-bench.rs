@@ -17,13 +17,13 @@ use std::{
 };
 
 use paygate_aws::moto::{unique_prefix, MotoServer};
-use paygate_bench::{
+use paygate_compose::system::{RandomIds, SystemClock};
+use paygate_devserver::{Options, WebhookOptions};
+use paygate_tests::bench::{
     cases::Ctx,
     functions::{self, LocalStack},
     runtime_stub::RuntimeStub,
 };
-use paygate_compose::system::{RandomIds, SystemClock};
-use paygate_devserver::{Options, WebhookOptions};
 use serde_json::json;
 
 const FLOOR: &str = "floor (C)";
@@ -116,7 +116,7 @@ async fn events_once(t: &Target, ctx: &Ctx<'_>, row: &mut Row) -> Result<(), Str
             Some(ctx.invocation(&t.name).await?),
         )
     };
-    let ev = |i: &Option<paygate_bench::cases::Invocation>| {
+    let ev = |i: &Option<paygate_tests::bench::cases::Invocation>| {
         i.as_ref().map_or(json!({}), |i| i.event.clone())
     };
     let id1 = stub.push(&ev(&a));

@@ -5,7 +5,7 @@
 //!
 //! Per case: nanoseconds per operation (the median of `BENCH_CPU_ROUNDS` rounds of
 //! `BENCH_CPU_OPS` operations each), heap allocations and bytes allocated per operation
-//! (a counting global allocator). Run in release: `cargo run --release -p paygate-bench --bin
+//! (a counting global allocator). Run in release: `cargo run --release -p paygate-tests --bin
 //! handler-cpu`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -227,34 +227,33 @@ fn run(rounds: usize, ops: usize) -> Vec<(&'static str, Figures)> {
         }
     };
 
+    // A money operation of `kind` (and `amount`) on each payment, filled in `status`.
+    let money = |status: PaymentStatus, kind: TransactionType, amount: Option<i64>| {
+        measure(rounds, ops, fill(status), |r, i| {
+            let w = cell.borrow();
+            let res = rt.block_on(run_operation(
+                &w.deps,
+                &w.principal,
+                &id(r, i),
+                kind,
+                amount,
+            ));
+            black_box(res.unwrap_or_else(|e| panic!("{kind:?}: {e:?}")));
+        })
+    };
+
     let mut rows: Vec<(&str, Figures)> = Vec::new();
     rows.push((
         "capture (full)",
-        measure(rounds, ops, fill(PaymentStatus::Authorized), |r, i| {
-            let w = cell.borrow();
-            let res = rt.block_on(run_operation(
-                &w.deps,
-                &w.principal,
-                &id(r, i),
-                TransactionType::Capture,
-                None,
-            ));
-            black_box(res.expect("capture"));
-        }),
+        money(PaymentStatus::Authorized, TransactionType::Capture, None),
     ));
     rows.push((
         "refund (partial)",
-        measure(rounds, ops, fill(PaymentStatus::Captured), |r, i| {
-            let w = cell.borrow();
-            let res = rt.block_on(run_operation(
-                &w.deps,
-                &w.principal,
-                &id(r, i),
-                TransactionType::Refund,
-                Some(2_500),
-            ));
-            black_box(res.expect("refund"));
-        }),
+        money(
+            PaymentStatus::Captured,
+            TransactionType::Refund,
+            Some(2_500),
+        ),
     ));
     rows.push((
         "query (no change)",

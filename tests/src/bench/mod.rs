@@ -1,10 +1,8 @@
 //! Performance and process-level support: a Lambda Runtime API stub ([`runtime_stub`]), the
 //! real function binaries started against it with a local stack's environment
 //! ([`functions`]), real events of each kind ([`events`]) and one checked invocation per
-//! function ([`cases`]). `make bench` and the binaries test (tests/tests/binaries) use them.
-//!
-//! Test and bench support only: a broken expectation here is a failed run, so it panics.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! function ([`cases`]). `make bench` (`src/bin/paygate-bench.rs`, `src/bin/handler-cpu.rs`)
+//! and the binaries test (tests/tests/binaries) use them.
 
 pub mod cases;
 pub mod events;
