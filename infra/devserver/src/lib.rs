@@ -6,6 +6,7 @@
 
 pub mod admin;
 pub mod banks;
+mod banner;
 pub mod endpoints;
 mod gateway;
 pub mod pipeline;
@@ -32,6 +33,7 @@ use paygate_domain::{
 use tokio::{net::TcpListener, task::JoinHandle};
 
 pub use banks::DEFAULT_BANK_TIMEOUT;
+pub use banner::{banner, schedule_notation};
 pub use pipeline::WebhookOptions;
 pub use seed::Seed;
 
@@ -344,138 +346,5 @@ impl DevServer {
                 .await?
                 .ok_or_else(|| StoreError::Corrupt("the created endpoint is not there".into()))?;
         Ok((endpoint, made.secret))
-    }
-}
-
-/// What `make dev` prints: where it listens and which keys to use.
-pub fn banner(server: &DevServer, seed: &Seed) -> String {
-    let mut out = format!("\npaygate local stack is up\n  API:      {}\n", server.url);
-    out.push_str("  AWS:      moto: DynamoDB (tables created from the SAM definitions, seeded from infra/local/seed.json), SQS, Secrets Manager\n");
-    out.push_str(&webhook_lines(server, seed));
-    out.push_str(&admin::banner_lines(seed));
-    out.push_str(&banks::banner_lines(server, seed));
-    out.push_str("\n  API keys:\n");
-    for m in &seed.merchants {
-        for k in &m.api_keys {
-            out.push_str(&format!(
-                "    {:<14} {:<5} {}\n",
-                m.id,
-                k.mode.as_str(),
-                k.key
-            ));
-        }
-    }
-    out.push_str("\n  Seeded payments:\n");
-    for p in &seed.payments {
-        out.push_str(&format!(
-            "    {:<24} {:<14} {:<5} {:>8} {} {}\n",
-            p.id,
-            p.merchant_id,
-            p.mode.as_str(),
-            p.amount,
-            p.currency.code(),
-            p.status
-        ));
-    }
-    if let (Some(m), Some(p)) = (
-        seed.merchants.first(),
-        seed.payments
-            .iter()
-            .find(|p| p.mode == paygate_domain::Mode::Test),
-    ) {
-        if let Some(k) = m
-            .api_keys
-            .iter()
-            .find(|k| k.mode == paygate_domain::Mode::Test)
-        {
-            out.push_str(&format!(
-                "\n  Try:\n    curl -s {}/v1/payments/{} -H 'Authorization: Bearer {}'\n",
-                server.url, p.id, k.key
-            ));
-        }
-    }
-    out.push_str("\n  Ctrl-C stops the server and moto.\n");
-    out
-}
-
-/// `30s,2m,10m,…`: the schedule in the notation `PAYGATE_WEBHOOK_RETRY_SCHEDULE` takes.
-pub fn schedule_notation(schedule: &RetrySchedule) -> String {
-    schedule
-        .waits_seconds()
-        .iter()
-        .map(|&s| match s {
-            s if s % 3_600 == 0 => format!("{}h", s / 3_600),
-            s if s % 60 == 0 => format!("{}m", s / 60),
-            s => format!("{s}s"),
-        })
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-fn webhook_lines(server: &DevServer, seed: &Seed) -> String {
-    let w = &server.webhook;
-    let allow = if w.allow_addrs.is_empty() {
-        "none: private and loopback addresses are refused".to_owned()
-    } else {
-        w.allow_addrs
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut out = format!(
-        "  Webhooks: events queue -> fanout -> deliveries queue -> deliver, sweeper every {}s\n\
-         \x20   retry schedule  {} ({} attempts; {})\n\
-         \x20   allowed private {} ({})\n\
-         \x20   extra root CA   {} ({})\n\
-         \x20   attempt timeout {} ms\n",
-        w.sweep_every.as_secs(),
-        schedule_notation(&w.schedule),
-        w.schedule.max_attempts(),
-        paygate_compose::RETRY_SCHEDULE_ENV,
-        allow,
-        paygate_webhooks::ENV_ALLOW_ADDRS,
-        if w.extra_ca { "yes" } else { "none" },
-        paygate_webhooks::ENV_EXTRA_CA,
-        w.timeout.as_millis(),
-    );
-    if !seed.webhook_endpoints.is_empty() {
-        out.push_str("    seeded endpoints:\n");
-        for e in &seed.webhook_endpoints {
-            out.push_str(&format!(
-                "      {} {:<14} {:<5} {:<8} {} secret {}\n",
-                e.id,
-                e.merchant_id,
-                e.mode.as_str(),
-                if e.enabled { "enabled" } else { "disabled" },
-                e.url,
-                e.secret
-            ));
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn schedule_notation_round_trips() {
-        for text in [
-            paygate_domain::webhook::SPEC_SCHEDULE,
-            "1s,1s,1s",
-            "90s,1m,25h",
-        ] {
-            let parsed = RetrySchedule::parse(text).unwrap_or_default();
-            assert_eq!(
-                RetrySchedule::parse(&schedule_notation(&parsed)),
-                Some(parsed)
-            );
-        }
-        assert_eq!(
-            schedule_notation(&RetrySchedule::default()),
-            paygate_domain::webhook::SPEC_SCHEDULE
-        );
     }
 }
