@@ -16,7 +16,8 @@ use serde_json::{Map, Value};
 
 use crate::{ApiError, Fields};
 
-/// Longest accepted endpoint URL.
+/// Longest accepted endpoint URL (bytes), as sent and as stored: the normalised form (what
+/// [`valid_url`] returns, percent-encoded ASCII) is held to it too.
 pub const MAX_URL_LEN: usize = 2048;
 /// Longest accepted description.
 pub const MAX_DESCRIPTION_CHARS: usize = 500;
@@ -31,9 +32,11 @@ pub const MAX_LIMIT: usize = 100;
 /// Longest delivery history cursor accepted.
 pub const MAX_CURSOR_LEN: usize = 2048;
 
-/// `url`: parseable, HTTPS, no credentials, not an IP literal of a private network (unless
-/// the egress policy lists it). A hostname is checked again at every delivery, where it is
-/// resolved.
+/// `url`: at most [`MAX_URL_LEN`] bytes, parseable, HTTPS, no credentials, not an IP
+/// literal of a private network (unless the egress policy lists it); returned normalised
+/// (the WHATWG serialisation), which must be within [`MAX_URL_LEN`] as well: a URL that
+/// grows past it when percent-encoded is refused, so what is stored is always accepted
+/// again. A hostname is checked again at every delivery, where it is resolved.
 pub fn valid_url(url: &str, egress: &EgressPolicy) -> Result<String, ApiError> {
     if url.len() > MAX_URL_LEN {
         return Err(ApiError::invalid(
@@ -42,7 +45,19 @@ pub fn valid_url(url: &str, egress: &EgressPolicy) -> Result<String, ApiError> {
         ));
     }
     match check_url(url.trim(), egress) {
-        Ok(parsed) => Ok(parsed.to_string()),
+        Ok(parsed) => {
+            let normalised = parsed.to_string();
+            if normalised.len() > MAX_URL_LEN {
+                return Err(ApiError::invalid(
+                    "url",
+                    &format!(
+                        "must be at most {MAX_URL_LEN} characters once normalised (it is {} with its spaces, controls and non-ASCII characters percent-encoded)",
+                        normalised.len()
+                    ),
+                ));
+            }
+            Ok(normalised)
+        }
         Err(e) => {
             let reason = match e {
                 Blocked::InvalidUrl => "is not a valid URL".to_owned(),

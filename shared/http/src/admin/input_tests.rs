@@ -240,3 +240,32 @@ fn the_history_query_is_percent_decoded_and_checked() {
     let longest = format!("cursor={}", "a".repeat(MAX_CURSOR_LEN));
     assert!(HistoryQuery::from_query(Some(&longest)).is_ok());
 }
+
+/// Regression (fuzz target `admin_bodies`): a URL within the limit as sent could grow past
+/// it when normalised (spaces and non-ASCII characters percent-encoded), be stored over the
+/// documented `maxLength`, and then be refused when sent back on PATCH. The limit now holds
+/// for the stored form.
+#[test]
+fn the_url_limit_holds_for_the_normalised_form() {
+    let base = "https://hooks.example.com/";
+    // 26 + 2 × 1000 bytes as sent, 26 + 6 × 1000 once percent-encoded.
+    let grows = format!("{base}{}", "é".repeat(1000));
+    assert!(grows.len() <= MAX_URL_LEN);
+    assert_eq!(field(&valid_url(&grows, &strict()).unwrap_err()), "url");
+    let spaces = format!("{base}a{}b", " ".repeat(1000));
+    assert_eq!(field(&valid_url(&spaces, &strict()).unwrap_err()), "url");
+    // Exactly at the limit once normalised: accepted, and accepted again as stored.
+    let fits = format!("{base}{}", "é".repeat((MAX_URL_LEN - base.len()) / 6));
+    let stored = valid_url(&fits, &strict()).unwrap();
+    assert_eq!(stored.len(), MAX_URL_LEN);
+    assert_eq!(valid_url(&stored, &strict()).unwrap(), stored);
+    let over = format!("{fits}x");
+    assert_eq!(field(&valid_url(&over, &strict()).unwrap_err()), "url");
+    // The fuzzer's own case: bytes 0b b8 (a vertical tab and, read lossily, U+FFFD) repeated
+    // after the host up to 2048 bytes as sent; each 4 bytes become 12 percent-encoded.
+    let mut fuzzed = base.to_owned();
+    while fuzzed.len() + 4 <= MAX_URL_LEN {
+        fuzzed.push_str("\u{b}\u{fffd}");
+    }
+    assert_eq!(field(&valid_url(&fuzzed, &strict()).unwrap_err()), "url");
+}
