@@ -186,13 +186,14 @@ clean-local:
 	rm -rf .venv .local
 
 # cargo-fuzz (crates.io, pinned, installed once by `cargo install --locked`) over fuzz/
-# (not a workspace member): the webhook signature header, request bodies, the SigV4 header
-# and the three banks' response readers. Stable toolchain: RUSTC_BOOTSTRAP=1 lets stable
-# rustc take the -Z flags cargo-fuzz passes; `-s none`: no sanitizer (the code forbids
-# unsafe); the first build takes ~9 min on 2 cores. FUZZ_SECONDS per target.
+# (not a workspace member): the webhook signature header, request bodies (merchant, admin
+# and test-helper, the simulators' admin routes included), the SigV4 header and the bank
+# response readers. Stable toolchain: RUSTC_BOOTSTRAP=1 lets stable rustc take the -Z flags
+# cargo-fuzz passes; `-s none`: no sanitizer (the code forbids unsafe); the first build
+# takes ~9 min on 2 cores. FUZZ_SECONDS per target.
 FUZZ_VERSION := 0.13.2
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := signature_header request_body handler_bodies sigv4_header bank_responses
+FUZZ_TARGETS := signature_header request_body handler_bodies admin_bodies test_helper_bodies sigv4_header bank_responses
 fuzz:
 	@if [ "$$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $(FUZZ_VERSION)" ]; then \
 	  cargo install --locked cargo-fuzz --version $(FUZZ_VERSION); \

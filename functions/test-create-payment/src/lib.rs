@@ -7,19 +7,16 @@
 //! end-of-day cut, so a cancel is declined. Live keys get 404: the route does not exist
 //! for them. Only test-mode accounts are used (`accountId` of a live account: 404), so the
 //! helper never writes to a live bank. With an `Idempotency-Key`, runs at most once per key
-//! (`paygate_http::idempotency`).
+//! (`paygate_http::idempotency`). The body is read by `paygate_http::test_helpers`.
 
 use lambda_http::{http::StatusCode, Body, Request, Response};
 use paygate_domain::{
-    money::Amount,
     payment::{CreatedPayment, PaymentView},
-    ports::{Expectation, PaymentChange, TestOrder, TestOrderState},
-    AccountId, Currency, Mode, Payment, PaymentId, PaymentStatus, PosAccount,
+    ports::{Expectation, PaymentChange, TestOrder},
+    AccountId, Mode, Payment, PaymentId, PosAccount,
 };
 use paygate_http::{
-    body::{parse_object, Fields},
-    handlers::caller,
-    respond, ApiError,
+    body::parse_object, handlers::caller, respond, test_helpers::test_payment, ApiError,
 };
 use paygate_payments::{
     accounts::{account_in_mode, accounts_in_mode},
@@ -28,74 +25,6 @@ use paygate_payments::{
 
 /// Dependencies, built once per Lambda instance by `paygate_compose`.
 pub use paygate_compose::TestCreatePayment as Deps;
-
-struct CreateRequest {
-    amount: i64,
-    currency: Currency,
-    status: PaymentStatus,
-    account_id: Option<AccountId>,
-    bank_state: TestOrderState,
-    settled: bool,
-}
-
-fn parse(req: &Request) -> Result<CreateRequest, ApiError> {
-    let body = parse_object(req)?;
-    let f = Fields::new(&body);
-    f.only(&[
-        "amount",
-        "currency",
-        "status",
-        "accountId",
-        "bankState",
-        "settled",
-    ])?;
-    let amount = Amount::new(f.req_i64("amount")?)?.minor();
-    let currency = Currency::parse(f.req_str("currency")?)
-        .ok_or_else(|| ApiError::invalid("currency", "must be one of TRY, USD, EUR, GBP"))?;
-    let status = match f.req_str("status")? {
-        "authorized" => PaymentStatus::Authorized,
-        "captured" => PaymentStatus::Captured,
-        "pending" => PaymentStatus::Pending,
-        // A payment that failed before the bank booked anything (the bank holds no record).
-        // Not reachable through query quickly: "no record" counts only after a grace period.
-        "failed" => PaymentStatus::Failed,
-        _ => {
-            return Err(ApiError::invalid(
-                "status",
-                "must be authorized, captured, pending or failed",
-            ))
-        }
-    };
-    let bank_state = match (status, f.opt_str("bankState")?) {
-        (PaymentStatus::Authorized, None) => TestOrderState::Preauth,
-        (PaymentStatus::Captured, None) => TestOrderState::Approved,
-        (_, None) => TestOrderState::None,
-        (PaymentStatus::Pending, Some(s)) => TestOrderState::parse(s).ok_or_else(|| {
-            ApiError::invalid("bankState", "must be approved, preauth, declined or none")
-        })?,
-        (_, Some(_)) => {
-            return Err(ApiError::invalid(
-                "bankState",
-                "is only for pending payments",
-            ))
-        }
-    };
-    let account_id = f
-        .opt_str("accountId")?
-        .map(|s| {
-            AccountId::parse(s).map_err(|_| ApiError::invalid("accountId", "must be an acc_… id"))
-        })
-        .transpose()?;
-    let settled = f.opt_bool("settled")?.unwrap_or(false);
-    Ok(CreateRequest {
-        amount,
-        currency,
-        status,
-        account_id,
-        bank_state,
-        settled,
-    })
-}
 
 fn accepts_test_orders(deps: &Deps, account: &PosAccount) -> bool {
     deps.providers
@@ -135,7 +64,7 @@ async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
     if who.mode != Mode::Test {
         return Err(ApiError::not_found("route"));
     }
-    let r = parse(req)?;
+    let r = parse_object(req).and_then(|b| test_payment(&b))?;
     let account = account(deps, &who, r.account_id.clone()).await?;
     let now = deps.clock.now();
     let id = PaymentId::generate(deps.ids.as_ref());

@@ -1,7 +1,8 @@
 //! HTTP glue shared by the API functions: the authorizer context, request parsing with
 //! field-naming errors, the one mapping from errors to the JSON error envelope, and the
-//! `Idempotency-Key` wrapper every merchant POST handler runs in, and the dashboard's
-//! admin API ([`admin`]: its handlers and routes).
+//! `Idempotency-Key` wrapper every merchant POST handler runs in, the dashboard's admin API
+//! ([`admin`]: its handlers, routes and input) and the test helper's body
+//! ([`test_helpers`]).
 
 pub mod admin;
 pub mod body;
@@ -10,6 +11,7 @@ pub mod error;
 pub mod handlers;
 pub mod idempotency;
 pub mod respond;
+pub mod test_helpers;
 pub mod throttle;
 
 pub use body::{parse_object, Fields};

@@ -22,12 +22,14 @@ use paygate_domain::{
 };
 
 pub mod admin;
+pub mod bodies;
 pub mod faults;
 mod serve;
 pub mod testing;
 pub mod users;
 
 pub use admin::{admin_routes, host, Clients, FaultsBody, Host};
+pub use bodies::{JsonBytes, Refused};
 pub use faults::{Fault, FaultCounts, FaultOdds, FaultPlan};
 use serve::touch;
 pub use serve::{serve_counted, serve_money, serve_request, track_touched, Served};

@@ -19,12 +19,7 @@ use crate::admin::{
     views::{AttemptView, DeliveryDetail, DeliveryList, DeliveryPage, DeliveryView},
 };
 
-/// Page size when `limit` is not given.
-pub const DEFAULT_LIMIT: usize = 20;
-/// Largest page.
-pub const MAX_LIMIT: usize = 100;
-/// Longest cursor accepted.
-const MAX_CURSOR_LEN: usize = 2048;
+pub use crate::admin::input::{HistoryQuery, DEFAULT_LIMIT, MAX_LIMIT};
 
 /// What the `admin-deliveries` function works with.
 pub struct DeliveriesDeps {
@@ -38,59 +33,6 @@ pub struct DeliveriesDeps {
     pub clock: Arc<dyn Clock>,
     /// The endpoint's health counters (`admin::operations::health`).
     pub health: Arc<dyn paygate_domain::ports::EndpointHealthStore>,
-}
-
-/// `?status=pending|succeeded|failed&limit=1..100&cursor=…` of an endpoint's history.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct HistoryQuery {
-    pub status: Option<DeliveryStatus>,
-    pub limit: Option<usize>,
-    pub cursor: Option<String>,
-}
-
-impl HistoryQuery {
-    /// Parses query pairs; an unknown or repeated parameter is refused.
-    pub fn parse(pairs: &[(String, String)]) -> Result<Self, ApiError> {
-        let mut q = Self::default();
-        let mut seen: Vec<&str> = Vec::new();
-        for (k, v) in pairs {
-            if seen.contains(&k.as_str()) {
-                return Err(ApiError::invalid(k, "is given more than once"));
-            }
-            seen.push(k);
-            match k.as_str() {
-                "status" => {
-                    q.status = Some(DeliveryStatus::parse(v).ok_or_else(|| {
-                        ApiError::invalid("status", "must be pending, succeeded or failed")
-                    })?);
-                }
-                "limit" => {
-                    let n: usize = v
-                        .parse()
-                        .ok()
-                        .filter(|n| (1..=MAX_LIMIT).contains(n))
-                        .ok_or_else(|| {
-                            ApiError::invalid(
-                                "limit",
-                                &format!("must be an integer from 1 to {MAX_LIMIT}"),
-                            )
-                        })?;
-                    q.limit = Some(n);
-                }
-                "cursor" => {
-                    if v.is_empty() || v.len() > MAX_CURSOR_LEN {
-                        return Err(ApiError::invalid(
-                            "cursor",
-                            "is not a cursor this listing handed out",
-                        ));
-                    }
-                    q.cursor = Some(v.clone());
-                }
-                other => return Err(ApiError::invalid(other, "is not a known query parameter")),
-            }
-        }
-        Ok(q)
-    }
 }
 
 /// `GET …/webhook-endpoints/{endpointId}/deliveries`: newest first.

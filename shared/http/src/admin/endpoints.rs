@@ -4,7 +4,7 @@
 use paygate_domain::error::code;
 use std::sync::Arc;
 
-use crate::{ApiError, Fields};
+use crate::ApiError;
 use paygate_domain::secret::SecretDoc;
 use paygate_domain::{
     payment::PaymentView,
@@ -12,31 +12,26 @@ use paygate_domain::{
         ApiKeyAdmin, Clock, DeliveryQueue, DeliveryStore, EndpointAdmin, EndpointHealthStore,
         IdGenerator, MerchantDirectory, OutboxWriter,
     },
-    webhook::{
-        Delivery, DisabledReason, EndpointHealth, EventFilter, WebhookEndpoint, WebhookEndpointId,
-    },
+    webhook::{Delivery, DisabledReason, EndpointHealth, WebhookEndpoint, WebhookEndpointId},
     AccountId, Currency, EventId, EventRecord, EventType, Mode, PaymentId, PaymentStatus,
     StoreError, Timestamp,
 };
-use paygate_webhooks::{check_url, Blocked, EgressPolicy};
+use paygate_webhooks::EgressPolicy;
 use serde_json::{Map, Value};
 
 use crate::admin::{
-    endpoint_of, merchant, queue_now,
+    endpoint_of,
+    input::{self, EndpointPatch, NewEndpoint},
+    merchant, queue_now,
     secrets::{new_signing_secret, secret_name, SecretVault},
     store_error,
     views::{Deleted, DeliveryView, EndpointList, EndpointView, EndpointWithSecret, RotatedSecret},
     with_health,
 };
 
-/// Longest accepted endpoint URL.
-pub const MAX_URL_LEN: usize = 2048;
-/// Longest accepted description.
-pub const MAX_DESCRIPTION_CHARS: usize = 500;
-/// The rotation grace period when the request names none: 24 hours.
-pub const DEFAULT_GRACE_SECONDS: i64 = 86_400;
-/// The longest rotation grace period: 7 days.
-pub const MAX_GRACE_SECONDS: i64 = 7 * 86_400;
+pub use crate::admin::input::{
+    DEFAULT_GRACE_SECONDS, MAX_DESCRIPTION_CHARS, MAX_GRACE_SECONDS, MAX_URL_LEN,
+};
 /// How long a rotation claimed on the endpoint (its `secretVersion` bumped) but not yet
 /// written to the vault blocks another rotation (409); after that it counts as abandoned.
 pub const ROTATION_SETTLE_MS: i64 = 60_000;
@@ -69,64 +64,6 @@ pub struct EndpointsDeps {
 /// How many times a re-enable re-reads the health after losing a race to an attempt.
 const HEALTH_TRIES: usize = 5;
 
-/// `url`: parseable, HTTPS, no credentials, not an IP literal of a private network (unless
-/// the egress policy lists it). A hostname is checked again at every delivery, where it is
-/// resolved.
-fn valid_url(url: &str, egress: &EgressPolicy) -> Result<String, ApiError> {
-    if url.len() > MAX_URL_LEN {
-        return Err(ApiError::invalid(
-            "url",
-            &format!("must be at most {MAX_URL_LEN} characters"),
-        ));
-    }
-    match check_url(url.trim(), egress) {
-        Ok(parsed) => Ok(parsed.to_string()),
-        Err(e) => {
-            let reason = match e {
-                Blocked::InvalidUrl => "is not a valid URL".to_owned(),
-                Blocked::NotHttps => "must be an https:// URL".to_owned(),
-                Blocked::Credentials => "must not carry a user name or password".to_owned(),
-                Blocked::NoHost => "has no host".to_owned(),
-                Blocked::Address(ip) | Blocked::Resolved { addr: ip, .. } => format!(
-                    "names {ip}, which is a private, loopback, link-local or otherwise non-public address"
-                ),
-            };
-            Err(ApiError::invalid("url", &reason))
-        }
-    }
-}
-
-/// `events`: a non-empty list of the spec's event types or `*`, each once.
-fn valid_events(v: &Value) -> Result<Vec<EventFilter>, ApiError> {
-    let list = v
-        .as_array()
-        .filter(|a| !a.is_empty())
-        .ok_or_else(|| ApiError::invalid("events", "must be a non-empty list of event types"))?;
-    let mut out: Vec<EventFilter> = Vec::new();
-    for item in list {
-        let f = item.as_str().and_then(EventFilter::parse).ok_or_else(|| {
-            ApiError::invalid(
-                "events",
-                "must list event types (payment.requires_action, payment.authorized, payment.captured, payment.failed, payment.cancelled, payment.refunded, webhook.test) or \"*\"",
-            )
-        })?;
-        if !out.contains(&f) {
-            out.push(f);
-        }
-    }
-    Ok(out)
-}
-
-fn valid_description(f: &Fields<'_>) -> Result<Option<String>, ApiError> {
-    match f.opt_str("description")? {
-        Some(d) if d.chars().count() > MAX_DESCRIPTION_CHARS => Err(ApiError::invalid(
-            "description",
-            &format!("must be at most {MAX_DESCRIPTION_CHARS} characters"),
-        )),
-        other => Ok(other.map(str::to_owned)),
-    }
-}
-
 /// `POST …/webhook-endpoints`: `url`, `events`, `mode`, optional `description` and
 /// `enabled` (default true). The signing secret is generated, stored, and returned here
 /// only.
@@ -136,17 +73,13 @@ pub async fn create(
     body: &Map<String, Value>,
 ) -> Result<EndpointWithSecret, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    let f = Fields::new(body);
-    f.only(&["url", "events", "mode", "description", "enabled"])?;
-    let url = valid_url(f.req_str("url")?, &deps.egress)?;
-    let events = valid_events(
-        f.value("events")?
-            .ok_or_else(|| ApiError::invalid("events", "is required"))?,
-    )?;
-    let mode = Mode::parse(f.req_str("mode")?)
-        .ok_or_else(|| ApiError::invalid("mode", "must be test or live"))?;
-    let description = valid_description(&f)?.unwrap_or_default();
-    let enabled = f.opt_bool("enabled")?.unwrap_or(true);
+    let NewEndpoint {
+        url,
+        events,
+        mode,
+        description,
+        enabled,
+    } = input::new_endpoint(body, &deps.egress)?;
 
     let existing = deps
         .endpoints
@@ -269,15 +202,12 @@ pub async fn update(
     body: &Map<String, Value>,
 ) -> Result<EndpointView, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    let f = Fields::new(body);
-    f.only(&["url", "events", "enabled", "description"])?;
-    let url = f
-        .opt_str("url")?
-        .map(|u| valid_url(u, &deps.egress))
-        .transpose()?;
-    let events = f.value("events")?.map(valid_events).transpose()?;
-    let enabled = f.opt_bool("enabled")?;
-    let description = valid_description(&f)?;
+    let EndpointPatch {
+        url,
+        events,
+        enabled,
+        description,
+    } = input::endpoint_patch(body, &deps.egress)?;
 
     let (current, mut health) =
         with_health(deps.health.as_ref(), &merchant_id, endpoint_raw).await?;
@@ -364,18 +294,7 @@ pub async fn rotate(
     body: &Map<String, Value>,
 ) -> Result<RotatedSecret, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    let f = Fields::new(body);
-    f.only(&["graceSeconds"])?;
-    let grace = match f.opt_i64("graceSeconds")? {
-        None => DEFAULT_GRACE_SECONDS,
-        Some(g) if (0..=MAX_GRACE_SECONDS).contains(&g) => g,
-        Some(_) => {
-            return Err(ApiError::invalid(
-                "graceSeconds",
-                &format!("must be an integer from 0 to {MAX_GRACE_SECONDS}"),
-            ))
-        }
-    };
+    let grace = input::rotation_grace(body)?;
     let endpoint = endpoint_of(deps.endpoints.as_ref(), &merchant_id, endpoint_raw).await?;
     let doc = deps
         .secrets
@@ -453,7 +372,7 @@ pub async fn send_test(
     body: &Map<String, Value>,
 ) -> Result<DeliveryView, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    Fields::new(body).only(&[])?;
+    input::no_fields(body)?;
     let endpoint = endpoint_of(deps.endpoints.as_ref(), &merchant_id, endpoint_raw).await?;
     if !endpoint.enabled {
         return Err(endpoint_disabled());

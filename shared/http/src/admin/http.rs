@@ -9,7 +9,7 @@ use lambda_http::{http::StatusCode, request::RequestContext, Body, Request, Requ
 use crate::admin::{
     deliveries::{self, DeliveriesDeps, HistoryQuery},
     endpoints::{self, EndpointsDeps},
-    keys, operations,
+    input, keys, operations,
     routes::{AdminFunction, AdminRoute},
 };
 
@@ -44,18 +44,6 @@ fn route_not_found() -> Response<Body> {
 
 fn param<'a>(params: &'a HashMap<String, String>, name: &str) -> &'a str {
     params.get(name).map(String::as_str).unwrap_or("")
-}
-
-/// The query string as pairs (percent-decoded).
-fn query_pairs(req: &Request) -> Vec<(String, String)> {
-    req.uri()
-        .query()
-        .map(|q| {
-            url::form_urlencoded::parse(q.as_bytes())
-                .into_owned()
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The `admin-endpoints` function.
@@ -118,7 +106,7 @@ pub async fn handle_deliveries(deps: &DeliveriesDeps, req: Request) -> Response<
     let m = param(&params, "merchantId");
     match route {
         AdminRoute::ListEndpointDeliveries => {
-            let result = match HistoryQuery::parse(&query_pairs(&req)) {
+            let result = match HistoryQuery::from_query(req.uri().query()) {
                 Ok(q) => {
                     deliveries::list_for_endpoint(deps, m, param(&params, "endpointId"), &q).await
                 }
@@ -130,10 +118,7 @@ pub async fn handle_deliveries(deps: &DeliveriesDeps, req: Request) -> Response<
             StatusCode::OK,
             deliveries::show(deps, m, param(&params, "deliveryId")).await,
         ),
-        AdminRoute::ResendDelivery => match parse_object(&req).and_then(|b| {
-            crate::Fields::new(&b).only(&[])?;
-            Ok(())
-        }) {
+        AdminRoute::ResendDelivery => match parse_object(&req).and_then(|b| input::no_fields(&b)) {
             Ok(()) => respond(
                 StatusCode::ACCEPTED,
                 deliveries::resend(deps, m, param(&params, "deliveryId")).await,

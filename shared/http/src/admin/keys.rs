@@ -9,7 +9,7 @@
 
 use lambda_http::http::StatusCode;
 use paygate_domain::{
-    apikey::{key_from_bytes, last4, roll_hours, ApiKey, MAX_NAME_CHARS, MAX_ROLL_EXPIRY_HOURS},
+    apikey::{key_from_bytes, last4, ApiKey},
     error::code,
     ids::ApiKeyId,
     MerchantId, Mode, StoreError, Timestamp,
@@ -19,10 +19,11 @@ use serde_json::{Map, Value};
 use crate::{
     admin::{
         endpoints::EndpointsDeps,
+        input::{self, NewApiKey},
         merchant, store_error,
         views::{ApiKeyList, ApiKeyView, ApiKeyWithSecret},
     },
-    ApiError, Fields,
+    ApiError,
 };
 
 /// Random bytes in a key.
@@ -36,17 +37,6 @@ fn new_key(mode: Mode) -> Result<String, StoreError> {
     getrandom::fill(&mut bytes)
         .map_err(|e| StoreError::Unavailable(format!("OS random source: {e}")))?;
     Ok(key_from_bytes(mode, &bytes))
-}
-
-fn valid_name(f: &Fields<'_>) -> Result<String, ApiError> {
-    match f.opt_str("name")? {
-        Some(n) if n.chars().count() > MAX_NAME_CHARS => Err(ApiError::invalid(
-            "name",
-            &format!("must be at most {MAX_NAME_CHARS} characters"),
-        )),
-        Some(n) => Ok(n.trim().to_owned()),
-        None => Ok(String::new()),
-    }
 }
 
 /// 409 `api_key_inactive`.
@@ -110,11 +100,7 @@ pub async fn create(
     body: &Map<String, Value>,
 ) -> Result<ApiKeyWithSecret, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    let f = Fields::new(body);
-    f.only(&["mode", "name"])?;
-    let mode = Mode::parse(f.req_str("mode")?)
-        .ok_or_else(|| ApiError::invalid("mode", "must be test or live"))?;
-    let name = valid_name(&f)?;
+    let NewApiKey { mode, name } = input::new_api_key(body)?;
     let existing = deps
         .keys
         .list_keys(&merchant_id)
@@ -158,14 +144,7 @@ pub async fn roll(
     body: &Map<String, Value>,
 ) -> Result<ApiKeyWithSecret, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
-    let f = Fields::new(body);
-    f.only(&["expiresInHours"])?;
-    let hours = roll_hours(f.opt_i64("expiresInHours")?).ok_or_else(|| {
-        ApiError::invalid(
-            "expiresInHours",
-            &format!("must be an integer from 1 to {MAX_ROLL_EXPIRY_HOURS}"),
-        )
-    })?;
+    let hours = input::roll_expiry_hours(body)?;
     let old = key_of(deps, &merchant_id, key_raw).await?;
     let now = deps.clock.now();
     let expires_at = old.rolled_expiry(now, hours).ok_or_else(inactive)?;

@@ -23,6 +23,7 @@
 pub mod deliveries;
 pub mod endpoints;
 pub mod http;
+pub mod input;
 pub mod keys;
 pub mod operations;
 pub mod routes;

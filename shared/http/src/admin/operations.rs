@@ -11,7 +11,7 @@
 
 use futures::future::join_all;
 use paygate_domain::{
-    webhook::{Delivery, DeliveryStatus, DELIVERY_RETENTION_DAYS},
+    webhook::{Delivery, DeliveryStatus},
     StoreError, Timestamp,
 };
 use serde_json::{Map, Value};
@@ -25,7 +25,7 @@ use crate::{
         views::{disabled_reason, HealthView, RecoverView},
         with_health,
     },
-    ApiError, Fields,
+    ApiError,
 };
 
 /// Most deliveries one recover call requests.
@@ -36,45 +36,7 @@ const CONCURRENCY: usize = 25;
 /// answers `more: true`.
 pub const RECOVER_BUDGET_MS: i64 = 8_000;
 
-fn time_field(f: &Fields<'_>, name: &str) -> Result<Option<Timestamp>, ApiError> {
-    f.opt_str(name)?
-        .map(|v| {
-            Timestamp::parse_iso8601(v).ok_or_else(|| {
-                ApiError::invalid(name, "must be an RFC 3339 time (2026-01-31T12:00:00Z)")
-            })
-        })
-        .transpose()
-}
-
-/// The recover range `[since, until)` of a body at `now`: `since` required, not in the
-/// future, not older than the delivery retention; `until` optional (default: now), after
-/// `since`.
-pub fn recover_range(
-    body: &Map<String, Value>,
-    now: Timestamp,
-) -> Result<(Timestamp, Timestamp), ApiError> {
-    let f = Fields::new(body);
-    f.only(&["since", "until"])?;
-    let since =
-        time_field(&f, "since")?.ok_or_else(|| ApiError::invalid("since", "is required"))?;
-    if since > now {
-        return Err(ApiError::invalid("since", "must not be in the future"));
-    }
-    let oldest = now.plus_millis(-DELIVERY_RETENTION_DAYS * 86_400_000);
-    if since < oldest {
-        return Err(ApiError::invalid(
-            "since",
-            &format!(
-                "must be within the last {DELIVERY_RETENTION_DAYS} days (deliveries are kept that long)"
-            ),
-        ));
-    }
-    let until = time_field(&f, "until")?.unwrap_or(now);
-    if until <= since {
-        return Err(ApiError::invalid("until", "must be after since"));
-    }
-    Ok((since, until))
-}
+pub use crate::admin::input::recover_range;
 
 /// What became of one failed delivery.
 enum Reset {

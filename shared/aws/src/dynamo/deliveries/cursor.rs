@@ -157,4 +157,119 @@ mod tests {
             key
         );
     }
+
+    /// The cursor comes from the query string unchecked but for its length: whatever text,
+    /// hex or JSON it holds, decoding answers (never panics), and only a well-formed key of
+    /// this endpoint is accepted.
+    mod decoding {
+        use proptest::{collection, prelude::*};
+
+        use super::*;
+
+        const ENDPOINT: &str = "whe_one";
+        const CREATED: &str = "2026-11-21T09:00:00.000Z";
+
+        fn endpoint() -> WebhookEndpointId {
+            WebhookEndpointId::parse(ENDPOINT).unwrap()
+        }
+
+        /// An accepted cursor is exactly the four keys of a delivery of this endpoint.
+        fn check(cursor: &str) {
+            match decode_cursor(cursor, &endpoint()) {
+                Ok(key) => {
+                    assert_eq!(key.len(), CURSOR_KEYS.len());
+                    assert_eq!(key.get(attr::ENDPOINT_ID), Some(&s(ENDPOINT)));
+                    assert_eq!(key.get(attr::SK), Some(&s(DELIVERY_SK)));
+                }
+                Err(e) => assert!(matches!(e, StoreError::Corrupt(ref m) if m == "invalid cursor")),
+            }
+        }
+
+        /// Keys and values near the real ones, and anything else.
+        fn key_name() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just(attr::PK.to_owned()),
+                Just(attr::SK.to_owned()),
+                Just(attr::ENDPOINT_ID.to_owned()),
+                Just(attr::CREATED_AT.to_owned()),
+                "\\PC{0,12}",
+            ]
+        }
+
+        fn key_value() -> impl Strategy<Value = serde_json::Value> {
+            prop_oneof![
+                Just(serde_json::json!("dlv_abc")),
+                Just(serde_json::json!(DELIVERY_SK)),
+                Just(serde_json::json!(ENDPOINT)),
+                Just(serde_json::json!(CREATED)),
+                "\\PC{0,40}".prop_map(serde_json::Value::from),
+                any::<i64>().prop_map(serde_json::Value::from),
+                any::<f64>().prop_map(serde_json::Value::from),
+                Just(serde_json::Value::Null),
+                collection::vec(any::<u8>(), 0..4).prop_map(serde_json::Value::from),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn any_text_is_answered(text in "\\PC{0,300}") {
+                check(&text);
+            }
+
+            #[test]
+            fn any_bytes_as_hex_are_answered(bytes in collection::vec(any::<u8>(), 0..300)) {
+                check(&to_hex(&bytes));
+                check(&to_hex(&bytes).to_uppercase());
+            }
+
+            #[test]
+            fn any_json_object_is_answered(
+                map in collection::hash_map(key_name(), key_value(), 0..7)
+            ) {
+                let json = serde_json::to_vec(&map).unwrap();
+                check(&to_hex(&json));
+            }
+
+            #[test]
+            fn a_real_key_with_one_field_changed_is_answered(
+                change in proptest::option::of((key_name(), proptest::option::of(key_value())))
+            ) {
+                let mut map: HashMap<String, serde_json::Value> = CURSOR_KEYS
+                    .iter()
+                    .zip(["dlv_abc", DELIVERY_SK, ENDPOINT, CREATED])
+                    .map(|(k, v)| ((*k).to_owned(), serde_json::json!(v)))
+                    .collect();
+                let unchanged = change.is_none();
+                match change {
+                    Some((k, Some(v))) => {
+                        map.insert(k, v);
+                    }
+                    Some((k, None)) => {
+                        map.remove(&k);
+                    }
+                    None => {}
+                }
+                let cursor = to_hex(&serde_json::to_vec(&map).unwrap());
+                check(&cursor);
+                if unchanged {
+                    prop_assert!(decode_cursor(&cursor, &endpoint()).is_ok());
+                }
+            }
+
+            #[test]
+            fn any_json_value_is_answered(v in key_value()) {
+                check(&to_hex(&serde_json::to_vec(&v).unwrap()));
+            }
+
+            #[test]
+            fn a_cursor_handed_out_is_taken_back(n in 0u32..1_000_000, ms in 0i64..4_102_444_800_000) {
+                let mut d = delivery(ENDPOINT);
+                d.id = DeliveryId::parse(&format!("dlv_{n}")).unwrap();
+                d.created_at = Timestamp::from_unix_millis(ms);
+                let key = decode_cursor(&encode_cursor(&d), &endpoint()).unwrap();
+                prop_assert_eq!(key.get(attr::PK), Some(&s(d.id.as_str())));
+                prop_assert_eq!(key.get(attr::CREATED_AT), Some(&t(d.created_at)));
+            }
+        }
+    }
 }

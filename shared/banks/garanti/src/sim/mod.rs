@@ -12,6 +12,9 @@
 //! - `POST /_sim/faults` — [`FaultsBody`] JSON: latency, technical errors, dropped
 //!   connections (the kit's, as every simulator).
 //! - `POST /_sim/rewards` — [`RewardCard`] JSON: set a card's points balances.
+//!
+//! The admin bodies are read by the kit's pure `sim::bodies::json` (what the fuzz target
+//! `test_helper_bodies` runs), refused as axum's `Json` extractor refuses them.
 
 mod rules;
 mod wire;
@@ -27,10 +30,13 @@ use axum::{
     http::{header, StatusCode},
     response::{IntoResponse, Response},
     routing::post,
-    Json, Router,
+    Router,
 };
 use paygate_bankkit::{
-    sim::{self, dropped_connection, serve_money, FaultKind, Refusal, SimServer, SimState},
+    sim::{
+        self, bodies, dropped_connection, serve_money, FaultKind, JsonBytes, Refusal, SimServer,
+        SimState,
+    },
     AccountCredentials,
 };
 use paygate_domain::ports::TestOrder;
@@ -215,27 +221,32 @@ async fn servlet(State(sim): State<Arc<Sim>>, body: Bytes) -> Response {
     response
 }
 
-async fn register_order(
-    State(sim): State<Arc<Sim>>,
-    Json(req): Json<RegisterOrder>,
-) -> (StatusCode, String) {
+async fn register_order(State(sim): State<Arc<Sim>>, JsonBytes(body): JsonBytes) -> Response {
+    let req: RegisterOrder = match bodies::json(&body) {
+        Ok(r) => r,
+        Err(refused) => return refused.into_response(),
+    };
     let t = &sim.creds.terminal;
     if req.terminal_id != t.terminal_id || req.merchant_id != t.merchant_id {
-        return (StatusCode::FORBIDDEN, "unknown terminal or merchant".into());
+        return (StatusCode::FORBIDDEN, "unknown terminal or merchant").into_response();
     }
     let o = &req.order;
     let registered = sim.state.book().register_test_order(&t.terminal_id, o);
     match registered {
-        Ok(()) => (StatusCode::CREATED, "registered".into()),
-        Err(Refusal::Duplicate) => (StatusCode::CONFLICT, "order id already used".into()),
-        Err(r) => (StatusCode::BAD_REQUEST, format!("{r:?}")),
+        Ok(()) => (StatusCode::CREATED, "registered").into_response(),
+        Err(Refusal::Duplicate) => (StatusCode::CONFLICT, "order id already used").into_response(),
+        Err(r) => (StatusCode::BAD_REQUEST, format!("{r:?}")).into_response(),
     }
 }
 
-async fn set_rewards(State(sim): State<Arc<Sim>>, Json(card): Json<RewardCard>) -> StatusCode {
+async fn set_rewards(State(sim): State<Arc<Sim>>, JsonBytes(body): JsonBytes) -> Response {
+    let card: RewardCard = match bodies::json(&body) {
+        Ok(c) => c,
+        Err(refused) => return refused.into_response(),
+    };
     sim.rewards
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .insert(card.number, card.rewards);
-    StatusCode::OK
+    StatusCode::OK.into_response()
 }

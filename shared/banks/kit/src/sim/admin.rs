@@ -1,7 +1,7 @@
 //! What every simulator's HTTP side has in common, written once: starting it over a fresh
 //! [`SimState`] ([`host`]), its admin routes (`POST /_sim/orders`, `/_sim/end-of-day`,
 //! `/_sim/faults`: [`admin_routes`], or [`end_of_day`] and [`set_faults`] alone) and the
-//! body of `/_sim/faults` ([`FaultsBody`]). A protocol's simulator keeps only its own facts:
+//! body of `/_sim/faults` ([`FaultsBody`]); the bodies are read by `super::bodies`. A protocol's simulator keeps only its own facts:
 //! which JSON field names the client its orders are booked under, how it knows that client,
 //! and what it answers on the wire.
 
@@ -12,13 +12,14 @@ use axum::{
     http::StatusCode,
     response::{IntoResponse, Response},
     routing::post,
-    Json, Router,
+    Router,
 };
-use paygate_domain::ports::TestOrder;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
-use super::{Faults, Refusal, SimServer, SimState};
+use super::{
+    bodies::{faults_body, order_body, JsonBytes},
+    Faults, Refusal, SimServer, SimState,
+};
 
 /// A simulator's router state: it holds the kit's [`SimState`].
 pub trait Host: Send + Sync + 'static {
@@ -28,7 +29,7 @@ pub trait Host: Send + Sync + 'static {
 /// A simulator that books test orders under a client key named in `POST /_sim/orders`
 /// (Nestpay `clientId`, PayFor `merchantId`, …).
 pub trait Clients: Host {
-    /// The JSON field of `POST /_sim/orders` naming the client, beside the [`TestOrder`]'s.
+    /// The JSON field of `POST /_sim/orders` naming the client, beside the [`TestOrder`](paygate_domain::ports::TestOrder)'s.
     const CLIENT_FIELD: &'static str;
     /// The text of the `409` answering a duplicate order id.
     const DUPLICATE: &'static str = "duplicate order id";
@@ -65,17 +66,11 @@ pub fn admin_routes<S: Clients>(mut router: Router<Arc<S>>, prefixes: &[&str]) -
 /// id, `400` for another refusal of the book, `422` for a body without these fields.
 pub async fn register_order<S: Clients>(
     State(sim): State<Arc<S>>,
-    Json(body): Json<Map<String, Value>>,
+    JsonBytes(body): JsonBytes,
 ) -> Response {
-    let (client, order) = match read_order(S::CLIENT_FIELD, body) {
+    let (client, order) = match order_body(S::CLIENT_FIELD, &body) {
         Ok(read) => read,
-        Err(why) => {
-            return (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                format!("Failed to deserialize the JSON body into the target type: {why}"),
-            )
-                .into_response()
-        }
+        Err(refused) => return refused.into_response(),
     };
     if !sim.knows(&client) {
         return (
@@ -92,17 +87,6 @@ pub async fn register_order<S: Clients>(
     }
 }
 
-/// The client named by `field` and the test order beside it.
-fn read_order(field: &str, mut body: Map<String, Value>) -> Result<(String, TestOrder), String> {
-    let client = match body.remove(field) {
-        Some(Value::String(c)) => c,
-        Some(_) => return Err(format!("invalid type: `{field}` must be a string")),
-        None => return Err(format!("missing field `{field}`")),
-    };
-    let order = serde_json::from_value(Value::Object(body)).map_err(|e| e.to_string())?;
-    Ok((client, order))
-}
-
 /// `POST /_sim/end-of-day`: moves the bank past its end-of-day cut.
 pub async fn end_of_day<S: Host>(State(sim): State<Arc<S>>) -> StatusCode {
     sim.sim_state().book().end_of_day();
@@ -112,10 +96,15 @@ pub async fn end_of_day<S: Host>(State(sim): State<Arc<S>>) -> StatusCode {
 /// `POST /_sim/faults`: replaces the fault counters ([`FaultsBody`]).
 pub async fn set_faults<S: Host>(
     State(sim): State<Arc<S>>,
-    Json(body): Json<FaultsBody>,
-) -> StatusCode {
-    *sim.sim_state().faults() = body.into();
-    StatusCode::OK
+    JsonBytes(body): JsonBytes,
+) -> Response {
+    match faults_body(&body) {
+        Ok(faults) => {
+            *sim.sim_state().faults() = faults.into();
+            StatusCode::OK.into_response()
+        }
+        Err(refused) => refused.into_response(),
+    }
 }
 
 /// The body of `POST /_sim/faults` (each field optional, default 0): `{"latencyMs",

@@ -9,9 +9,10 @@
 //! in its 24-character bank form, or the gateway's with `orderIdPrefix`), `POST /_sim/end-of-day`, `POST /_sim/faults` (JSON
 //! `{latencyMs, technicalErrors, dropAfterProcessing, dropBeforeProcessing, only}`; `only`
 //! names the one operation element the faults hit, e.g. `"capt"`, so the order lookup before
-//! a capture can pass while the capture itself is dropped). Nothing is logged: requests can
-//! carry card numbers.
+//! a capture can pass while the capture itself is dropped); their bodies are read by
+//! [`admin`]. Nothing is logged: requests can carry card numbers.
 
+pub mod admin;
 mod parse;
 mod render;
 pub mod rules;
@@ -21,12 +22,12 @@ use std::{
     time::Duration,
 };
 
-use paygate_bankkit::sim::{self, prelude::*, FaultKind, Faults, Refusal, SimServer, SimState};
-use paygate_domain::ports::TestOrder;
-use serde::Deserialize;
+use paygate_bankkit::sim::{self, prelude::*, FaultKind, JsonBytes, Refusal, SimServer, SimState};
 use serde_json::json;
 
 pub use parse::Op;
+
+use admin::{admin_error, faults_body, order_body, order_fits, SimFaults};
 
 use crate::{codes, wire};
 
@@ -135,39 +136,11 @@ async fn service(State(sim): State<Sim>, headers: HeaderMap, body: Bytes) -> Res
     .await
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct OrderBody {
-    mid: String,
-    /// The account's order id prefix (the adapter's test-order route sends it): the order id
-    /// is then the gateway's, turned into its 24-character bank form here.
-    #[serde(default)]
-    order_id_prefix: Option<String>,
-    #[serde(flatten)]
-    order: TestOrder,
-}
-
-fn admin_error(status: StatusCode, code: &str, text: &str) -> Response {
-    (
-        status,
-        Json(json!({ "ok": false, "respCode": code, "respText": text })),
-    )
-        .into_response()
-}
-
-async fn register(State(sim): State<Sim>, Json(mut body): Json<OrderBody>) -> Response {
-    if let Some(prefix) = &body.order_id_prefix {
-        match wire::wire_order_id(&body.order.order_id, prefix) {
-            Ok(id) => body.order.order_id = id,
-            Err(_) => {
-                return admin_error(
-                    StatusCode::BAD_REQUEST,
-                    codes::BAD_PACKET,
-                    "PAKET HATALI (ORDERID)",
-                )
-            }
-        }
-    }
+async fn register(State(sim): State<Sim>, JsonBytes(body): JsonBytes) -> Response {
+    let body = match order_body(&body) {
+        Ok(b) => b,
+        Err(refusal) => return refusal.into_response(),
+    };
     let o = &body.order;
     if body.mid != sim.creds.mid {
         return admin_error(
@@ -176,9 +149,7 @@ async fn register(State(sim): State<Sim>, Json(mut body): Json<OrderBody>) -> Re
             codes::text(codes::INVALID_MID_TID),
         );
     }
-    let id_ok =
-        o.order_id.len() == wire::ORDER_ID_LEN && o.order_id.chars().all(wire::is_order_id_char);
-    if !id_ok || o.amount <= 0 || o.amount > wire::MAX_AMOUNT {
+    if !order_fits(o) {
         return admin_error(
             StatusCode::BAD_REQUEST,
             codes::BAD_PACKET,
@@ -206,39 +177,15 @@ async fn end_of_day(State(sim): State<Sim>) -> Response {
     Json(json!({ "ok": true })).into_response()
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-struct FaultsBody {
-    latency_ms: u64,
-    technical_errors: u32,
-    drop_after_processing: u32,
-    drop_before_processing: u32,
-    only: Option<String>,
-}
-
-async fn faults(State(sim): State<Sim>, Json(body): Json<FaultsBody>) -> Response {
-    let only = match body.only.as_deref() {
-        None => None,
-        Some(name) => match Op::from_element(name) {
-            Some(op) => Some(op),
-            None => {
-                return admin_error(
-                    StatusCode::BAD_REQUEST,
-                    codes::MALFORMED,
-                    "unknown operation in `only`",
-                )
-            }
-        },
+async fn faults(State(sim): State<Sim>, JsonBytes(body): JsonBytes) -> Response {
+    let SimFaults { faults, only } = match faults_body(&body) {
+        Ok(f) => f,
+        Err(refusal) => return refusal.into_response(),
     };
     *sim.only
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = only;
-    *sim.state.faults() = Faults {
-        latency: Duration::from_millis(body.latency_ms),
-        technical_errors: body.technical_errors,
-        drop_after_processing: body.drop_after_processing,
-        drop_before_processing: body.drop_before_processing,
-    };
+    *sim.state.faults() = faults;
     Json(json!({ "ok": true })).into_response()
 }
 

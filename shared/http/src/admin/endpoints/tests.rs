@@ -123,6 +123,40 @@ async fn create_validates_every_field_and_names_it() {
     );
 }
 
+/// Regression (fuzz target `admin_bodies`): an endpoint created with a URL that grows when
+/// normalised was stored over 2048 characters and then refused when its own URL was sent
+/// back on PATCH. Such a URL is refused at creation; one at the limit once normalised is
+/// stored and accepted again as stored.
+#[tokio::test]
+async fn a_stored_url_is_within_the_limit_and_accepted_again() {
+    let w = World::new();
+    let deps = w.endpoints_deps();
+    let base = "https://hooks.example.com/";
+    let body = |url: &str| obj(json!({"url": url, "events": ["*"], "mode": "test"}));
+    let grows = format!("{base}{}", "é".repeat(1000));
+    expect_err(
+        create(&deps, M1, &body(&grows)).await,
+        400,
+        "invalid_request",
+        Some("url"),
+    );
+    let fits = format!("{base}{}", "é".repeat((MAX_URL_LEN - base.len()) / 6));
+    let made = create(&deps, M1, &body(&fits)).await.unwrap();
+    assert_eq!(made.endpoint.url.len(), MAX_URL_LEN);
+    let patch = obj(json!({"url": made.endpoint.url, "description": "again"}));
+    let v = update(&deps, M1, &made.endpoint.id, &patch).await.unwrap();
+    assert_eq!(
+        (v.url, v.description),
+        (made.endpoint.url, "again".to_owned())
+    );
+    expect_err(
+        update(&deps, M1, &made.endpoint.id, &obj(json!({"url": grows}))).await,
+        400,
+        "invalid_request",
+        Some("url"),
+    );
+}
+
 #[tokio::test]
 async fn a_listed_private_address_is_accepted_locally() {
     let w = World::new().allow("127.0.0.1");
