@@ -1,42 +1,49 @@
 //! The banks' response readers (Nestpay, Garanti GVPS, Posnet, PayFlex, InterVPOS, PayFor,
-//! Akbank POS): any bytes, no panic.
+//! Akbank POS): any bytes, no panic. Each bank's reply type is decoded through the kit's
+//! `BankReply` (as the adapter reads every answer) and read as a money outcome, a status and
+//! a points answer; the status readers of more than one read are fed the same reply too.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+use paygate_bankkit::{BankReply, StatusRead};
+
+/// Decodes `data` as `R` and reads it every way the adapter may.
+fn read_all<R: BankReply>(data: &[u8]) -> Option<R> {
+    let reply = R::decode(data).ok()?;
+    let _ = reply.outcome();
+    let _ = reply.status();
+    let _ = reply.points();
+    Some(reply)
+}
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(reply) = paygate_bank_nestpay::response::parse(data) {
-        let _ = paygate_bank_nestpay::status::read_status(&reply);
-        let _ = paygate_bank_nestpay::status::read_history(&reply);
-    }
-    if let Ok(resp) = paygate_bank_garanti::response::parse_response(data) {
-        let _ = paygate_bank_garanti::status::parse_order_inq(&resp);
-        let _ = paygate_bank_garanti::status::parse_history(&resp);
-    }
-    let _ = paygate_bank_posnet::response::parse(data);
-    match paygate_bank_payflex::response::parse(data) {
-        Ok(paygate_bank_payflex::response::Reply::Search(s)) => {
-            let _ = paygate_bank_payflex::status::status(&s);
+    if let Some(reply) = read_all::<paygate_bank_nestpay::response::Reply>(data) {
+        let history = paygate_bank_nestpay::status::read_history(&reply).unwrap_or_default();
+        if let StatusRead::Found(line) = paygate_bank_nestpay::status::read_status(&reply) {
+            let _ = paygate_bank_nestpay::status::combine(&line, Some(&history));
         }
-        Ok(reply) => {
-            let _ = paygate_bank_payflex::response::outcome(&reply);
-        }
-        Err(_) => {}
     }
-    if let Ok(reply) = paygate_bank_interpos::response::parse(data) {
+    if let Some(resp) = read_all::<paygate_bank_garanti::response::GvpsResponse>(data) {
+        let history = paygate_bank_garanti::status::parse_history(&resp).unwrap_or_default();
+        if let Ok(inq) = paygate_bank_garanti::status::parse_order_inq(&resp) {
+            let _ = paygate_bank_garanti::status::combine(&inq, &history);
+        }
+    }
+    let _ = read_all::<paygate_bank_posnet::response::Reply>(data);
+    if let Some(paygate_bank_payflex::response::Reply::Search(s)) =
+        read_all::<paygate_bank_payflex::response::Reply>(data)
+    {
+        let _ = paygate_bank_payflex::status::status(&s);
+    }
+    if let Some(reply) = read_all::<paygate_bank_interpos::response::Reply>(data) {
         let _ = paygate_bank_interpos::status::status(&reply);
-        let _ = paygate_bank_interpos::response::outcome(&reply);
     }
-    if let Ok(reply) = paygate_bank_payfor::response::parse(data) {
-        let _ = paygate_bank_payfor::response::outcome(&reply);
-        if let paygate_bank_payfor::status::Inquiry::Found(line) =
-            paygate_bank_payfor::status::read_inquiry(&reply)
-        {
-            let history = paygate_bank_payfor::status::read_history(&reply).unwrap_or_default();
+    if let Some(reply) = read_all::<paygate_bank_payfor::response::Reply>(data) {
+        let history = paygate_bank_payfor::status::read_history(&reply).unwrap_or_default();
+        if let StatusRead::Found(line) = paygate_bank_payfor::status::read_inquiry(&reply) {
             let _ = paygate_bank_payfor::status::combine(&line, Some(&history));
         }
     }
-    if let Ok(reply) = paygate_bank_akbankpos::response::parse(data) {
-        let _ = paygate_bank_akbankpos::response::outcome(&reply);
+    if let Some(reply) = read_all::<paygate_bank_akbankpos::response::Reply>(data) {
         let _ = paygate_bank_akbankpos::status::from_history(&reply);
     }
 });
