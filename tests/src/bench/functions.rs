@@ -103,6 +103,32 @@ pub fn template_functions() -> Vec<TemplateFunction> {
         .collect()
 }
 
+/// The dev server over `moto`, seeded from `infra/local/seed.json`, with the real clock and
+/// ids and every setting at its default: the stack the function binaries (the binaries test,
+/// the bench) are run against. `prefix` names its tables, queues and secrets.
+pub async fn start_server(
+    moto: &paygate_aws::moto::MotoServer,
+    prefix: &str,
+) -> Result<DevServer, String> {
+    let seed = paygate_devserver::Seed::from_file(&paygate_devserver::default_seed_path())
+        .map_err(|e| format!("seed.json: {e}"))?;
+    let options = paygate_devserver::Options {
+        addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        seed,
+        prefix: prefix.to_owned(),
+        clock: std::sync::Arc::new(paygate_compose::system::SystemClock),
+        ids: std::sync::Arc::new(paygate_compose::system::RandomIds),
+        webhook: paygate_devserver::WebhookOptions::default(),
+        bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
+        reconcile_every: None,
+        throttle: None,
+        stale_after: None,
+    };
+    paygate_devserver::start_on(moto, options)
+        .await
+        .map_err(|e| format!("the local stack does not start: {e}"))
+}
+
 /// What the template's references stand for in one local stack.
 pub struct LocalStack<'a> {
     pub server: &'a DevServer,

@@ -12,13 +12,10 @@
 use std::{
     path::{Path, PathBuf},
     process::{Command, Stdio},
-    sync::Arc,
     time::{Duration, Instant},
 };
 
 use paygate_aws::moto::{unique_prefix, MotoServer};
-use paygate_compose::system::{RandomIds, SystemClock};
-use paygate_devserver::{Options, WebhookOptions};
 use paygate_tests::bench::{
     cases::Ctx,
     functions::{self, LocalStack},
@@ -260,25 +257,9 @@ async fn main() {
 
     let moto = MotoServer::start().expect("moto starts (make bench sets PAYGATE_MOTO_SERVER)");
     let prefix = unique_prefix("bench");
-    let seed = paygate_devserver::Seed::from_file(&paygate_devserver::default_seed_path())
-        .expect("seed.json parses");
-    let server = paygate_devserver::start_on(
-        &moto,
-        Options {
-            addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-            seed,
-            prefix: prefix.clone(),
-            clock: Arc::new(SystemClock),
-            ids: Arc::new(RandomIds),
-            webhook: WebhookOptions::default(),
-            bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
-            reconcile_every: None,
-            throttle: None,
-            stale_after: None,
-        },
-    )
-    .await
-    .expect("local stack starts");
+    let server = functions::start_server(&moto, &prefix)
+        .await
+        .expect("local stack starts");
     let stack = LocalStack {
         server: &server,
         endpoint: moto.endpoint.clone(),

@@ -14,11 +14,9 @@
 //! credentials) — issue 10, item 5.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::{path::PathBuf, sync::Arc, time::Duration};
+use std::{path::PathBuf, time::Duration};
 
 use paygate_aws::moto::{unique_prefix, MotoServer};
-use paygate_compose::system::{RandomIds, SystemClock};
-use paygate_devserver::{Options, WebhookOptions};
 use paygate_tests::bench::{
     cases::{self, Ctx},
     functions::{self, LocalStack, TemplateFunction},
@@ -160,25 +158,9 @@ async fn every_function_binary_answers_a_real_event_through_the_runtime_api() {
 
     let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
     let prefix = unique_prefix("bin");
-    let seed = paygate_devserver::Seed::from_file(&paygate_devserver::default_seed_path())
-        .expect("seed.json parses");
-    let server = paygate_devserver::start_on(
-        moto,
-        Options {
-            addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-            seed,
-            prefix: prefix.clone(),
-            clock: Arc::new(SystemClock),
-            ids: Arc::new(RandomIds),
-            webhook: WebhookOptions::default(),
-            bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
-            reconcile_every: None,
-            throttle: None,
-            stale_after: None,
-        },
-    )
-    .await
-    .expect("dev server starts");
+    let server = functions::start_server(moto, &prefix)
+        .await
+        .expect("dev server starts");
     let stack = LocalStack {
         server: &server,
         endpoint: moto.endpoint.clone(),
