@@ -64,22 +64,8 @@ async fn an_unanswered_refund_is_settled_without_a_merchant_call() {
 #[tokio::test]
 async fn a_reservation_whose_lambda_died_is_settled_once_stale() {
     let w = world();
-    let id = w
-        .payment(
-            "pay_1",
-            "acc_all",
-            PaymentStatus::Authorized,
-            20_000,
-            InitialBankState::Preauth,
-        )
-        .await;
     // Reserved, the bank captured, then the Lambda died: every write of the answer fails.
-    w.store.script_saves(
-        std::iter::once(None).chain(std::iter::repeat_n(Some(SaveFault::ServerError), 8)),
-    );
-    tokio::time::pause();
-    assert!(w.op(&id, TransactionType::Capture, None).await.is_err());
-    tokio::time::resume();
+    let id = died_capture(&w).await;
     let (deps, store, clock, _) = reconciler(w);
     assert_eq!(
         run_reconciler(&deps).await.unwrap().due,
