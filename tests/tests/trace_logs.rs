@@ -5,11 +5,8 @@
 //! while a full scenario runs, then searched for every secret the scenario used.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::{
-    io::Write,
-    sync::{Arc, Mutex, OnceLock},
-    time::Duration,
-};
+use paygate_domain::testkit::LogBuffer;
+use std::{io::Write, sync::OnceLock, time::Duration};
 
 use paygate_domain::{webhook::RetrySchedule, Mode};
 use paygate_tests::{api_key, leaks, receiver::Receiver, Stack, StatusCode, WebhookOptions};
@@ -22,21 +19,8 @@ const CVV: &str = "739";
 const GARANTI: &str = "acc_cappadociaGaranti";
 const ISBANK: &str = "acc_cappadociaIsbank";
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// `log` records (rustls and other crates that do not use `tracing`) into the same buffer.
-struct LogCapture(Captured);
+struct LogCapture(LogBuffer);
 
 impl log::Log for LogCapture {
     fn enabled(&self, _: &log::Metadata<'_>) -> bool {
@@ -54,10 +38,10 @@ impl log::Log for LogCapture {
     fn flush(&self) {}
 }
 
-fn capture_everything() -> Captured {
-    static LOGS: OnceLock<Captured> = OnceLock::new();
+fn capture_everything() -> LogBuffer {
+    static LOGS: OnceLock<LogBuffer> = OnceLock::new();
     LOGS.get_or_init(|| {
-        let logs = Captured::default();
+        let logs = LogBuffer::default();
         let sink = logs.clone();
         let subscriber = tracing_subscriber::fmt()
             .with_max_level(tracing_subscriber::filter::LevelFilter::TRACE)
@@ -148,7 +132,7 @@ async fn a_full_scenario_at_trace_logs_no_secret() {
     let hooks = rx.wait_for("/hooks", 2, Duration::from_secs(20)).await;
     assert!(!hooks.is_empty());
 
-    let text = String::from_utf8_lossy(&logs.0.lock().unwrap()).into_owned();
+    let text = logs.text();
     assert!(
         text.contains("TRACE"),
         "the capture must hold TRACE lines ({} bytes)",

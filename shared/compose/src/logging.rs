@@ -131,10 +131,7 @@ pub fn init_logging() -> Result<(), tracing::subscriber::SetGlobalDefaultError> 
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use std::{
-        io::Write,
-        sync::{Arc, Mutex},
-    };
+    use paygate_domain::testkit::LogBuffer;
 
     use super::*;
 
@@ -208,22 +205,9 @@ mod tests {
         assert!(!settings(&[("AWS_LAMBDA_LOG_FORMAT", "Text")]).json);
     }
 
-    #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Captured {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
     /// What `settings`' subscriber writes for one event of each kind.
     fn logged(settings: &LogSettings) -> String {
-        let out = Captured::default();
+        let out = LogBuffer::default();
         let sink = out.clone();
         let sub = subscriber(settings, move || sink.clone());
         tracing::subscriber::with_default(sub, || {
@@ -235,8 +219,7 @@ mod tests {
             tracing::trace!(target: "paygate_payments::operate", "paygate trace kept");
             tracing::info!(target: "paygate_payments::operate", "paygate info kept");
         });
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-        text
+        out.text()
     }
 
     #[test]

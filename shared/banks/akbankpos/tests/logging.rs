@@ -4,31 +4,14 @@
 
 mod common;
 
-use std::{
-    io::Write,
-    sync::{Arc, Mutex},
-};
-
 use common::{bank, op, SECRET};
 use paygate_bankkit::sim::Faults;
 use paygate_domain::ports::{PosProvider, TestOrderState};
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use paygate_domain::testkit::LogBuffer;
 
 #[tokio::test]
 async fn secret_key_hash_and_bodies_never_reach_the_logs() {
-    let logs = Captured::default();
+    let logs = LogBuffer::default();
     let sink = logs.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::TRACE)
@@ -59,7 +42,7 @@ async fn secret_key_hash_and_bodies_never_reach_the_logs() {
     );
     let _ = b.provider.query(&bad, "AK-LOG").await;
 
-    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let text = logs.text();
     assert!(
         text.contains("provider=\"akbankpos\""),
         "the test must see the adapter's logs:\n{text}"

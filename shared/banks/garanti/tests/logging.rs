@@ -3,36 +3,19 @@
 
 mod common;
 
-use std::{
-    io::Write,
-    sync::{Arc, Mutex},
-};
-
 use common::{bank, card, op};
 use paygate_bank_garanti::sim::TEST_BONUS_CARD;
+use paygate_domain::testkit::LogBuffer;
 use paygate_domain::{
     ports::{PosProvider, TestOrderState},
     Currency,
 };
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Everything logged at any level while the adapter and the simulator handle a PAN, a CVV
 /// and passwords: none of them, nor a request body, may appear.
 #[tokio::test]
 async fn no_card_data_or_secret_reaches_the_logs() {
-    let out = Captured::default();
+    let out = LogBuffer::default();
     let writer = out.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::TRACE)
@@ -62,7 +45,7 @@ async fn no_card_data_or_secret_reaches_the_logs() {
         .points_inquiry(&b.account, &bonus, Currency::Try)
         .await;
 
-    let logs = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let logs = out.text();
     assert!(
         logs.contains("bank points inquiry") && logs.contains("provider=\"garanti\""),
         "logging is captured: {logs}"

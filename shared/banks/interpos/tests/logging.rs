@@ -4,36 +4,19 @@
 
 mod common;
 
-use std::{
-    io::Write,
-    sync::{Arc, Mutex},
-};
-
 use common::{bank, card, op, PASSWORD};
 use paygate_bankkit::sim::Faults;
+use paygate_domain::testkit::LogBuffer;
 use paygate_domain::{
     ports::{PosProvider, TestOrderState},
     Currency,
 };
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Everything logged at any level (adapter, simulator, HTTP stack) while money moves, a call
 /// fails and a points inquiry is refused holds neither the password nor the card.
 #[tokio::test]
 async fn password_and_card_never_reach_the_logs() {
-    let logs = Captured::default();
+    let logs = LogBuffer::default();
     let sink = logs.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::TRACE)
@@ -64,7 +47,7 @@ async fn password_and_card_never_reach_the_logs() {
         .points_inquiry(&b.account, &card(number), Currency::Try)
         .await;
 
-    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let text = logs.text();
     assert!(
         text.contains("bank operation") && text.contains("provider=\"interpos\""),
         "the test must see the adapter's logs:\n{text}"

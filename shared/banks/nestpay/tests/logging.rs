@@ -5,36 +5,19 @@
 
 mod common;
 
-use std::{
-    io::Write,
-    sync::{Arc, Mutex},
-};
-
 use common::{bank, card, PASSWORD};
 use paygate_bankkit::sim::Faults;
+use paygate_domain::testkit::LogBuffer;
 use paygate_domain::{ports::PosProvider, Currency};
 
 const MAXIMUM_CARD: &str = "4543600299100712";
 const OTHER_CARD: &str = "4111111111111111";
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Everything logged at any level while the card travels to the bank and back (adapter,
 /// simulator, HTTP stack) holds neither the card number, the CVV nor the API password.
 #[tokio::test]
 async fn card_and_password_never_reach_the_logs() {
-    let logs = Captured::default();
+    let logs = LogBuffer::default();
     let sink = logs.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::TRACE)
@@ -62,7 +45,7 @@ async fn card_and_password_never_reach_the_logs() {
         .await;
     let _ = b.provider.query(&b.account, "ANY").await;
 
-    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let text = logs.text();
     assert!(
         text.contains("bank points inquiry") && text.contains("provider=\"nestpay\""),
         "the test must see the adapter's logs:\n{text}"

@@ -4,13 +4,9 @@
 
 mod common;
 
-use std::{
-    io::Write,
-    sync::{Arc, Mutex},
-};
-
 use common::{bank, card, op, USER_PASS};
 use paygate_bankkit::sim::Faults;
+use paygate_domain::testkit::LogBuffer;
 use paygate_domain::{
     ports::{PosProvider, TestOrderState},
     Currency,
@@ -19,24 +15,11 @@ use paygate_domain::{
 const CARDFINANS: &str = "4155650100416111";
 const OTHER_CARD: &str = "4111111111111111";
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Everything logged at TRACE while the card and the credentials travel to the bank and back
 /// (adapter, simulator, HTTP stack) holds neither the card number, the CVV nor the password.
 #[tokio::test]
 async fn card_and_password_never_reach_the_logs() {
-    let logs = Captured::default();
+    let logs = LogBuffer::default();
     let sink = logs.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::TRACE)
@@ -70,7 +53,7 @@ async fn card_and_password_never_reach_the_logs() {
         .await;
     let _ = b.provider.query(&b.account, "PF-LOG").await;
 
-    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let text = logs.text();
     assert!(
         text.contains("bank points inquiry") && text.contains("provider=\"payfor\""),
         "the test must see the adapter's logs:\n{text}"

@@ -3,12 +3,8 @@
 
 mod common;
 
-use std::{
-    io::Write,
-    sync::{Arc, Mutex},
-};
-
 use common::*;
+use paygate_domain::testkit::LogBuffer;
 use paygate_domain::{
     ports::{PosProvider, TestOrderState},
     CardDetails, Currency, PointsResult,
@@ -18,18 +14,7 @@ use paygate_domain::{
 /// request) and a refund run against the simulator, at TRACE level.
 #[tokio::test]
 async fn card_data_never_reaches_the_logs() {
-    #[derive(Clone, Default)]
-    struct Sink(Arc<Mutex<Vec<u8>>>);
-    impl Write for Sink {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let sink = Sink::default();
+    let sink = LogBuffer::default();
     let writer = sink.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::TRACE)
@@ -59,7 +44,7 @@ async fn card_data_never_reaches_the_logs() {
         .await;
     approved_rrn(&bank.refund("PGLOG1", 500).await);
 
-    let logged = String::from_utf8_lossy(&sink.0.lock().unwrap()).into_owned();
+    let logged = sink.text();
     assert!(
         logged.contains("pointInquiry") && logged.contains("bank answered"),
         "the log was captured: {logged}"

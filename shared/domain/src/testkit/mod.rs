@@ -16,6 +16,7 @@
 
 mod clock;
 mod idempotency;
+mod logs;
 mod lookups;
 mod payments;
 mod throttle;
@@ -23,6 +24,7 @@ mod webhooks;
 
 pub use clock::{ManualClock, SeqIds, T0};
 pub use idempotency::{IdemFault, IdemOp, MemoryIdempotency};
+pub use logs::LogBuffer;
 pub use lookups::{MemoryAccounts, MemoryBins, MemoryKeys};
 pub use payments::{MemoryPayments, SaveFault};
 pub use throttle::{MemoryRateCounter, RecordingMetrics};
