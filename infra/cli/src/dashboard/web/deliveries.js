@@ -18,6 +18,9 @@
   // Per endpoint: the next cursor (undefined: not read yet; null: nothing more).
   let cursors = new Map();
   let rows = [];
+  // The newest load; an older one still awaiting pages is dropped (two Apply clicks must not
+  // append the same deliveries twice).
+  let loadGen = 0;
 
   PG.views.deliveries = async (view) => {
     const endpoints = await attempt("Listing endpoints", () => admin("GET", "/webhook-endpoints"));
@@ -73,7 +76,7 @@
       const v = id.value.trim();
       if (v.startsWith("evt_")) {
         const r = await attempt("Reading the event's deliveries", () => admin("GET", `/events/${seg(v)}/deliveries`));
-        if (r) { rows = r.data; cursors = new Map(); render(); }
+        if (r) { loadGen += 1; rows = r.data; cursors = new Map(); render(); }
       } else if (v) {
         await openDetail(v);
       }
@@ -82,31 +85,36 @@
   }
 
   // Reads pages (all endpoints, or the one chosen) and renders what passes the filters.
+  // Pages are gathered apart and kept only if no newer load started meanwhile.
   async function load(fresh) {
+    const gen = ++loadGen;
     const f = filters.values();
+    const got = fresh ? [] : [...rows];
+    const next = fresh ? new Map() : new Map(cursors);
     if (fresh) {
-      rows = [];
-      cursors = new Map();
       const ids = f.endpoint ? [f.endpoint] : (PG.state.endpoints || []).map((e) => e.id);
-      for (const id of ids) cursors.set(id, undefined);
+      for (const id of ids) next.set(id, undefined);
     }
     more.disabled = true;
-    for (const [id, cursor] of cursors) {
+    for (const [id, cursor] of next) {
       if (cursor === null) continue;
-      let next = cursor;
+      let at = cursor;
       for (let i = 0; i < PAGES_PER_LOAD; i += 1) {
         const page = await attempt(`Listing the deliveries of ${id}`, () =>
           admin("GET", `/webhook-endpoints/${seg(id)}/deliveries`, undefined,
-            { status: f.status, limit: PAGE, cursor: next }));
-        if (!page) { next = null; break; }
-        rows.push(...page.data);
-        next = page.nextCursor || null;
+            { status: f.status, limit: PAGE, cursor: at }));
+        if (gen !== loadGen) return;
+        if (!page) { at = null; break; }
+        got.push(...page.data);
+        at = page.nextCursor || null;
         const oldest = page.data.length ? page.data[page.data.length - 1].createdAt : null;
         // Newest first: once a page reaches before "from", older pages cannot match.
-        if (!next || !f.since || (oldest && oldest < f.since)) break;
+        if (!at || !f.since || (oldest && oldest < f.since)) break;
       }
-      cursors.set(id, next);
+      next.set(id, at);
     }
+    rows = got;
+    cursors = next;
     more.disabled = false;
     more.hidden = ![...cursors.values()].some((c) => c);
     render();
