@@ -45,5 +45,5 @@ pub use payment::{
     Payment, PaymentStatus, PendingOperation, PendingState, Planned, Settlement, StaleAfter,
     StatusVerdict, NOT_FOUND_GRACE_MS,
 };
-pub use time::Timestamp;
+pub use time::{TimeRange, Timestamp};
 pub use transaction::{Transaction, TransactionStatus, TransactionType};

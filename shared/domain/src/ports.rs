@@ -11,6 +11,7 @@ use crate::{
     ids::{MerchantId, PaymentId, TransactionId},
     money::Currency,
     payment::{Payment, PaymentStatus},
+    time::TimeRange,
     transaction::Transaction,
     AccountId,
 };
@@ -416,18 +417,27 @@ pub struct Page<T> {
     pub next_cursor: Option<String>,
 }
 
+/// Which page of an endpoint's delivery history to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryQuery {
+    /// Only deliveries in this status (`None`: every status).
+    pub status: Option<DeliveryStatus>,
+    /// At most this many deliveries on the page.
+    pub limit: usize,
+    /// The previous page's `next_cursor` (opaque); `None` for the first page.
+    pub cursor: Option<String>,
+}
+
 /// The dashboard's queries on deliveries, and the resend.
 #[async_trait]
 pub trait DeliveryAdmin: DeliveryStore {
-    /// An endpoint's deliveries, newest first, optionally only those with `status`; at most
-    /// `limit` per page. A cursor not handed out for this endpoint is
-    /// `StoreError::Corrupt("invalid cursor")`.
+    /// A page of an endpoint's deliveries, newest first, optionally only those with
+    /// `query.status`; at most `query.limit` of them. A cursor not handed out for this
+    /// endpoint is `StoreError::Corrupt("invalid cursor")`.
     async fn list_by_endpoint(
         &self,
         endpoint: &WebhookEndpointId,
-        status: Option<DeliveryStatus>,
-        limit: usize,
-        cursor: Option<String>,
+        query: DeliveryQuery,
     ) -> Result<Page<Delivery>, StoreError>;
     /// Every delivery of an event, oldest first.
     async fn list_by_event(&self, event: &EventId) -> Result<Vec<Delivery>, StoreError>;
@@ -439,13 +449,12 @@ pub trait DeliveryAdmin: DeliveryStore {
         id: &DeliveryId,
         now: Timestamp,
     ) -> Result<Option<Delivery>, StoreError>;
-    /// An endpoint's `failed` deliveries created in `[since, until)`, oldest first (by
-    /// `createdAt`, then id), at most `limit`; `true` beside them when more may follow.
+    /// An endpoint's `failed` deliveries created in `range`, oldest first (by `createdAt`,
+    /// then id), at most `limit`; `true` beside them when more may follow.
     async fn list_failed(
         &self,
         endpoint: &WebhookEndpointId,
-        since: Timestamp,
-        until: Timestamp,
+        range: TimeRange,
         limit: usize,
     ) -> Result<(Vec<Delivery>, bool), StoreError>;
     /// How many of the endpoint's deliveries are pending (first attempt or retrying).

@@ -96,6 +96,24 @@ pub trait Clock: Send + Sync {
     fn now(&self) -> Timestamp;
 }
 
+/// A half-open span of time, `[since, until)`: `since` is in it, `until` is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeRange {
+    pub since: Timestamp,
+    pub until: Timestamp,
+}
+
+impl TimeRange {
+    pub const fn new(since: Timestamp, until: Timestamp) -> Self {
+        Self { since, until }
+    }
+
+    /// Whether `t` falls in the range.
+    pub fn contains(&self, t: Timestamp) -> bool {
+        self.since <= t && t < self.until
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +132,17 @@ mod tests {
         let after = Timestamp::parse_iso8601("2026-11-20T21:00:00Z").unwrap();
         assert_eq!(before.business_day(3), "2026-11-20");
         assert_eq!(after.business_day(3), "2026-11-21");
+    }
+
+    #[test]
+    fn a_time_range_holds_its_start_and_not_its_end() {
+        let since = Timestamp::from_unix_millis(1_000);
+        let until = Timestamp::from_unix_millis(2_000);
+        let r = TimeRange::new(since, until);
+        assert!(r.contains(since));
+        assert!(r.contains(until.plus_millis(-1)));
+        assert!(!r.contains(until));
+        assert!(!r.contains(since.plus_millis(-1)));
+        assert!(!TimeRange::new(until, until).contains(until));
     }
 }

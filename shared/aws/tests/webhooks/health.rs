@@ -129,16 +129,28 @@ async fn failed_deliveries_are_listed_oldest_first_in_range_and_pending_ones_cou
 
     // THEN the failed ones come oldest first, bounded, with "more" when cut
     let end = T0.plus_millis(3_600 * SEC);
-    let (all, more) = env.deliveries.list_failed(&ep, T0, end, 10).await.unwrap();
+    let (all, more) = env
+        .deliveries
+        .list_failed(&ep, TimeRange::new(T0, end), 10)
+        .await
+        .unwrap();
     assert_eq!(all, failed);
     assert!(!more);
-    let (two, more) = env.deliveries.list_failed(&ep, T0, end, 2).await.unwrap();
+    let (two, more) = env
+        .deliveries
+        .list_failed(&ep, TimeRange::new(T0, end), 2)
+        .await
+        .unwrap();
     assert_eq!(two, failed[..2].to_vec());
     assert!(more);
     // AND `since` is inclusive, `until` exclusive
     let (mid, _) = env
         .deliveries
-        .list_failed(&ep, failed[1].created_at, failed[2].created_at, 10)
+        .list_failed(
+            &ep,
+            TimeRange::new(failed[1].created_at, failed[2].created_at),
+            10,
+        )
         .await
         .unwrap();
     assert_eq!(mid, vec![failed[1].clone()]);
@@ -150,6 +162,10 @@ async fn failed_deliveries_are_listed_oldest_first_in_range_and_pending_ones_cou
         .await
         .unwrap();
     assert_eq!(env.deliveries.count_pending(&ep).await.unwrap(), 2);
-    let (left, _) = env.deliveries.list_failed(&ep, T0, end, 10).await.unwrap();
+    let (left, _) = env
+        .deliveries
+        .list_failed(&ep, TimeRange::new(T0, end), 10)
+        .await
+        .unwrap();
     assert_eq!(left, failed[1..].to_vec());
 }

@@ -3,6 +3,23 @@
 
 use super::*;
 
+/// One page of `endpoint`'s history, as (deliveries, the next page's cursor).
+async fn history(
+    deliveries: &dyn DeliveryAdmin,
+    endpoint: &WebhookEndpointId,
+    status: Option<DeliveryStatus>,
+    limit: usize,
+    cursor: Option<String>,
+) -> Result<(Vec<Delivery>, Option<String>), StoreError> {
+    let query = DeliveryQuery {
+        status,
+        limit,
+        cursor,
+    };
+    let page = deliveries.list_by_endpoint(endpoint, query).await?;
+    Ok((page.items, page.next_cursor))
+}
+
 #[tokio::test]
 async fn endpoint_history_is_newest_first_filtered_and_paged() {
     // GIVEN five deliveries to one endpoint a second apart, of which #1 and #3 succeeded,
@@ -33,32 +50,18 @@ async fn endpoint_history_is_newest_first_filtered_and_paged() {
     let newest_first: Vec<Delivery> = all.iter().rev().cloned().collect();
 
     // WHEN listed two at a time THEN the pages are [4,3], [2,1], [0] and then no cursor
-    let (p1, c1) = env
-        .deliveries
-        .list_by_endpoint(&ep, None, 2, None)
-        .await
-        .unwrap();
+    let (p1, c1) = history(&env.deliveries, &ep, None, 2, None).await.unwrap();
     assert_eq!(p1, newest_first[0..2].to_vec());
     let c1 = c1.expect("a second page");
-    let (p2, c2) = env
-        .deliveries
-        .list_by_endpoint(&ep, None, 2, Some(c1.clone()))
+    let (p2, c2) = history(&env.deliveries, &ep, None, 2, Some(c1.clone()))
         .await
         .unwrap();
     assert_eq!(p2, newest_first[2..4].to_vec());
-    let (p3, c3) = env
-        .deliveries
-        .list_by_endpoint(&ep, None, 2, c2)
-        .await
-        .unwrap();
+    let (p3, c3) = history(&env.deliveries, &ep, None, 2, c2).await.unwrap();
     assert_eq!(p3, newest_first[4..5].to_vec());
     assert_eq!(c3, None);
     // AND one big page is the whole history
-    let (whole, end) = env
-        .deliveries
-        .list_by_endpoint(&ep, None, 50, None)
-        .await
-        .unwrap();
+    let (whole, end) = history(&env.deliveries, &ep, None, 50, None).await.unwrap();
     assert_eq!(whole, newest_first);
     assert_eq!(end, None);
 
@@ -70,8 +73,7 @@ async fn endpoint_history_is_newest_first_filtered_and_paged() {
             let mut pages = Vec::new();
             let mut cursor = None;
             loop {
-                let (page, next) = deliveries
-                    .list_by_endpoint(&ep, Some(status), limit, cursor)
+                let (page, next) = history(&deliveries, &ep, Some(status), limit, cursor)
                     .await
                     .unwrap();
                 assert!(page.len() <= limit);
@@ -98,21 +100,15 @@ async fn endpoint_history_is_newest_first_filtered_and_paged() {
 
     // AND a cursor is only good for its own endpoint; garbage is refused
     assert!(matches!(
-        env.deliveries
-            .list_by_endpoint(&other_ep, None, 2, Some(c1))
-            .await,
+        history(&env.deliveries, &other_ep, None, 2, Some(c1)).await,
         Err(StoreError::Corrupt(_))
     ));
     assert!(matches!(
-        env.deliveries
-            .list_by_endpoint(&ep, None, 2, Some("zz".into()))
-            .await,
+        history(&env.deliveries, &ep, None, 2, Some("zz".into())).await,
         Err(StoreError::Corrupt(_))
     ));
     // AND the other endpoint sees only its own delivery
-    let (others, _) = env
-        .deliveries
-        .list_by_endpoint(&other_ep, None, 10, None)
+    let (others, _) = history(&env.deliveries, &other_ep, None, 10, None)
         .await
         .unwrap();
     assert_eq!(others.len(), 1);

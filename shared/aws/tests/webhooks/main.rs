@@ -16,14 +16,14 @@ use common::*;
 use paygate_aws::dynamo::unsent_shard;
 use paygate_domain::{
     ports::{
-        DeliveryAdmin, DeliveryStore, EndpointReader, Expectation, Outbox, PaymentChange,
-        PaymentWriter,
+        DeliveryAdmin, DeliveryQuery, DeliveryStore, EndpointReader, Expectation, Outbox,
+        PaymentChange, PaymentWriter,
     },
     webhook::{
         delivery_id, Attempt, AttemptError, Delivery, DeliveryStatus, EventFilter, RetrySchedule,
         WebhookEndpoint, WebhookEndpointId,
     },
-    EventId, EventRecord, EventType, MerchantId, Mode, StoreError, Timestamp,
+    EventId, EventRecord, EventType, MerchantId, Mode, StoreError, TimeRange, Timestamp,
 };
 
 type Item = HashMap<String, AttributeValue>;

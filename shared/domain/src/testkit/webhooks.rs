@@ -11,12 +11,13 @@ use std::{
 
 use crate::{
     ports::{
-        DeliveryAdmin, DeliveryMessage, DeliveryQueue, DeliveryStore, EndpointAdmin,
+        DeliveryAdmin, DeliveryMessage, DeliveryQuery, DeliveryQueue, DeliveryStore, EndpointAdmin,
         EndpointHealthStore, EndpointReader, EventPublisher, Page, SendOutcome, SigningSecrets,
         WebhookSender,
     },
     webhook::{Attempt, Delivery, DeliveryStatus, DisabledReason, EndpointHealth, WebhookEndpoint},
-    DeliveryId, EventId, EventRecord, MerchantId, StoreError, Timestamp, WebhookEndpointId,
+    DeliveryId, EventId, EventRecord, MerchantId, StoreError, TimeRange, Timestamp,
+    WebhookEndpointId,
 };
 use async_trait::async_trait;
 
@@ -354,10 +355,13 @@ impl DeliveryAdmin for MemoryDeliveries {
     async fn list_by_endpoint(
         &self,
         endpoint: &WebhookEndpointId,
-        status: Option<DeliveryStatus>,
-        limit: usize,
-        cursor: Option<String>,
+        query: DeliveryQuery,
     ) -> Result<Page<Delivery>, StoreError> {
+        let DeliveryQuery {
+            status,
+            limit,
+            cursor,
+        } = query;
         let offset = match cursor {
             None => 0,
             Some(c) => c
@@ -412,8 +416,7 @@ impl DeliveryAdmin for MemoryDeliveries {
     async fn list_failed(
         &self,
         endpoint: &WebhookEndpointId,
-        since: Timestamp,
-        until: Timestamp,
+        range: TimeRange,
         limit: usize,
     ) -> Result<(Vec<Delivery>, bool), StoreError> {
         let mut v: Vec<Delivery> = self
@@ -422,8 +425,7 @@ impl DeliveryAdmin for MemoryDeliveries {
             .filter(|d| {
                 &d.endpoint_id == endpoint
                     && d.status == DeliveryStatus::Failed
-                    && d.created_at >= since
-                    && d.created_at < until
+                    && range.contains(d.created_at)
             })
             .collect();
         v.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));

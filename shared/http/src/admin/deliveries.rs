@@ -48,12 +48,7 @@ pub async fn list_for_endpoint(
         .id;
     let page = deps
         .deliveries
-        .list_by_endpoint(
-            &endpoint_id,
-            query.status,
-            query.limit.unwrap_or(DEFAULT_LIMIT),
-            query.cursor.clone(),
-        )
+        .list_by_endpoint(&endpoint_id, query.store_query())
         .await
         .map_err(store_error)?;
     Ok(DeliveryPage {

@@ -8,8 +8,9 @@
 
 use paygate_domain::{
     apikey::{roll_hours, MAX_NAME_CHARS, MAX_ROLL_EXPIRY_HOURS},
+    ports::DeliveryQuery,
     webhook::{DeliveryStatus, EventFilter, DELIVERY_RETENTION_DAYS},
-    Mode, Timestamp,
+    Mode, TimeRange, Timestamp,
 };
 use paygate_webhooks::{check_url, Blocked, EgressPolicy};
 use serde_json::{Map, Value};
@@ -243,10 +244,7 @@ fn time_field(f: &Fields<'_>, name: &str) -> Result<Option<Timestamp>, ApiError>
 /// The recover range `[since, until)` of a body at `now`: `since` required, not in the
 /// future, not older than the delivery retention; `until` optional (default: now), after
 /// `since`.
-pub fn recover_range(
-    body: &Map<String, Value>,
-    now: Timestamp,
-) -> Result<(Timestamp, Timestamp), ApiError> {
+pub fn recover_range(body: &Map<String, Value>, now: Timestamp) -> Result<TimeRange, ApiError> {
     let f = Fields::new(body);
     f.only(&["since", "until"])?;
     let since =
@@ -267,7 +265,7 @@ pub fn recover_range(
     if until <= since {
         return Err(ApiError::invalid("until", "must be after since"));
     }
-    Ok((since, until))
+    Ok(TimeRange::new(since, until))
 }
 
 /// `?status=pending|succeeded|failed&limit=1..100&cursor=…` of an endpoint's history.
@@ -279,6 +277,15 @@ pub struct HistoryQuery {
 }
 
 impl HistoryQuery {
+    /// What the store reads: the limit defaults to [`DEFAULT_LIMIT`].
+    pub fn store_query(&self) -> DeliveryQuery {
+        DeliveryQuery {
+            status: self.status,
+            limit: self.limit.unwrap_or(DEFAULT_LIMIT),
+            cursor: self.cursor.clone(),
+        }
+    }
+
     /// Parses a raw query string (`None`: no `?`), percent-decoding it first.
     pub fn from_query(query: Option<&str>) -> Result<Self, ApiError> {
         let pairs: Vec<(String, String)> = query

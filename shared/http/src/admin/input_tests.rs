@@ -176,10 +176,9 @@ fn api_key_bodies() {
 #[test]
 fn recover_ranges_are_bounded_by_now_and_the_retention() {
     let now = Timestamp::parse_iso8601("2026-03-01T12:00:00Z").unwrap();
-    let (since, until) =
-        recover_range(&obj(json!({"since": "2026-03-01T11:00:00Z"})), now).unwrap();
+    let range = recover_range(&obj(json!({"since": "2026-03-01T11:00:00Z"})), now).unwrap();
     assert_eq!(
-        (since.to_iso8601(), until),
+        (range.since.to_iso8601(), range.until),
         ("2026-03-01T11:00:00.000Z".into(), now)
     );
     for (body, expected) in [
@@ -239,6 +238,27 @@ fn the_history_query_is_percent_decoded_and_checked() {
     );
     let longest = format!("cursor={}", "a".repeat(MAX_CURSOR_LEN));
     assert!(HistoryQuery::from_query(Some(&longest)).is_ok());
+}
+
+#[test]
+fn the_store_reads_the_history_query_with_the_default_limit_when_none_is_given() {
+    assert_eq!(
+        HistoryQuery::default().store_query(),
+        DeliveryQuery {
+            status: None,
+            limit: DEFAULT_LIMIT,
+            cursor: None,
+        }
+    );
+    let q = HistoryQuery::from_query(Some("status=pending&limit=7&cursor=c1")).unwrap();
+    assert_eq!(
+        q.store_query(),
+        DeliveryQuery {
+            status: Some(DeliveryStatus::Pending),
+            limit: 7,
+            cursor: Some("c1".into()),
+        }
+    );
 }
 
 /// Regression (fuzz target `admin_bodies`): a URL within the limit as sent could grow past

@@ -83,14 +83,14 @@ pub async fn recover(
 ) -> Result<RecoverView, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
     let now = deps.clock.now();
-    let (since, until) = recover_range(body, now)?;
+    let range = recover_range(body, now)?;
     let endpoint = endpoint_of(deps.endpoints.as_ref(), &merchant_id, endpoint_raw).await?;
     if !endpoint.enabled {
         return Err(endpoint_disabled());
     }
     let (failed, mut more) = deps
         .deliveries
-        .list_failed(&endpoint.id, since, until, RECOVER_MAX)
+        .list_failed(&endpoint.id, range, RECOVER_MAX)
         .await
         .map_err(store_error)?;
     let mut view = RecoverView {

@@ -4,9 +4,9 @@
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::ReturnValue;
 use paygate_domain::{
-    ports::{DeliveryAdmin, DeliveryStore, Page},
+    ports::{DeliveryAdmin, DeliveryQuery, DeliveryStore, Page},
     webhook::{Delivery, DeliveryId, DeliveryStatus, WebhookEndpointId},
-    EventId, StoreError, Timestamp,
+    EventId, StoreError, TimeRange, Timestamp,
 };
 
 use super::{
@@ -25,29 +25,37 @@ use crate::dynamo::{
 /// skips items; past that it returns what it found with a cursor to go on from.
 const MAX_FILTERED_PAGES: usize = 10;
 
-impl DynamoDeliveries {
+/// The dashboard's port: an endpoint's history (paged by cursor), an event's deliveries,
+/// the resend, the recover's failed deliveries and the backlog count.
+#[async_trait]
+impl DeliveryAdmin for DynamoDeliveries {
     /// One page of an endpoint's deliveries, newest first (by `createdAt`), optionally only
-    /// those with `status`. `cursor` is the `next` of the previous page (opaque; `None` for
-    /// the first page). Returns the page (at most `limit` deliveries) and the cursor of the
-    /// next one, `None` when there is nothing after it. A page may be shorter than `limit`
-    /// and still have a next cursor when a status filter skipped many deliveries.
+    /// those with `query.status`. `query.cursor` is the `next_cursor` of the previous page
+    /// (opaque; `None` for the first page). The page holds at most `query.limit`
+    /// deliveries; its cursor is `None` when there is nothing after it. A page may be
+    /// shorter than the limit and still have a next cursor when a status filter skipped
+    /// many deliveries.
     ///
     /// Reads the `byEndpoint` index (eventually consistent). The caller checks that the
     /// endpoint belongs to the merchant asking. A cursor that is not one this method handed
     /// out for this endpoint is `StoreError::Corrupt` ("invalid cursor").
-    pub async fn list_by_endpoint(
+    async fn list_by_endpoint(
         &self,
         endpoint: &WebhookEndpointId,
-        status: Option<DeliveryStatus>,
-        limit: usize,
-        cursor: Option<String>,
-    ) -> Result<(Vec<Delivery>, Option<String>), StoreError> {
+        query: DeliveryQuery,
+    ) -> Result<Page<Delivery>, StoreError> {
+        let DeliveryQuery {
+            status,
+            limit,
+            cursor,
+        } = query;
+        let page = |items, next_cursor| Ok(Page { items, next_cursor });
         let mut start = match &cursor {
             Some(c) => Some(decode_cursor(c, endpoint)?),
             None => None,
         };
         if limit == 0 {
-            return Ok((Vec::new(), cursor));
+            return page(Vec::new(), cursor);
         }
         let mut query = index_query(
             &self.client,
@@ -65,17 +73,17 @@ impl DynamoDeliveries {
         let mut out: Vec<Delivery> = Vec::new();
         let mut pages = 0;
         loop {
-            let page = query_page(&query, start.take(), Some(limit - out.len())).await?;
+            let read = query_page(&query, start.take(), Some(limit - out.len())).await?;
             pages += 1;
             let mut cut = false;
-            for item in &page.items {
+            for item in &read.items {
                 if out.len() == limit {
                     cut = true;
                     break;
                 }
                 out.push(decode_delivery(item)?);
             }
-            let more = page.next;
+            let more = read.next;
             if out.len() == limit {
                 // The next page starts after the last delivery returned.
                 let next = if cut || more.is_some() {
@@ -83,31 +91,14 @@ impl DynamoDeliveries {
                 } else {
                     None
                 };
-                return Ok((out, next));
+                return page(out, next);
             }
             match more {
                 Some(k) if pages < MAX_FILTERED_PAGES => start = Some(k),
-                Some(k) => return Ok((out, Some(encode_key_cursor(&k)?))),
-                None => return Ok((out, None)),
+                Some(k) => return page(out, Some(encode_key_cursor(&k)?)),
+                None => return page(out, None),
             }
         }
-    }
-}
-
-/// The dashboard's port: an endpoint's history (paged by cursor, above), an event's
-/// deliveries, the resend, the recover's failed deliveries and the backlog count.
-#[async_trait]
-impl DeliveryAdmin for DynamoDeliveries {
-    async fn list_by_endpoint(
-        &self,
-        endpoint: &WebhookEndpointId,
-        status: Option<DeliveryStatus>,
-        limit: usize,
-        cursor: Option<String>,
-    ) -> Result<Page<Delivery>, StoreError> {
-        let (items, next_cursor) =
-            DynamoDeliveries::list_by_endpoint(self, endpoint, status, limit, cursor).await?;
-        Ok(Page { items, next_cursor })
     }
 
     /// Every delivery of an event (one per endpoint it was fanned out to), oldest first.
@@ -175,14 +166,13 @@ impl DeliveryAdmin for DynamoDeliveries {
         }
     }
 
-    /// An endpoint's `failed` deliveries created in `[since, until)`, oldest first, at most
-    /// `limit`, and whether more may follow. Reads the `byEndpoint` index forward from
-    /// `since` with a status filter (eventually consistent).
+    /// An endpoint's `failed` deliveries created in `range`, oldest first, at most `limit`,
+    /// and whether more may follow. Reads the `byEndpoint` index forward from `range.since`
+    /// with a status filter (eventually consistent).
     async fn list_failed(
         &self,
         endpoint: &WebhookEndpointId,
-        since: Timestamp,
-        until: Timestamp,
+        range: TimeRange,
         limit: usize,
     ) -> Result<(Vec<Delivery>, bool), StoreError> {
         let query = self
@@ -199,8 +189,8 @@ impl DeliveryAdmin for DynamoDeliveries {
             ])))
             .set_expression_attribute_values(Some(attrs(&[
                 (":e", s(endpoint.as_str())),
-                (":since", t(since)),
-                (":until", t(until)),
+                (":since", t(range.since)),
+                (":until", t(range.until)),
                 (":failed", s(DeliveryStatus::Failed.as_str())),
             ])))
             .scan_index_forward(true);
@@ -211,7 +201,7 @@ impl DeliveryAdmin for DynamoDeliveries {
             for item in &page.items {
                 let d = decode_delivery(item)?;
                 // BETWEEN includes `until`; the range is half-open.
-                if d.created_at < until && d.status == DeliveryStatus::Failed {
+                if range.contains(d.created_at) && d.status == DeliveryStatus::Failed {
                     out.push(d);
                 }
             }
