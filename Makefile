@@ -1,8 +1,8 @@
 # paygate - one-command entry points.
 #
 #   make dev           local stack: moto + tables + seed data + HTTP server (no cloud, no Docker)
-#   make test          everything CI runs: fmt check, clippy, cfn-lint, all tests (schemathesis conformance included)
-#   make lint          fmt check + clippy + cfn-lint + audit (no tests)
+#   make test          everything CI runs: fmt check, clippy (fuzz targets too), cfn-lint, all tests (schemathesis conformance included)
+#   make lint          fmt check + clippy (workspace and fuzz targets) + cfn-lint + audit (no tests)
 #   make audit         unused dependencies (cargo-machete), licenses and duplicate versions (cargo-deny)
 #   make sam-validate  sam validate --lint (installs aws-sam-cli into .venv/sam, ~40 s once)
 #   make fmt           format the workspace
@@ -33,7 +33,7 @@ LAMBDA_BINS := $(shell sed -n 's|^ *CodeUri: target/lambda/\([A-Za-z0-9_-]*\)/ *
 LAMBDA_TARGET := aarch64-unknown-linux-gnu
 STAGE ?= dev
 
-.PHONY: fuzz bench chaos help venv toolchain dev test lint audit audit-tools fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli browser dashboard dashboard-screenshots
+.PHONY: fuzz fuzz-check bench chaos help venv toolchain dev test lint audit audit-tools fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli browser dashboard dashboard-screenshots
 
 help:
 	@sed -n 's/^#   make /  make /p' $(MAKEFILE_LIST)
@@ -118,7 +118,14 @@ audit: audit-tools
 	cargo machete
 	cargo deny check licenses bans
 
-lint: fmt-check clippy cfn-lint audit
+# The fuzz targets (fuzz/, not a workspace member) are formatted and linted like the
+# workspace, so a change to a parser they drive cannot leave them broken until the next
+# `make fuzz` (a check build: libFuzzer's C++ is compiled, nothing is run).
+fuzz-check: toolchain
+	cargo fmt --manifest-path fuzz/Cargo.toml -- --check
+	cargo clippy --manifest-path fuzz/Cargo.toml --bins --locked --target-dir target -- -D warnings
+
+lint: fmt-check clippy fuzz-check cfn-lint audit
 
 # Optional second opinion on the template (SAM's own transform + cfn-lint); not part of test.
 sam-validate:

@@ -153,7 +153,7 @@ fn bodies(body: &Map<String, Value>, egress: &EgressPolicy) {
         Err(e) => refused(&e),
     }
     match input::recover_range(body, now) {
-        Ok((since, until)) => assert!(since <= now && since < until),
+        Ok(r) => assert!(r.since <= now && r.since < r.until),
         Err(e) => refused(&e),
     }
 }
