@@ -277,15 +277,16 @@ pub trait DeliveryStore: Send + Sync {
     /// Creates the delivery unless one with its id exists; `true` when created.
     async fn create_delivery(&self, delivery: &Delivery) -> Result<bool, StoreError>;
     async fn get_delivery(&self, id: &DeliveryId) -> Result<Option<Delivery>, StoreError>;
-    /// Claims attempt `number` for the caller until `lease_until`: succeeds only while the
-    /// delivery is pending, has `number - 1` attempts recorded, and no other unexpired lease
-    /// (`now` decides expiry). `false` when someone else has it or it is done already.
+    /// Claims attempt `number` for the caller for `lease` (taken at `lease.since`, the
+    /// caller's now, and held until `lease.until`): succeeds only while the delivery is
+    /// pending, has `number - 1` attempts recorded, and carries no other lease still running
+    /// at `lease.since` (a lease runs up to and including its `until`). `false` when someone
+    /// else has it or it is done already.
     async fn claim_attempt(
         &self,
         id: &DeliveryId,
         number: u32,
-        lease_until: Timestamp,
-        now: Timestamp,
+        lease: TimeRange,
     ) -> Result<bool, StoreError>;
     /// Writes the attempt (unless attempt `attempt.number` exists already) and the delivery
     /// as it is after it, atomically, on condition that `attempt.number - 1` attempts were

@@ -17,6 +17,7 @@ use paygate_domain::{
         hop_delay_secs, Attempt, AttemptError, DeliveryStatus, DisablePolicy, Envelope,
         RetrySchedule,
     },
+    TimeRange,
 };
 
 use crate::PipelineError;
@@ -83,10 +84,10 @@ pub async fn deliver(
     if delivery.status != DeliveryStatus::Pending || delivery.attempts_made + 1 != msg.attempt {
         return Ok(DeliverOutcome::Skipped);
     }
-    let lease = now.plus_millis(LEASE_MS);
+    let lease = TimeRange::new(now, now.plus_millis(LEASE_MS));
     if !deps
         .deliveries
-        .claim_attempt(&delivery.id, msg.attempt, lease, now)
+        .claim_attempt(&delivery.id, msg.attempt, lease)
         .await?
     {
         return Ok(DeliverOutcome::Skipped);

@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::{types::Put, Client};
 use paygate_domain::{
     ports::DeliveryStore,
     webhook::{Attempt, Delivery, DeliveryId, DeliveryStatus},
-    StoreError, Timestamp,
+    StoreError, TimeRange, Timestamp,
 };
 
 use crate::dynamo::{
@@ -85,14 +85,14 @@ impl DeliveryStore for DynamoDeliveries {
         get_item(req, decode_delivery).await
     }
 
-    /// Sets `leaseUntil` (epoch millis) on condition that the delivery is pending, has
-    /// `number - 1` attempts, and carries no lease that is still running at `now`.
+    /// Sets `leaseUntil` (epoch millis) to `lease.until` on condition that the delivery is
+    /// pending, has `number - 1` attempts, and carries no lease that is still running at
+    /// `lease.since`.
     async fn claim_attempt(
         &self,
         id: &DeliveryId,
         number: u32,
-        lease_until: Timestamp,
-        now: Timestamp,
+        lease: TimeRange,
     ) -> Result<bool, StoreError> {
         let Some(prev) = number.checked_sub(1) else {
             return Ok(false);
@@ -115,8 +115,8 @@ impl DeliveryStore for DynamoDeliveries {
             .set_expression_attribute_values(Some(attrs(&[
                 (":pending", s(DeliveryStatus::Pending.as_str())),
                 (":prev", n(prev)),
-                (":lease", n(lease_until.unix_millis())),
-                (":now", n(now.unix_millis())),
+                (":lease", n(lease.until.unix_millis())),
+                (":now", n(lease.since.unix_millis())),
             ])))
             .send()
             .await;

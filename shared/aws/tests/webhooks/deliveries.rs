@@ -72,7 +72,7 @@ async fn claim_attempt_needs_pending_the_previous_count_and_no_running_lease() {
         let deliveries = env.deliveries.clone();
         async move {
             deliveries
-                .claim_attempt(&id, n, at(lease), at(now))
+                .claim_attempt(&id, n, TimeRange::new(at(now), at(lease)))
                 .await
                 .unwrap()
         }
@@ -117,7 +117,7 @@ async fn claim_attempt_needs_pending_the_previous_count_and_no_running_lease() {
     let ghost = delivery(&endpoint_id("ghost"), T0);
     assert!(!env
         .deliveries
-        .claim_attempt(&ghost.id, 1, at(30), at(0))
+        .claim_attempt(&ghost.id, 1, TimeRange::new(at(0), at(30)))
         .await
         .unwrap());
     assert!(raw_partition(&env, ghost.id.as_str()).await.is_empty());

@@ -203,12 +203,12 @@ async fn resend_puts_a_final_delivery_back_to_pending_with_numbering_going_on() 
     // AND the next attempt is number 3
     assert!(!env
         .deliveries
-        .claim_attempt(&d.id, 2, later.plus_millis(SEC), later)
+        .claim_attempt(&d.id, 2, TimeRange::new(later, later.plus_millis(SEC)))
         .await
         .unwrap());
     assert!(env
         .deliveries
-        .claim_attempt(&d.id, 3, later.plus_millis(30 * SEC), later)
+        .claim_attempt(&d.id, 3, TimeRange::new(later, later.plus_millis(30 * SEC)))
         .await
         .unwrap());
     // AND resending again while pending conflicts

@@ -280,18 +280,17 @@ impl DeliveryStore for MemoryDeliveries {
         &self,
         id: &DeliveryId,
         number: u32,
-        lease_until: Timestamp,
-        now: Timestamp,
+        lease: TimeRange,
     ) -> Result<bool, StoreError> {
         let mut s = self.inner.lock().unwrap();
-        let Some((d, lease)) = s.deliveries.get_mut(id) else {
+        let Some((d, held)) = s.deliveries.get_mut(id) else {
             return Ok(false);
         };
-        let free = lease.is_none_or(|l| l < now);
+        let free = held.is_none_or(|l| l < lease.since);
         if d.status != DeliveryStatus::Pending || d.attempts_made + 1 != number || !free {
             return Ok(false);
         }
-        *lease = Some(lease_until);
+        *held = Some(lease.until);
         Ok(true)
     }
 

@@ -310,7 +310,11 @@ async fn a_claimed_attempt_is_not_sent_twice_while_its_lease_holds() {
     // Another consumer claimed attempt 1 and is still sending.
     assert!(w
         .deliveries
-        .claim_attempt(&msg.delivery_id, 1, T0.plus_millis(30_000), T0)
+        .claim_attempt(
+            &msg.delivery_id,
+            1,
+            TimeRange::new(T0, T0.plus_millis(30_000))
+        )
         .await
         .unwrap());
     let deps = w.deliver_deps(RetrySchedule::default());
