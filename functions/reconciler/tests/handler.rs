@@ -16,8 +16,8 @@ use paygate_domain::{
     PaymentStatus, PosAccount, TransactionType,
 };
 use paygate_payments::{
-    run_operation, EventSink, OpError, OperationDeps, Principal, Providers, ReconcilerDeps,
-    ReconcilerLimits, RunReport,
+    run_operation, BankAccess, EventSink, OpError, OperationDeps, Principal, Providers,
+    ReconcilerDeps, ReconcilerLimits, RunReport,
 };
 
 #[tokio::test]
@@ -43,8 +43,7 @@ async fn a_scheduled_run_settles_an_unanswered_refund() {
     let publisher = Arc::new(MemoryPublisher::default());
     let ops = OperationDeps {
         payments: store.clone(),
-        accounts,
-        providers: Providers::new().register(bank.clone()),
+        banks: BankAccess::new(accounts, Providers::new().register(bank.clone())),
         clock: clock.clone(),
         ids: Arc::new(SeqIds::default()),
         events: EventSink {

@@ -21,7 +21,7 @@ use paygate_domain::{
     AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId, PaymentStatus,
     PosAccount,
 };
-use paygate_payments::{EventSink, Principal, Providers};
+use paygate_payments::{BankAccess, EventSink, Principal, Providers};
 
 /// The simulator declines an operation of this amount (bank code 51).
 const DECLINE_AMOUNT: i64 = 5_100;
@@ -138,8 +138,7 @@ async fn world() -> World {
     let deps = Deps {
         ops: OperationDeps {
             payments: payments.clone(),
-            accounts,
-            providers: Providers::new().register(bank.clone()),
+            banks: BankAccess::new(accounts, Providers::new().register(bank.clone())),
             clock: clock.clone(),
             ids: ids.clone(),
             events: EventSink {

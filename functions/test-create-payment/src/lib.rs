@@ -18,18 +18,15 @@ use paygate_domain::{
 use paygate_http::{
     body::parse_object, handlers::caller, respond, test_helpers::test_payment, ApiError,
 };
-use paygate_payments::{
-    accounts::{account_in_mode, accounts_in_mode},
-    OpError,
-};
+use paygate_payments::OpError;
 
 /// Dependencies, built once per Lambda instance by `paygate_compose`.
 pub use paygate_compose::TestCreatePayment as Deps;
 
 fn accepts_test_orders(deps: &Deps, account: &PosAccount) -> bool {
-    deps.providers
-        .get(&account.provider_code)
-        .is_some_and(|p| p.test_orders().is_some())
+    deps.banks
+        .provider(account)
+        .is_ok_and(|p| p.test_orders().is_some())
 }
 
 /// The test-mode account to register the order on: the one named or the merchant's first
@@ -41,10 +38,15 @@ async fn account(
     who: &paygate_payments::Principal,
     id: Option<AccountId>,
 ) -> Result<PosAccount, ApiError> {
-    let accounts = deps.accounts.as_ref();
+    let banks = &deps.banks;
     let found = match id {
-        Some(id) => account_in_mode(accounts, &who.merchant_id, Mode::Test, &id).await?,
-        None => accounts_in_mode(accounts, &who.merchant_id, Mode::Test)
+        Some(id) => {
+            banks
+                .account_in_mode(&who.merchant_id, Mode::Test, &id)
+                .await?
+        }
+        None => banks
+            .accounts_in_mode(&who.merchant_id, Mode::Test)
             .await?
             .into_iter()
             .find(|a| accepts_test_orders(deps, a)),
@@ -73,9 +75,9 @@ async fn create(deps: &Deps, req: &Request) -> Result<PaymentView, ApiError> {
         "PG{}",
         opaque.chars().take(20).collect::<String>().to_uppercase()
     );
-    let orders = deps
-        .providers
-        .get(&account.provider_code)
+    let provider = deps.banks.provider(&account).ok();
+    let orders = provider
+        .as_deref()
         .and_then(|p| p.test_orders())
         .ok_or_else(|| {
             ApiError::invalid(

@@ -24,7 +24,7 @@ use paygate_domain::{
     ids::ApiKeyId, AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId,
     PaymentStatus, PosAccount, TransactionType,
 };
-use paygate_payments::{OperationDeps, Principal, Providers};
+use paygate_payments::{BankAccess, OperationDeps, Principal, Providers};
 use serde_json::Value;
 
 struct World {
@@ -82,8 +82,7 @@ async fn world() -> World {
     World {
         ops: OperationDeps {
             payments: store.clone(),
-            accounts,
-            providers: Providers::new().register(bank),
+            banks: BankAccess::new(accounts, Providers::new().register(bank)),
             clock,
             ids: Arc::new(SeqIds::default()),
             events: paygate_payments::EventSink {

@@ -5,8 +5,8 @@
 //! payment, its transaction and its outbox event together. Functions (Lambdas) and the dev
 //! server call these; adapters are chosen by the caller.
 
-pub mod accounts;
 pub mod auth;
+pub mod bank_access;
 pub mod commit;
 pub mod error;
 pub mod operate;
@@ -18,6 +18,7 @@ pub mod reconcile;
 pub mod reconciler;
 
 pub use auth::{authenticate, hash_api_key, AuthError, Principal};
+pub use bank_access::BankAccess;
 pub use error::OpError;
 pub use operate::{get_payment, run_operation, OperationDeps, OperationResult};
 pub use points::{points_inquiry, PointsDeps, PointsRequest, PointsResponse};

@@ -5,8 +5,7 @@ use std::sync::Arc;
 use paygate_domain::{
     metrics::{Metric, OperationOutcome},
     ports::{
-        AccountLookup, BankOperation, Clock, Expectation, IdGenerator, PaymentChange,
-        PaymentReader, PaymentWriter,
+        BankOperation, Clock, Expectation, IdGenerator, PaymentChange, PaymentReader, PaymentWriter,
     },
     BankOutcome, EventId, Operation, Payment, PaymentId, PendingOperation, PosAccount, Settlement,
     StaleAfter, StoreError, Transaction, TransactionId, TransactionStatus, TransactionType,
@@ -14,9 +13,9 @@ use paygate_domain::{
 
 use crate::{
     auth::Principal,
+    bank_access::BankAccess,
     commit::{record_settlement, Recorded, FIRST_BACKOFF, MAX_BACKOFF},
     error::OpError,
-    providers::Providers,
     publish::EventSink,
 };
 
@@ -26,8 +25,8 @@ const RESERVE_ATTEMPTS: usize = 4;
 /// The ports a money-moving operation needs.
 pub struct OperationDeps {
     pub payments: Arc<dyn PaymentStore>,
-    pub accounts: Arc<dyn AccountLookup>,
-    pub providers: Providers,
+    /// The payment's POS account and its bank.
+    pub banks: BankAccess,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
     /// Where committed events go next (the events queue).
@@ -62,14 +61,6 @@ pub async fn get_payment(
         .ok_or(OpError::NotFound("payment"))
 }
 
-/// The payment's POS account, of the payment's mode (else 404 `not_found`, logged).
-pub(crate) async fn account_of(
-    accounts: &dyn AccountLookup,
-    payment: &Payment,
-) -> Result<PosAccount, OpError> {
-    crate::accounts::account_for_payment(accounts, payment).await
-}
-
 fn operation_of(kind: TransactionType) -> Operation {
     match kind {
         TransactionType::Capture => Operation::Capture,
@@ -91,10 +82,7 @@ pub async fn run_operation(
         .pending
         .as_ref()
         .ok_or_else(|| OpError::Internal("reservation lost".into()))?;
-    let provider = deps
-        .providers
-        .get(&account.provider_code)
-        .ok_or_else(|| OpError::Internal("provider missing".into()))?;
+    let provider = deps.banks.provider(&account)?;
     let request = bank_request(&reserved, &txn, op);
     let outcome = match kind {
         TransactionType::Capture => provider.capture(&account, &request).await,
@@ -142,7 +130,8 @@ pub(crate) fn report<T>(
         Err(OpError::Provider { .. } | OpError::Internal(_)) => OperationOutcome::Error,
         Err(_) => return,
     };
-    deps.providers
+    deps.banks
+        .providers
         .metrics()
         .emit(Metric::Operation { operation, outcome });
 }
@@ -240,15 +229,10 @@ async fn reserve(
     amount: Option<i64>,
 ) -> Result<(Payment, Transaction, PosAccount), OpError> {
     let mut payment = get_payment(deps.payments.as_ref(), principal, id).await?;
-    let account = account_of(deps.accounts.as_ref(), &payment).await?;
+    let account = deps.banks.account_for_payment(&payment).await?;
     let operation = operation_of(kind);
-    if !deps.providers.supports(&account, operation) {
-        return Err(OpError::Unsupported {
-            operation,
-            account_id: account.id.to_string(),
-        });
-    }
-    if !deps.providers.supports(&account, Operation::Query) {
+    deps.banks.ensure_supports(&account, operation)?;
+    if !deps.banks.supports(&account, Operation::Query) {
         // An operation the bank leaves unanswered could never be settled on this account.
         return Err(OpError::NotSettleable {
             operation,

@@ -3,21 +3,17 @@
 use std::sync::Arc;
 
 use paygate_domain::{
-    ports::{AccountLookup, BinLookup},
-    AccountId, CardDetails, Currency, Operation, PointsBalance, PointsResult, PosAccount,
+    ports::BinLookup, AccountId, CardDetails, Currency, Operation, PointsBalance, PointsResult,
+    PosAccount,
 };
 
-use crate::{
-    accounts::{account_in_mode, accounts_in_mode},
-    auth::Principal,
-    error::OpError,
-    providers::Providers,
-};
+use crate::{auth::Principal, bank_access::BankAccess, error::OpError};
 
 pub struct PointsDeps {
-    pub accounts: Arc<dyn AccountLookup>,
+    /// The caller's accounts and their banks.
+    pub banks: BankAccess,
+    /// Which bank issued a card (by BIN).
     pub bins: Arc<dyn BinLookup>,
-    pub providers: Providers,
 }
 
 /// A points inquiry as parsed from the request body (shape already checked).
@@ -94,7 +90,9 @@ async fn choose_account(
     // merchant's, so a test key never reaches live bank credentials.
     let (merchant, mode) = (&principal.merchant_id, principal.mode);
     if let Some(id) = &req.account_id {
-        return account_in_mode(deps.accounts.as_ref(), merchant, mode, id)
+        return deps
+            .banks
+            .account_in_mode(merchant, mode, id)
             .await?
             .ok_or(OpError::NotFound("account"));
     }
@@ -109,12 +107,14 @@ async fn choose_account(
         }
     }
     let bin = bin.ok_or(OpError::NoAccountForCard)?;
-    let mut at_bank: Vec<PosAccount> = accounts_in_mode(deps.accounts.as_ref(), merchant, mode)
+    let mut at_bank: Vec<PosAccount> = deps
+        .banks
+        .accounts_in_mode(merchant, mode)
         .await?
         .into_iter()
         .filter(|a| a.bank_code == bin.bank_code)
         .collect();
-    at_bank.sort_by_key(|a| !deps.providers.supports(a, Operation::PointsInquiry));
+    at_bank.sort_by_key(|a| !deps.banks.supports(a, Operation::PointsInquiry));
     at_bank.into_iter().next().ok_or(OpError::NoAccountForCard)
 }
 
@@ -129,16 +129,9 @@ pub async fn points_inquiry(
         reason: "must be one of TRY, USD, EUR, GBP".to_owned(),
     })?;
     let account = choose_account(deps, principal, &req).await?;
-    if !deps.providers.supports(&account, Operation::PointsInquiry) {
-        return Err(OpError::Unsupported {
-            operation: Operation::PointsInquiry,
-            account_id: account.id.to_string(),
-        });
-    }
-    let provider = deps
-        .providers
-        .get(&account.provider_code)
-        .ok_or_else(|| OpError::Internal("provider missing".into()))?;
+    deps.banks
+        .ensure_supports(&account, Operation::PointsInquiry)?;
+    let provider = deps.banks.provider(&account)?;
     let result = provider.points_inquiry(&account, &req.card, currency).await;
     tracing::info!(account_id = %account.id, card = %req.card.masked(), "points inquiry answered");
     let mut resp = PointsResponse {

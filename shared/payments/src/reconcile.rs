@@ -10,7 +10,7 @@ use paygate_domain::{
 use crate::{
     commit::{FIRST_BACKOFF, MAX_BACKOFF},
     error::OpError,
-    operate::{account_of, bank_request, commit, OperationDeps},
+    operate::{bank_request, commit, OperationDeps},
 };
 
 /// Writes of a finalized pending payment tried before giving up until the next query.
@@ -43,18 +43,9 @@ pub async fn reconcile_payment(
     deps: &OperationDeps,
     payment: Payment,
 ) -> Result<Reconciled, OpError> {
-    let account = account_of(deps.accounts.as_ref(), &payment).await?;
-    if !deps.providers.supports(&account, Operation::Query) {
-        return Err(OpError::Unsupported {
-            operation: Operation::Query,
-            account_id: account.id.to_string(),
-        });
-    }
-    let provider = deps
-        .providers
-        .get(&account.provider_code)
-        .ok_or_else(|| OpError::Internal("provider missing".into()))?
-        .clone();
+    let account = deps.banks.account_for_payment(&payment).await?;
+    deps.banks.ensure_supports(&account, Operation::Query)?;
+    let provider = deps.banks.provider(&account)?;
     let bank = provider.query(&account, &payment.order_id).await;
     let now = deps.clock.now();
     let (payment, resumed) = if payment.unsettled(now, deps.stale_after).is_some() {

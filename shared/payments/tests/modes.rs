@@ -17,8 +17,8 @@ use paygate_domain::{
     OperationSet, Payment, PaymentId, PaymentStatus, PointsResult, PosAccount, TransactionType,
 };
 use paygate_payments::{
-    points_inquiry, query_payment, run_operation, EventSink, OpError, OperationDeps, PointsDeps,
-    PointsRequest, Principal, Providers,
+    points_inquiry, query_payment, run_operation, BankAccess, EventSink, OpError, OperationDeps,
+    PointsDeps, PointsRequest, Principal, Providers,
 };
 
 /// A bank that approves everything and records which account each call used.
@@ -149,8 +149,7 @@ fn world() -> World {
     World {
         ops: OperationDeps {
             payments: store.clone(),
-            accounts: accounts.clone(),
-            providers: providers.clone(),
+            banks: BankAccess::new(accounts.clone(), providers.clone()),
             clock: Arc::new(ManualClock::at(T0)),
             ids: Arc::new(SeqIds::default()),
             events: EventSink {
@@ -159,9 +158,8 @@ fn world() -> World {
             stale_after: paygate_domain::StaleAfter::DEFAULT,
         },
         points: PointsDeps {
-            accounts,
+            banks: BankAccess::new(accounts, providers),
             bins,
-            providers,
         },
         bank,
         store,

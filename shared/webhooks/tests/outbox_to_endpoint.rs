@@ -17,7 +17,7 @@ use paygate_domain::{
     AccountId, Currency, EventRecord, MerchantId, Mode, OperationSet, Payment, PaymentId,
     PaymentStatus, PosAccount, TransactionType, WebhookEndpointId,
 };
-use paygate_payments::{run_operation, EventSink, OperationDeps, Principal, Providers};
+use paygate_payments::{run_operation, BankAccess, EventSink, OperationDeps, Principal, Providers};
 use paygate_webhooks::{deliver, fanout, sweep, DeliverDeps, FanoutDeps, SweepDeps};
 
 struct World {
@@ -101,8 +101,7 @@ async fn world() -> World {
     World {
         ops: OperationDeps {
             payments: store.clone(),
-            accounts,
-            providers: Providers::new().register(bank),
+            banks: BankAccess::new(accounts, Providers::new().register(bank)),
             clock: clock.clone(),
             ids: Arc::new(SeqIds::default()),
             events: EventSink {

@@ -24,7 +24,7 @@ use paygate_domain::{
     PaymentId, PaymentStatus, PosAccount, TransactionType,
 };
 use paygate_payments::{
-    query_payment, run_operation, EventSink, OperationDeps, Principal, Providers,
+    query_payment, run_operation, BankAccess, EventSink, OperationDeps, Principal, Providers,
 };
 use paygate_webhooks::sender::{deliver::signed_headers, ssrf};
 
@@ -98,8 +98,7 @@ fn world() -> World {
     World {
         deps: OperationDeps {
             payments: store.clone(),
-            accounts,
-            providers: Providers::new().register(Arc::new(InstantBank)),
+            banks: BankAccess::new(accounts, Providers::new().register(Arc::new(InstantBank))),
             clock: Arc::new(ManualClock::at(T0)),
             ids: Arc::new(SeqIds::default()),
             events: EventSink { publisher },

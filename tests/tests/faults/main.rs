@@ -21,7 +21,9 @@ use paygate_domain::{
     AccountId, Currency, MerchantId, Mode, Operation, OperationSet, Payment, PaymentId,
     PaymentStatus, PosAccount, Timestamp, TransactionStatus, TransactionType,
 };
-use paygate_payments::{run_operation, EventSink, OpError, OperationDeps, Principal, Providers};
+use paygate_payments::{
+    run_operation, BankAccess, EventSink, OpError, OperationDeps, Principal, Providers,
+};
 
 mod throttle;
 mod two_step_cancel;
@@ -69,8 +71,7 @@ async fn world(label: &str) -> World {
     ));
     let deps = OperationDeps {
         payments: payments.clone(),
-        accounts,
-        providers: Providers::new().register(bank.clone()),
+        banks: BankAccess::new(accounts, Providers::new().register(bank.clone())),
         clock,
         ids: Arc::new(SeqIds::default()),
         events: EventSink {

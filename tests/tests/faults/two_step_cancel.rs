@@ -23,8 +23,8 @@ use paygate_domain::{
     PosAccount, TransactionStatus, TransactionType,
 };
 use paygate_payments::{
-    run_operation, run_reconciler, EventSink, OpError, OperationDeps, Principal, Providers,
-    ReconcilerDeps, ReconcilerLimits,
+    run_operation, run_reconciler, BankAccess, EventSink, OpError, OperationDeps, Principal,
+    Providers, ReconcilerDeps, ReconcilerLimits,
 };
 
 const MID: &str = "6706598320";
@@ -75,8 +75,10 @@ async fn a_half_done_cancel_is_completed_by_the_reconciler() {
     let publisher = Arc::new(MemoryPublisher::default());
     let ops = || OperationDeps {
         payments: store.clone(),
-        accounts: accounts.clone(),
-        providers: Providers::new().register(provider.clone()),
+        banks: BankAccess::new(
+            accounts.clone(),
+            Providers::new().register(provider.clone()),
+        ),
         clock: clock.clone(),
         ids: Arc::new(SeqIds::default()),
         events: EventSink {

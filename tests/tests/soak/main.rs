@@ -50,7 +50,7 @@ use paygate_domain::{
     PosAccount, Timestamp, TransactionStatus, TransactionType,
 };
 use paygate_payments::{
-    run_reconciler, EventSink, OperationDeps, Principal, Providers, ReconcilerDeps,
+    run_reconciler, BankAccess, EventSink, OperationDeps, Principal, Providers, ReconcilerDeps,
     ReconcilerLimits,
 };
 use serde_json::{json, Value};
@@ -212,8 +212,10 @@ async fn setup(seed: u64) -> Soak {
     ));
     let ops = || OperationDeps {
         payments: payments.clone(),
-        accounts: accounts.clone(),
-        providers: Providers::new().register(provider.clone()),
+        banks: BankAccess::new(
+            accounts.clone(),
+            Providers::new().register(provider.clone()),
+        ),
         clock: clock.clone(),
         ids: ids.clone(),
         events: EventSink {
@@ -284,7 +286,7 @@ impl Soak {
             })
             .await
             .unwrap();
-        let provider = self.ops.providers.get(&self.account.provider_code).unwrap();
+        let provider = self.ops.banks.provider(&self.account).unwrap();
         provider
             .test_orders()
             .unwrap()

@@ -5,12 +5,12 @@ use std::{sync::Arc, time::Duration};
 use lambda_http::{Body, Request, Response};
 use paygate_aws::dynamo::{
     schema::{BINS, EVENTS, IDEMPOTENCY, PAYMENTS, POS_ACCOUNTS, SIMBANK},
-    DynamoAccounts, DynamoBins, DynamoIdempotency, DynamoPayments, DynamoSimLedger,
+    DynamoBins, DynamoIdempotency, DynamoPayments, DynamoSimLedger,
 };
 use paygate_aws::sqs::EVENTS_QUEUE;
 use paygate_bank_simulator::SimBank;
 use paygate_domain::{
-    ports::{AccountLookup, Clock, IdGenerator, PaymentWriter},
+    ports::{Clock, IdGenerator, PaymentWriter},
     StaleAfter,
 };
 use paygate_http::{
@@ -19,7 +19,7 @@ use paygate_http::{
     throttled, Idempotency, Throttle,
 };
 use paygate_payments::{
-    EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
+    BankAccess, EventSink, OperationDeps, PointsDeps, Providers, ReconcilerDeps, ReconcilerLimits,
 };
 
 use crate::{
@@ -121,6 +121,14 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
         .with_metrics(crate::settings::metrics(w)))
 }
 
+/// The merchants' POS accounts and every registered provider.
+fn bank_access(w: &Wiring) -> Result<BankAccess, ConfigError> {
+    Ok(BankAccess::new(
+        accounts(&w.aws.dynamo, &w.names.table(&POS_ACCOUNTS)?),
+        providers(w)?,
+    ))
+}
+
 /// Bank HTTP calls one operation makes at most, each bounded by the bank timeout: e.g. a
 /// Posnet or Garanti cancel of a captured pre-authorization reads the order, then sends two
 /// reversals; a PayFlex operation looks the order up first. Retrying a second step is
@@ -157,8 +165,7 @@ fn payments(w: &Wiring, stale: StaleAfter) -> Result<Arc<DynamoPayments>, Config
 fn operation_deps(w: &Wiring, stale: StaleAfter) -> Result<OperationDeps, ConfigError> {
     Ok(OperationDeps {
         payments: payments(w, stale)?,
-        accounts: accounts(&w.aws.dynamo, &w.names.table(&POS_ACCOUNTS)?),
-        providers: providers(w)?,
+        banks: bank_access(w)?,
         clock: w.clock.clone(),
         ids: w.ids.clone(),
         events: EventSink {
@@ -212,9 +219,8 @@ impl Build for PointsInquiry {
             idempotency: idempotency(w)?,
             throttle: throttle(w)?,
             points: PointsDeps {
-                accounts: accounts(&w.aws.dynamo, &w.names.table(&POS_ACCOUNTS)?),
+                banks: bank_access(w)?,
                 bins: Arc::new(DynamoBins::new(w.aws.dynamo.clone(), w.names.table(&BINS)?)),
-                providers: providers(w)?,
             },
         })
     }
@@ -224,10 +230,8 @@ impl Build for PointsInquiry {
 pub struct TestCreatePayment {
     /// Where the payment is created (never an event: nothing happened to it).
     pub payments: Arc<dyn PaymentWriter>,
-    /// The caller's test accounts.
-    pub accounts: Arc<dyn AccountLookup>,
-    /// The account's bank, which registers the order.
-    pub providers: Providers,
+    /// The caller's test accounts and their banks, which register the order.
+    pub banks: BankAccess,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
     /// `Idempotency-Key` records.
@@ -247,11 +251,7 @@ impl Build for TestCreatePayment {
                 DynamoPayments::new(w.aws.dynamo.clone(), w.names.table(&PAYMENTS)?, "")
                     .with_stale_after(stale_after(w)?),
             ),
-            accounts: Arc::new(DynamoAccounts::new(
-                w.aws.dynamo.clone(),
-                w.names.table(&POS_ACCOUNTS)?,
-            )),
-            providers: providers(w)?,
+            banks: bank_access(w)?,
             clock: w.clock.clone(),
             ids: w.ids.clone(),
         })

@@ -12,7 +12,7 @@ use paygate_domain::{
 };
 
 use super::*;
-use crate::{publish::EventSink, query::query_payment};
+use crate::{providers::Providers, publish::EventSink, query::query_payment};
 
 struct World {
     deps: OperationDeps,
@@ -59,8 +59,7 @@ fn world_stale(stored: StaleAfter, stale: StaleAfter) -> World {
     let publisher = Arc::new(MemoryPublisher::default());
     let deps = OperationDeps {
         payments: store.clone(),
-        accounts: accounts.clone(),
-        providers: Providers::new().register(bank.clone()),
+        banks: BankAccess::new(accounts.clone(), Providers::new().register(bank.clone())),
         clock: clock.clone(),
         ids: Arc::new(SeqIds::default()),
         events: EventSink {

@@ -35,7 +35,7 @@ fn bank_calls(m: &RecordingMetrics) -> Vec<(&'static str, &'static str, Operatio
 
 fn measured(w: &mut World) -> Arc<RecordingMetrics> {
     let m = Arc::new(RecordingMetrics::new());
-    w.deps.providers = w.deps.providers.clone().with_metrics(m.clone());
+    w.deps.banks.providers = w.deps.banks.providers.clone().with_metrics(m.clone());
     m
 }
 
