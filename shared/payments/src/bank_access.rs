@@ -110,3 +110,142 @@ impl BankAccess {
             .ok_or_else(|| OpError::Internal("provider missing".into()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use paygate_bank_simulator::{MemoryLedger, SimBank, PROVIDER_CODE};
+    use paygate_domain::{
+        payment::CreatedPayment,
+        testkit::{ManualClock, MemoryAccounts, T0},
+        Currency, OperationSet, PaymentId, PaymentStatus,
+    };
+
+    use super::*;
+
+    fn merchant() -> MerchantId {
+        MerchantId::parse("mch_a").unwrap()
+    }
+
+    fn account(id: &str, provider: &str, mode: Mode, supported: OperationSet) -> PosAccount {
+        PosAccount {
+            id: AccountId::parse(id).unwrap(),
+            merchant_id: merchant(),
+            provider_code: provider.into(),
+            bank_code: "0064".into(),
+            bank_name: "Türkiye İş Bankası".into(),
+            supported,
+            label: String::new(),
+            mode,
+        }
+    }
+
+    fn payment_on(account: &str, mode: Mode) -> Payment {
+        Payment::created(
+            CreatedPayment {
+                id: PaymentId::parse("pay_1").unwrap(),
+                merchant_id: merchant(),
+                mode,
+                account_id: AccountId::parse(account).unwrap(),
+                order_id: "ORD1".into(),
+                currency: Currency::Try,
+                amount: 1_000,
+                status: PaymentStatus::Authorized,
+            },
+            T0,
+        )
+    }
+
+    /// The simulator registered; accounts: a test one that can capture only, a test one on
+    /// a provider nobody registered, and a live one.
+    fn banks() -> BankAccess {
+        let accounts = Arc::new(MemoryAccounts::default());
+        let capture_only = OperationSet::of(&[Operation::Capture]);
+        accounts.insert(account("acc_sim", PROVIDER_CODE, Mode::Test, capture_only));
+        accounts.insert(account(
+            "acc_gone",
+            "retired",
+            Mode::Test,
+            OperationSet::all(),
+        ));
+        accounts.insert(account(
+            "acc_live",
+            "nestpay",
+            Mode::Live,
+            OperationSet::all(),
+        ));
+        let sim = SimBank::new(
+            Arc::new(MemoryLedger::default()),
+            Arc::new(ManualClock::at(T0)),
+        );
+        BankAccess::new(accounts, Providers::new().register(Arc::new(sim)))
+    }
+
+    #[tokio::test]
+    async fn an_operation_the_account_cannot_do_is_refused_naming_it_and_the_account() {
+        let banks = banks();
+        let sim = banks
+            .account_for_payment(&payment_on("acc_sim", Mode::Test))
+            .await
+            .unwrap();
+        assert!(banks.ensure_supports(&sim, Operation::Capture).is_ok());
+        assert!(matches!(
+            banks.ensure_supports(&sim, Operation::Cancel),
+            Err(OpError::Unsupported { operation: Operation::Cancel, account_id })
+                if account_id == "acc_sim"
+        ));
+        assert_eq!(banks.provider(&sim).unwrap().code(), PROVIDER_CODE);
+    }
+
+    #[tokio::test]
+    async fn an_account_on_an_unregistered_provider_supports_nothing_and_has_no_provider() {
+        let banks = banks();
+        let gone = banks
+            .account_for_payment(&payment_on("acc_gone", Mode::Test))
+            .await
+            .unwrap();
+        assert!(!banks.supports(&gone, Operation::Query));
+        assert!(matches!(
+            banks.ensure_supports(&gone, Operation::Query),
+            Err(OpError::Unsupported { .. })
+        ));
+        assert!(matches!(banks.provider(&gone), Err(OpError::Internal(_))));
+    }
+
+    #[tokio::test]
+    async fn another_modes_account_is_as_absent_as_a_missing_one() {
+        let banks = banks();
+        for (account, mode) in [("acc_live", Mode::Test), ("acc_sim", Mode::Live)] {
+            assert!(matches!(
+                banks.account_for_payment(&payment_on(account, mode)).await,
+                Err(OpError::NotFound("account"))
+            ));
+        }
+        assert!(matches!(
+            banks
+                .account_for_payment(&payment_on("acc_none", Mode::Test))
+                .await,
+            Err(OpError::NotFound("account"))
+        ));
+        let live = AccountId::parse("acc_live").unwrap();
+        let m = merchant();
+        assert!(banks
+            .account_in_mode(&m, Mode::Test, &live)
+            .await
+            .unwrap()
+            .is_none());
+        assert!(banks
+            .account_in_mode(&m, Mode::Live, &live)
+            .await
+            .unwrap()
+            .is_some());
+        let ids = |v: Vec<PosAccount>| v.into_iter().map(|a| a.id.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            ids(banks.accounts_in_mode(&m, Mode::Test).await.unwrap()),
+            ["acc_gone", "acc_sim"]
+        );
+        assert_eq!(
+            ids(banks.accounts_in_mode(&m, Mode::Live).await.unwrap()),
+            ["acc_live"]
+        );
+    }
+}
