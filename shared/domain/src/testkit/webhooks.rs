@@ -356,12 +356,7 @@ impl DeliveryAdmin for MemoryDeliveries {
         endpoint: &WebhookEndpointId,
         query: DeliveryQuery,
     ) -> Result<Page<Delivery>, StoreError> {
-        let DeliveryQuery {
-            status,
-            limit,
-            cursor,
-        } = query;
-        let offset = match cursor {
+        let offset = match &query.cursor {
             None => 0,
             Some(c) => c
                 .strip_prefix(&format!("{endpoint}:"))
@@ -371,10 +366,10 @@ impl DeliveryAdmin for MemoryDeliveries {
         let mut all: Vec<Delivery> = self
             .all()
             .into_iter()
-            .filter(|d| &d.endpoint_id == endpoint && status.is_none_or(|s| d.status == s))
+            .filter(|d| &d.endpoint_id == endpoint && query.status.is_none_or(|s| d.status == s))
             .collect();
         all.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
-        let items: Vec<Delivery> = all.iter().skip(offset).take(limit).cloned().collect();
+        let items: Vec<Delivery> = all.iter().skip(offset).take(query.limit).cloned().collect();
         let end = offset + items.len();
         let next_cursor = (end < all.len()).then(|| format!("{endpoint}:{end}"));
         Ok(Page { items, next_cursor })
