@@ -28,7 +28,8 @@ pub enum TransportError {
     /// The bank's HTTP front answered with a non-2xx status.
     #[error("the bank answered HTTP {0}")]
     Http(u16),
-    /// The answer was larger than [`MAX_RESPONSE_BYTES`].
+    /// A 2xx answer larger than [`MAX_RESPONSE_BYTES`] (reading stopped at the limit): the
+    /// bank did answer, so it may have acted.
     #[error("the bank's answer was too large")]
     TooLarge,
 }
@@ -37,8 +38,10 @@ impl TransportError {
     /// Whether the bank may have performed the operation.
     pub fn maybe_applied(&self) -> bool {
         match self {
-            Self::NotSent | Self::TooLarge => false,
-            Self::Timeout | Self::Broken => true,
+            Self::NotSent => false,
+            // An answer over the size limit is still the bank's answer (a 2xx): whatever it
+            // said went unread.
+            Self::Timeout | Self::Broken | Self::TooLarge => true,
             // A 5xx from the front door (gateway time-out, bad gateway) can hide a request
             // the core system processed; a 4xx was refused before processing.
             Self::Http(code) => *code >= 500,
@@ -135,11 +138,7 @@ impl BankTransport {
         if !(200..300).contains(&status) {
             return Err(TransportError::Http(status));
         }
-        let bytes = resp.bytes().await.map_err(|e| classify(&e))?;
-        if bytes.len() > MAX_RESPONSE_BYTES {
-            return Err(TransportError::TooLarge);
-        }
-        Ok(bytes.to_vec())
+        read_bounded(resp, MAX_RESPONSE_BYTES).await
     }
 
     /// POSTs an `application/x-www-form-urlencoded` form (already encoded by the caller,
@@ -152,6 +151,29 @@ impl BankTransport {
         self.post(url, "application/x-www-form-urlencoded", encoded_form)
             .await
     }
+}
+
+/// Reads a response body chunk by chunk and stops as soon as it passes `limit` bytes
+/// (a declared length above it stops before reading anything): a bank answering without end
+/// never fills memory nor holds the call until its time-out.
+async fn read_bounded(
+    mut resp: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, TransportError> {
+    if resp
+        .content_length()
+        .is_some_and(|n| n > u64::try_from(limit).unwrap_or(u64::MAX))
+    {
+        return Err(TransportError::TooLarge);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| classify(&e))? {
+        if body.len().saturating_add(chunk.len()) > limit {
+            return Err(TransportError::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 fn classify(e: &reqwest::Error) -> TransportError {
@@ -233,6 +255,60 @@ mod tests {
             TransportError::Http(400).outcome(),
             BankOutcome::Error { .. }
         ));
+        // A 2xx answer over the size limit: the bank answered, so it may have acted.
+        assert!(matches!(
+            TransportError::TooLarge.outcome(),
+            BankOutcome::Unknown { .. }
+        ));
+        let st = crate::CallError::Transport(TransportError::TooLarge).status();
+        assert!(!st.is_conclusive(), "{st:?}");
+    }
+
+    /// A bank whose 2xx answer never ends (chunked) or declares a length over the limit:
+    /// reading stops at the limit at once, `TooLarge`, instead of reading on until the
+    /// time-out (before: the whole body was read first).
+    #[tokio::test]
+    async fn an_answer_over_the_limit_stops_the_read_at_the_limit() {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for mut conn in listener.incoming().flatten() {
+                std::thread::spawn(move || {
+                    let mut buf = vec![0u8; 4096];
+                    let n = conn.read(&mut buf).unwrap_or(0);
+                    let head = String::from_utf8_lossy(&buf[..n]).into_owned();
+                    let fits = head.starts_with("POST /fits");
+                    if head.starts_with("POST /declared") || fits {
+                        let len = MAX_RESPONSE_BYTES + usize::from(!fits);
+                        let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {len}\r\n\r\n");
+                        let _ = conn.write_all(reply.as_bytes());
+                        let _ = conn.write_all(&vec![b'x'; len]);
+                        return;
+                    }
+                    let _ =
+                        conn.write_all(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n");
+                    let chunk = format!("10000\r\n{}\r\n", "x".repeat(0x10000));
+                    while conn.write_all(chunk.as_bytes()).is_ok() {}
+                });
+            }
+        });
+        let t = BankTransport::new(Duration::from_secs(5)).unwrap();
+        let started = std::time::Instant::now();
+        for path in ["/endless", "/declared"] {
+            let got = t
+                .post(&format!("{base}{path}"), "text/plain", Vec::new())
+                .await;
+            assert_eq!(got, Err(TransportError::TooLarge), "{path}");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "stopped at the limit"
+        );
+        let fits = t
+            .post(&format!("{base}/fits"), "text/plain", Vec::new())
+            .await;
+        assert_eq!(fits.map(|b| b.len()), Ok(MAX_RESPONSE_BYTES));
     }
 
     #[test]
