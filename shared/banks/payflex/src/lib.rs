@@ -9,13 +9,15 @@
 //! - [`status`] reads the order's transactions from the search answer.
 //! - `sim` (feature `sim`) is a simulator speaking the same protocol.
 //!
-//! Operations: capture = `Capture`, cancel = `Cancel` (same business day), refund = `Refund`,
-//! query = the search service. Each back-office request references the bank's transaction id
+//! Operations: capture = `Capture`, cancel = `Cancel` (same business day; a captured
+//! pre-authorization is confirmed released by a read after the cancel, see `cancel`), refund
+//! = `Refund`, query = the search service. Each back-office request references the bank's transaction id
 //! of the original (`ReferenceTransactionId`), so capture, cancel and refund look the order up
 //! in the search service first (two calls; a failed lookup moved nothing). PayFlex has no
 //! points inquiry: [`Protocol::supported`] leaves it out and a points inquiry is refused
 //! `operation_not_supported` without a call.
 
+mod cancel;
 pub mod config;
 pub mod hash;
 pub mod request;
@@ -43,11 +45,10 @@ pub type PayFlexProvider = Adapter<PayFlex>;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PayFlex;
 
-/// Which back-office request a lookup prepares.
+/// Which back-office request a lookup prepares (a cancel has its own flow: `cancel`).
 #[derive(Debug, Clone, Copy)]
 enum Step {
     Capture,
-    Cancel,
     Refund,
 }
 
@@ -55,7 +56,6 @@ impl Step {
     fn name(self) -> &'static str {
         match self {
             Self::Capture => "capture",
-            Self::Cancel => "cancel",
             Self::Refund => "refund",
         }
     }
@@ -63,16 +63,69 @@ impl Step {
     fn reference<'o>(self, order: &'o Order<'_>) -> Option<&'o str> {
         match self {
             Self::Capture => order.to_capture(),
-            Self::Cancel => order.to_cancel(),
             Self::Refund => order.to_refund(),
         }
     }
 }
 
+/// The order's search answer before a back-office request, or the outcome that ends it: a
+/// lookup that fails moved no money (an `Error`, never `Unknown`).
+async fn search_before(
+    s: &Session<'_, PayFlex>,
+    order_id: &str,
+    what: &str,
+) -> Result<response::SearchReply, BankOutcome> {
+    match s.call(&Request::Search { order_id }).await {
+        Ok(Reply::Search(r)) => Ok(r),
+        Ok(Reply::Vpos(_)) => Err(BankOutcome::Error {
+            code: "search".to_owned(),
+            message: format!("the order lookup before the {what} got no search answer"),
+        }),
+        Err(e) => Err(BankOutcome::Error {
+            code: e.code().to_owned(),
+            message: format!(
+                "the order lookup before the {what} failed: {}",
+                e.describe()
+            ),
+        }),
+    }
+}
+
+/// The order a search answer shows, or the outcome that ends the operation before anything
+/// is sent: a failed or unreadable lookup (`Error`), no such order (`Declined`).
+fn found<'r>(reply: &'r response::SearchReply, what: &str) -> Result<Order<'r>, BankOutcome> {
+    match status::lookup(reply) {
+        Lookup::Found(o) => Ok(o),
+        Lookup::Failed(code) => Err(BankOutcome::Error {
+            code,
+            message: format!(
+                "the order lookup before the {what} failed: {}",
+                reply.response_message
+            ),
+        }),
+        Lookup::Unreadable(why) => Err(BankOutcome::Error {
+            code: "search".to_owned(),
+            message: format!("the order lookup before the {what} was not readable ({why})"),
+        }),
+        Lookup::NotFound => Err(BankOutcome::Declined {
+            code: "order_not_found".to_owned(),
+            message: "the bank has no transaction for this order".to_owned(),
+            after_cutoff: false,
+        }),
+    }
+}
+
+/// Nothing the operation can reference.
+fn no_reference(what: &str) -> BankOutcome {
+    BankOutcome::Declined {
+        code: "no_reference".to_owned(),
+        message: format!("the order has no transaction a {what} can reference"),
+        after_cutoff: false,
+    }
+}
+
 impl PayFlex {
     /// The search-then-operate flow: the order's transaction to reference, then the request.
-    /// A lookup that fails moved no money: its outcome is an `Error` (or a decline when the
-    /// bank has nothing to reference), never `Unknown`.
     async fn referenced(
         &self,
         s: &Session<'_, Self>,
@@ -80,60 +133,16 @@ impl PayFlex {
         step: Step,
     ) -> BankOutcome {
         let what = step.name();
-        let reply = match s
-            .call(&Request::Search {
-                order_id: &op.order_id,
-            })
-            .await
-        {
-            Ok(Reply::Search(r)) => r,
-            Ok(Reply::Vpos(_)) => {
-                return BankOutcome::Error {
-                    code: "search".to_owned(),
-                    message: format!("the order lookup before the {what} got no search answer"),
-                }
-            }
-            Err(e) => {
-                return BankOutcome::Error {
-                    code: e.code().to_owned(),
-                    message: format!(
-                        "the order lookup before the {what} failed: {}",
-                        e.describe()
-                    ),
-                }
-            }
+        let reply = match search_before(s, &op.order_id, what).await {
+            Ok(r) => r,
+            Err(outcome) => return outcome,
         };
-        let order = match status::lookup(&reply) {
-            Lookup::Found(o) => o,
-            Lookup::Failed(code) => {
-                return BankOutcome::Error {
-                    code,
-                    message: format!(
-                        "the order lookup before the {what} failed: {}",
-                        reply.response_message
-                    ),
-                }
-            }
-            Lookup::Unreadable(why) => {
-                return BankOutcome::Error {
-                    code: "search".to_owned(),
-                    message: format!("the order lookup before the {what} was not readable ({why})"),
-                }
-            }
-            Lookup::NotFound => {
-                return BankOutcome::Declined {
-                    code: "order_not_found".to_owned(),
-                    message: "the bank has no transaction for this order".to_owned(),
-                    after_cutoff: false,
-                }
-            }
+        let order = match found(&reply, what) {
+            Ok(o) => o,
+            Err(outcome) => return outcome,
         };
         let Some(reference) = step.reference(&order) else {
-            return BankOutcome::Declined {
-                code: "no_reference".to_owned(),
-                message: format!("the order has no transaction a {what} can reference"),
-                after_cutoff: false,
-            };
+            return no_reference(what);
         };
         let req = match step {
             Step::Capture => Request::Capture {
@@ -141,7 +150,6 @@ impl PayFlex {
                 amount: op.amount,
                 currency: op.currency,
             },
-            Step::Cancel => Request::Cancel { reference },
             Step::Refund => Request::Refund {
                 reference,
                 amount: op.amount,
@@ -163,7 +171,7 @@ impl Protocol for PayFlex {
     }
 
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        self.referenced(s, op, Step::Cancel).await
+        cancel::cancel(s, op).await
     }
 
     async fn refund(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {

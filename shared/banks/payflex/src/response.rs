@@ -1,12 +1,15 @@
 //! `VposResponse` (capture, cancel, refund) and the search service's answer, and what an
 //! answer to a money request means.
 //!
-//! `ResultCode` `0000` is the only approval (MEWS `PayFlexV4PosResponseDataMapper`). Other
-//! codes: `9xxx` are the merchant's set-up and the service's own failures (`9039`/`9065`
-//! "Üye işyeri bulunamadı", the technical error) — refused before processing, nothing moved;
-//! every other code is a refusal of the operation on its merits (`0312` card refused, `1083`
-//! already cancelled, `1059` fully refunded, `1082` after the end-of-day cut). An answer with
-//! no `ResultCode` at all settles nothing (*unknown*, settled by the search service).
+//! `ResultCode` `0000` is the only approval (MEWS `PayFlexV4PosResponseDataMapper`). The
+//! class of every other code is [`classify_code`]'s (the crate README's code → outcome table
+//! names each source): the merchant's set-up refused before processing (`9039`/`9065` "Üye
+//! işyeri bulunamadı", …) is an error, nothing moved; a system error, a transaction "not
+//! finished yet", a host time-out or malfunction and every other `9xxx` technical code (`9000`
+//! "Host iletişimi esnasında bir hata oluştu", `9998`) may have acted: *unknown*, settled by
+//! the search service, like an answer with no `ResultCode` at all; any other code is a
+//! refusal of the operation on its merits (`0312` card refused, `1083` already cancelled,
+//! `1059` fully refunded, `2202`/`7777` after the end-of-day cut).
 
 use paygate_bankkit::{
     xml::{self, Element},
@@ -19,8 +22,33 @@ pub use paygate_bankkit::Verdict;
 /// The approval code.
 pub const APPROVED: &str = "0000";
 /// "Gün sonu yapılmış işlem iptal edilemez": a cancel after the end-of-day cut (the
-/// simulator's code; see the README).
+/// simulator's code; see the README: the bank's own table has `2202` and `7777`).
 pub const AFTER_CUTOFF: &str = "1082";
+
+/// Codes of a refusal past the end-of-day cut: the simulator's [`AFTER_CUTOFF`], and the
+/// bank table's `2202` "Islem iptal edilemez. (Batch Kapali)" and `7777` "Banka tarafinda gün
+/// sonu yapildigindan islem gerçeklestirilemedi".
+pub fn after_cutoff(code: &str) -> bool {
+    matches!(code.trim(), AFTER_CUTOFF | "2202" | "7777")
+}
+
+/// Answers to a cancel that say the transaction is already cancelled: `1083` "Referans
+/// islem daha önceden iptal edilmis" (MEWS fixture), `1088` "Önprovizyon iptal edilmis",
+/// `1101` "Referans transaction reverse edilmis" (bank table).
+pub fn already_cancelled(code: &str) -> bool {
+    matches!(code.trim(), "1083" | "1088" | "1101")
+}
+
+/// Refusals before processing: the merchant's credentials or set-up (`9039`/`9065` MEWS
+/// fixtures; `9040` the simulator's; `5001`, `5002`, `2011`, `2200`, `6019` bank table).
+const NOT_PROCESSED: [&str; 8] = [
+    "9039", "9065", "9040", "5001", "5002", "2011", "2200", "6019",
+];
+
+/// Codes after which the bank may have acted, beside every other `9xxx`: `1001` "Sistem
+/// hatasi", `1074` "Islem henüz sonlanmamis", `91`/`92`/`96` issuer or switch inoperative,
+/// time-out with a reversal pending, system malfunction (bank table).
+const MAY_HAVE_ACTED: [&str; 5] = ["1001", "1074", "91", "92", "96"];
 
 /// A `VposResponse` (missing elements read as empty).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -166,15 +194,18 @@ fn search(root: &Element) -> SearchReply {
     }
 }
 
-/// The class of a `ResultCode` (see the module doc).
+/// The class of a `ResultCode` (see the module doc and the README table).
 pub fn classify_code(code: &str) -> Verdict {
     let code = code.trim();
     if code == APPROVED {
         Verdict::Approved
-    } else if code.is_empty() {
-        Verdict::Unknown
-    } else if code.starts_with('9') {
+    } else if NOT_PROCESSED.contains(&code) {
         Verdict::Error
+    } else if code.is_empty()
+        || MAY_HAVE_ACTED.contains(&code)
+        || (code.len() == 4 && code.starts_with('9'))
+    {
+        Verdict::Unknown
     } else {
         Verdict::Declined
     }
@@ -205,12 +236,17 @@ impl BankReply for Reply {
             approval: code.clone(),
             auth_code: v.auth_code.clone(),
             rrn: v.rrn.clone(),
-            after_cutoff: code == AFTER_CUTOFF,
+            after_cutoff: after_cutoff(&code),
             message: self.message(),
             code,
         };
-        classify_code(&v.result_code).outcome_or(answer, |_, _| {
-            "the bank's answer has no result code".to_owned()
+        let no_code = v.result_code.trim().is_empty();
+        classify_code(&v.result_code).outcome_or(answer, |code, message| {
+            if no_code {
+                "the bank's answer has no result code".to_owned()
+            } else {
+                paygate_bankkit::call::unsettled(code, message)
+            }
         })
     }
 

@@ -53,36 +53,48 @@ fn html_and_empty_answers_are_unreadable() {
     assert!(parse(&[0xFF, 0xFE]).is_err());
 }
 
+/// Every code class (README table), the "may have acted" ones unknown, never an error.
 #[test]
 fn classification() {
-    // MEWS fixtures: card refused, already cancelled, fully refunded.
-    for code in ["0312", "1083", "1059"] {
-        assert!(
-            matches!(
-                outcome(&vpos_reply(code)),
-                BankOutcome::Declined {
-                    after_cutoff: false,
-                    ..
-                }
-            ),
-            "{code}"
-        );
+    let cases: &[(&str, &str)] = &[
+        // MEWS fixtures: card refused, already cancelled, fully refunded.
+        ("0312", "declined"),
+        ("1083", "declined"),
+        ("1059", "declined"),
+        ("1088", "declined"),
+        (AFTER_CUTOFF, "declined-cut"),
+        ("2202", "declined-cut"),
+        ("7777", "declined-cut"),
+        // Refused before processing: credentials, terminal, permission, invalid request.
+        ("9039", "error"),
+        ("9065", "error"),
+        ("9040", "error"),
+        ("5001", "error"),
+        ("2200", "error"),
+        ("6019", "error"),
+        // May have acted: system error, not finished yet, host codes, technical 9xxx.
+        ("9998", "unknown"),
+        ("9999", "unknown"),
+        ("9000", "unknown"),
+        ("9001", "unknown"),
+        ("1001", "unknown"),
+        ("1074", "unknown"),
+        ("91", "unknown"),
+        ("92", "unknown"),
+        ("96", "unknown"),
+        ("", "unknown"),
+    ];
+    for (code, class) in cases {
+        let got = match outcome(&vpos_reply(code)) {
+            BankOutcome::Declined {
+                after_cutoff: true, ..
+            } => "declined-cut",
+            BankOutcome::Declined { .. } => "declined",
+            BankOutcome::Error { .. } => "error",
+            BankOutcome::Unknown { .. } => "unknown",
+            BankOutcome::Approved { .. } => "approved",
+        };
+        assert_eq!(got, *class, "{code}");
     }
-    assert!(matches!(
-        outcome(&vpos_reply(AFTER_CUTOFF)),
-        BankOutcome::Declined {
-            after_cutoff: true,
-            ..
-        }
-    ));
-    for code in ["9039", "9065", "9998"] {
-        assert!(
-            matches!(outcome(&vpos_reply(code)), BankOutcome::Error { .. }),
-            "{code}"
-        );
-    }
-    assert!(matches!(
-        outcome(&vpos_reply("")),
-        BankOutcome::Unknown { .. }
-    ));
+    assert!(already_cancelled("1083") && already_cancelled("1101") && !already_cancelled("1059"));
 }

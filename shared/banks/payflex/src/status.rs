@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `ResponseCode` ≠ `0000` (credentials, service error) | unavailable (the query failed) |
 //! | `0000`, no line | not found |
-//! | a line without `ResultCode`, unreadable amounts, flags that contradict the lines | unavailable (never a guess) |
+//! | a line without `ResultCode`, or with a code after which the bank may have acted (`9998`, `1074` …), unreadable amounts, flags that contradict the lines | unavailable (never a guess) |
 //! | no approved `Sale`/`Auth`, a refused one | `declined` |
 //! | `IsCanceled` or `IsReversed` | `cancelled` |
 //! | `Auth` not captured | `preauth` (held amount) |
@@ -19,7 +19,7 @@
 use paygate_bankkit::amount;
 use paygate_domain::{BankState, BankStatus};
 
-use crate::response::{SearchLine, SearchReply, APPROVED};
+use crate::response::{classify_code, SearchLine, SearchReply, Verdict, APPROVED};
 
 /// What the search answer says about an order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +58,17 @@ pub fn lookup(reply: &SearchReply) -> Lookup<'_> {
     }
     if reply.lines.iter().any(|l| l.result_code.trim().is_empty()) {
         return Lookup::Unreadable("a transaction without a result".into());
+    }
+    // A transaction whose code says the bank may have acted is not a settled fact.
+    if let Some(l) = reply
+        .lines
+        .iter()
+        .find(|l| classify_code(&l.result_code) == Verdict::Unknown)
+    {
+        return Lookup::Unreadable(format!(
+            "a transaction whose outcome is not known ({})",
+            l.result_code.trim()
+        ));
     }
     let is_original = |l: &&SearchLine| matches!(l.transaction_type.as_str(), "Sale" | "Auth");
     let original = reply
@@ -102,6 +113,27 @@ pub fn lookup(reply: &SearchReply) -> Lookup<'_> {
 }
 
 impl Order<'_> {
+    /// Whether the original sale or pre-authorization itself is cancelled (or reversed):
+    /// nothing of the order stands.
+    pub fn cancelled(&self) -> bool {
+        self.original
+            .is_some_and(|o| SearchLine::flag(&o.is_canceled) || SearchLine::flag(&o.is_reversed))
+    }
+
+    /// Whether the order is a pre-authorization with a live capture.
+    pub fn captured_auth(&self) -> bool {
+        self.capture.is_some() && self.original.is_some_and(|o| o.transaction_type == "Auth")
+    }
+
+    /// The open pre-authorization's transaction (not cancelled, no live capture): what is
+    /// left to cancel once a capture was cancelled alone.
+    pub fn open_auth(&self) -> Option<&str> {
+        if self.cancelled() || self.capture.is_some() {
+            return None;
+        }
+        self.to_capture()
+    }
+
     /// The transaction a capture references: the open `Auth`.
     pub fn to_capture(&self) -> Option<&str> {
         self.original

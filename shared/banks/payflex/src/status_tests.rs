@@ -178,3 +178,26 @@ fn contradictions_and_lines_in_progress_are_not_conclusive() {
         (BankState::PartiallyRefunded, 3_000)
     );
 }
+
+/// A transaction whose code says the bank may have acted (`9998`, `1074` "not finished
+/// yet") is not a settled fact: the whole read is unavailable, never "nothing refunded".
+#[test]
+fn a_line_whose_outcome_is_not_known_makes_the_read_unavailable() {
+    for code in ["9998", "1074", "1001"] {
+        let lines = format!(
+            "{}{}",
+            line("Sale", "T1", "0000", "100.00", OPEN),
+            line("Refund", "T2", code, "40.00", "")
+        );
+        let st = status(&search(&lines));
+        assert!(!st.is_conclusive(), "{code}: {st:?}");
+    }
+    // A refund the bank refused on its merits is a settled fact: not counted.
+    let lines = format!(
+        "{}{}",
+        line("Sale", "T1", "0000", "100.00", OPEN),
+        line("Refund", "T2", "1087", "40.00", "")
+    );
+    let st = status(&search(&lines));
+    assert_eq!((st.state, st.refunded_amount), (BankState::Approved, 0));
+}

@@ -25,7 +25,8 @@ async fn each_fault_leaves_the_ledger_as_it_says() {
     ]);
     let one = op("PF1", 1_000, false);
     let refund = || b.provider.refund(&b.account, &one);
-    assert!(matches!(refund().await, BankOutcome::Error { code, .. } if code == "9998"));
+    // `9998`: the bank may have acted (it did not, here): unknown, never an error.
+    assert!(matches!(refund().await, BankOutcome::Unknown { reason } if reason.contains("9998")));
     assert_eq!(refunded(), 0);
     assert!(matches!(refund().await, BankOutcome::Unknown { .. }));
     assert_eq!(refunded(), 0, "dropped before applying");

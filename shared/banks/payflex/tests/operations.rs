@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::{bank, card, op, secret, MERCHANT_ID, PASSWORD, TERMINAL};
-use paygate_bankkit::sim::OrderState;
+use common::{bank, bank_with, card, op, secret, MERCHANT_ID, PASSWORD, TERMINAL};
+use paygate_bankkit::sim::{Fault, OrderState};
 use paygate_domain::{
     ports::{PosProvider, TestOrderState},
     BankOutcome, BankState, Currency, PointsResult,
@@ -83,19 +83,22 @@ async fn cancel_same_day_then_after_the_cut() {
         b.provider.query(&b.account, "PF-V1").await.state,
         BankState::Cancelled
     );
-    // Again: already cancelled (MEWS `1083`).
-    match b
+    // Again: the search shows it cancelled, so the cancel is done and nothing is sent (the
+    // bank would answer `1083`).
+    let ops = || {
+        b.state
+            .ledger_of(MERCHANT_ID, "PF-V1")
+            .unwrap()
+            .operations
+            .len()
+    };
+    let before = ops();
+    let again = b
         .provider
         .cancel(&b.account, &op("PF-V1", 5_000, true))
-        .await
-    {
-        BankOutcome::Declined {
-            code, after_cutoff, ..
-        } => {
-            assert_eq!((code.as_str(), after_cutoff), ("1083", false));
-        }
-        other => panic!("{other:?}"),
-    }
+        .await;
+    assert!(matches!(again, BankOutcome::Approved { .. }), "{again:?}");
+    assert_eq!(ops(), before, "no second cancel was sent");
     // A captured pre-authorization is cancelled through its capture.
     b.order("PF-V2", 7_000, TestOrderState::Preauth, false)
         .await;
@@ -137,6 +140,57 @@ async fn cancel_same_day_then_after_the_cut() {
     match b.provider.cancel(&b.account, &op("PF-NONE", 1, true)).await {
         BankOutcome::Declined { code, .. } => assert_eq!(code, "order_not_found"),
         other => panic!("{other:?}"),
+    }
+}
+
+/// A bank whose cancel of a capture leaves the pre-authorization open (variant): the cancel
+/// reads the order back and releases the hold too; when that cannot be confirmed the
+/// outcome is unknown, never "approved" over an open hold. On the default bank one cancel
+/// is enough and is confirmed.
+#[tokio::test]
+async fn a_captured_preauthorization_is_cancelled_only_once_its_hold_is_released() {
+    for (alone, faults, outcome, state) in [
+        (false, vec![], "approved", OrderState::Voided),
+        (true, vec![], "approved", OrderState::Voided),
+        // The second cancel meets a technical error: the hold is still open.
+        (
+            true,
+            vec![Fault::Pass, Fault::TechnicalError],
+            "unknown",
+            OrderState::Preauth,
+        ),
+    ] {
+        let b = bank_with(|c| {
+            if alone {
+                c.cancelling_captures_alone()
+            } else {
+                c
+            }
+        })
+        .await;
+        b.order("PF-CC", 7_000, TestOrderState::Preauth, false)
+            .await;
+        let captured = b
+            .provider
+            .capture(&b.account, &op("PF-CC", 6_000, false))
+            .await;
+        assert!(approved(&captured), "{captured:?}");
+        b.state.fault_plan().script(faults);
+        let got = b
+            .provider
+            .cancel(&b.account, &op("PF-CC", 6_000, true))
+            .await;
+        let class = match got {
+            BankOutcome::Approved { .. } => "approved",
+            BankOutcome::Unknown { .. } => "unknown",
+            _ => "other",
+        };
+        let bank_state = b.state.ledger_of(MERCHANT_ID, "PF-CC").unwrap().state;
+        assert_eq!(
+            (class, bank_state),
+            (outcome, state),
+            "alone {alone}: {got:?}"
+        );
     }
 }
 

@@ -47,13 +47,24 @@ impl SimUser for SimMerchant {
     }
 }
 
-/// The merchants the simulator accepts.
+/// The merchants the simulator accepts, and how it treats the cancel of a capture.
 #[derive(Debug, Clone, Default)]
 pub struct SimCredentials {
     pub merchants: Vec<SimMerchant>,
+    /// A `Cancel` referencing a pre-authorization's capture cancels the capture alone and
+    /// leaves the pre-authorization open (a second `Cancel` referencing the `Auth` releases
+    /// it). Off (default): the cancel of a capture releases the whole order. Which one the
+    /// bank does is not documented (README); the adapter must hold in both.
+    pub capture_cancel_only: bool,
 }
 
 impl SimCredentials {
+    /// Cancels of a capture leave the pre-authorization open ([`Self::capture_cancel_only`]).
+    pub fn cancelling_captures_alone(mut self) -> Self {
+        self.capture_cancel_only = true;
+        self
+    }
+
     /// Adds a merchant.
     pub fn with(mut self, merchant_id: &str, password: &str, terminal_no: &str) -> Self {
         self.merchants.push(SimMerchant {
@@ -65,8 +76,14 @@ impl SimCredentials {
     }
 }
 
-/// The simulator's state: the kit's, and the merchants.
-pub type PayFlexSim = sim::Sim<SimMerchant>;
+/// How this simulated bank behaves where banks differ (see [`SimCredentials`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Variant {
+    pub capture_cancel_only: bool,
+}
+
+/// The simulator's state: the kit's, the merchants, and its [`Variant`].
+pub type PayFlexSim = sim::Sim<SimMerchant, Variant>;
 
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>` +
 /// [`VPOS_PATH`] as their `endpointUrl` (the search URL is derived).
@@ -79,7 +96,10 @@ pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
     let api = Router::new()
         .route(VPOS_PATH, post(vpos))
         .route(SEARCH_PATH, post(search));
-    PayFlexSim::routes(state, credentials.merchants, (), api, &[""])
+    let variant = Variant {
+        capture_cancel_only: credentials.capture_cancel_only,
+    };
+    PayFlexSim::routes(state, credentials.merchants, variant, api, &[""])
 }
 
 /// The merchant whose id and password these are.

@@ -1,6 +1,7 @@
 //! What the simulated bank does with a `VposRequest`: the kit's order book for the money
 //! rules (`OrderBook::new(false)`: refunds the same day are allowed; a cancel after the
-//! end-of-day cut is refused), VakıfBank's codes for its refusals.
+//! end-of-day cut is refused; a cancel of a capture releases the whole order, or — variant
+//! `capture_cancel_only` — the capture alone), VakıfBank's codes for its refusals.
 //!
 //! | case | ResultCode | ResultDetail | source |
 //! |---|---|---|---|
@@ -140,7 +141,12 @@ pub fn handle(sim: &PayFlexSim, merchant: &super::SimMerchant, req: &Element) ->
             if order.refunded > 0 {
                 return refuse(REFUNDED_SALE);
             }
-            book.void(client, &order_id).map_err(|r| match r {
+            let voided = if target_kind == "postauth" && sim.extra.capture_cancel_only {
+                book.reverse_capture(client, &order_id)
+            } else {
+                book.void(client, &order_id)
+            };
+            voided.map_err(|r| match r {
                 Refusal::AfterEndOfDay => AFTER_CUTOFF,
                 _ => ALREADY_CANCELLED,
             })

@@ -55,9 +55,16 @@ pub fn secret(
 
 /// The bank knows two merchants.
 pub async fn bank() -> Bank {
-    let accepted = SimCredentials::default()
-        .with(MERCHANT_ID, PASSWORD, TERMINAL)
-        .with("000100000013506", "OTHER01", "VP000579");
+    bank_with(|c| c).await
+}
+
+/// [`bank`] with its simulator's credentials (and variant) changed by `tune`.
+pub async fn bank_with(tune: impl FnOnce(SimCredentials) -> SimCredentials) -> Bank {
+    let accepted = tune(
+        SimCredentials::default()
+            .with(MERCHANT_ID, PASSWORD, TERMINAL)
+            .with("000100000013506", "OTHER01", "VP000579"),
+    );
     let (server, state) = sim::start(accepted).await.unwrap();
     let creds = Arc::new(MemoryCredentials::default());
     let account = account("acc_vakifbank");
