@@ -13,7 +13,9 @@
 //!
 //! - order unreadable or the read refused for a technical reason → `Unknown`, nothing sent
 //!   (an earlier attempt may have moved money; a later cancel or query settles it);
-//! - everything already reversed → `Approved`, nothing sent;
+//! - everything already reversed → `Approved`, nothing sent; a reversal answered `0220`
+//!   (already reversed: another cancel came first) → the order is read again, and a fully
+//!   reversed order is `Approved` (a half-done one gets its authorization's reversal);
 //! - half done (capture reversed, authorization open) → only the authorization's reversal;
 //! - step 1 not approved → its outcome (nothing moved);
 //! - step 1 approved, step 2 not confirmed → step 2 is retried within
@@ -68,7 +70,16 @@ async fn lookup(s: &Session<'_, Posnet>, wire_order_id: &str) -> Result<Order, B
             message: format!("order lookup before capture failed: {}", e.describe()),
         })?;
     if !reply.is_approved() {
-        return Err(reply.outcome());
+        // A read moves nothing: a code after which a money request may have acted (`0400`)
+        // is only a failed lookup here.
+        return Err(if codes::is_unknown(reply.code()) {
+            BankOutcome::Error {
+                code: reply.code().to_owned(),
+                message: format!("order lookup before capture failed: {}", reply.resp_text),
+            }
+        } else {
+            reply.outcome()
+        });
     }
     let order = status::order(&reply).map_err(|why| BankOutcome::Error {
         code: "response".to_owned(),
@@ -161,7 +172,36 @@ pub(crate) async fn cancel_order(
         (BankOutcome::Approved { .. }, Some(auth)) => {
             Ok(release_hold(s, retry, &wire_id, correlation, auth.clone(), started).await)
         }
+        (BankOutcome::Declined { code, .. }, _) if code == codes::ALREADY_REVERSED => {
+            Ok(already_reversed(s, retry, &wire_id, correlation, started, outcome).await)
+        }
         _ => Ok(outcome),
+    }
+}
+
+/// A reversal answered `0220 IPTAL ISLEMI YAPILMIS`: another cancel reversed it first. The
+/// order is read again: fully reversed → done; half done (capture reversed, authorization
+/// open) → the authorization's reversal; anything else → the refusal as it came.
+async fn already_reversed(
+    s: &Session<'_, Posnet>,
+    retry: StepRetry,
+    wire_order_id: &str,
+    correlation: &str,
+    started: Instant,
+    refused: BankOutcome,
+) -> BankOutcome {
+    let Read::Order(order) = read_order(s, wire_order_id).await else {
+        return refused;
+    };
+    if is_cancelled(&order) {
+        return already_cancelled();
+    }
+    match order.to_reverse().as_slice() {
+        [only] if only.kind == Kind::Auth && order.entries.iter().any(|e| e.kind == Kind::Capt) => {
+            let auth = (*only).clone();
+            release_hold(s, retry, wire_order_id, correlation, auth, started).await
+        }
+        _ => refused,
     }
 }
 

@@ -32,17 +32,18 @@ pub const INVALID_AMOUNT: &str = "0205";
 pub const BATCH_CLOSED: &str = "0211";
 /// Already reversed.
 pub const ALREADY_REVERSED: &str = "0220";
-/// Technical problem at Posnet.
+/// Technical problem at Posnet ("DB ERROR"): the host had the request and may have acted.
 pub const DB_ERROR: &str = "0400";
 /// Refund before the capture settled (same business day): reverse instead.
 pub const NOT_SETTLED: &str = "0411";
 /// The authorization was captured: reverse the capture first.
 pub const ALREADY_CAPTURED: &str = "0788";
 
-/// Codes that say the request or the bank's systems failed, not that the operation was
-/// refused on its merits. Nothing moved in either case; the difference is what the
-/// merchant sees (`provider_error` vs `provider_declined`).
-const TECHNICAL: [&str; 10] = [
+/// Codes that say the request was refused before processing (a malformed packet, the
+/// merchant's credentials or set-up), not that the operation was refused on its merits.
+/// Nothing moved in either case; the difference is what the merchant sees
+/// (`provider_error` vs `provider_declined`).
+const TECHNICAL: [&str; 9] = [
     MALFORMED,
     "0100",
     "0124",
@@ -52,14 +53,14 @@ const TECHNICAL: [&str; 10] = [
     "0147",
     INVALID_MID_TID,
     BAD_PACKET,
-    DB_ERROR,
 ];
 
-/// Host codes (ISO 8583, zero-padded to Posnet's four digits like `0051`) that say the
-/// host had the request but cannot say what it did: `0068` "response received too late",
-/// `0092` "time-out / no routing, reversal pending", `0096` "system malfunction". A money
-/// operation answered so is *unknown*, never "nothing moved".
-const UNKNOWN: [&str; 3] = ["0068", "0092", "0096"];
+/// Codes after which the bank may have acted: `0400` "DB ERROR" (a system error at Posnet
+/// while it processed the request) and the host codes (ISO 8583, zero-padded to Posnet's four
+/// digits like `0051`) `0068` "response received too late", `0091` "issuer or switch
+/// inoperative" (MEWS: `bank_call`), `0092` "time-out / no routing, reversal pending", `0096`
+/// "system malfunction". A money operation answered so is *unknown*, never "nothing moved".
+const UNKNOWN: [&str; 5] = [DB_ERROR, "0068", "0091", "0092", "0096"];
 
 /// Whether a response code is technical (credentials, packet, host problems).
 pub fn is_technical(code: &str) -> bool {
@@ -104,16 +105,19 @@ mod tests {
 
     #[test]
     fn technical_and_business_codes_are_told_apart() {
-        for code in ["0002", "0148", "0150", "0400", "0100", "0146"] {
-            assert!(is_technical(code), "{code}");
+        for code in ["0002", "0148", "0150", "0100", "0146"] {
+            assert!(is_technical(code) && !is_unknown(code), "{code}");
         }
         for code in [
-            "0123", "0127", "0205", "0211", "0220", "0411", "0051", "0225", "",
+            "0123", "0127", "0205", "0211", "0220", "0411", "0051", "0225", "", "0400",
         ] {
             assert!(!is_technical(code), "{code}");
         }
         assert!(is_not_found("0123") && is_not_found("0122") && !is_not_found("0127"));
-        assert!(is_unknown("0068") && is_unknown("0096") && !is_unknown("0400"));
+        for code in ["0400", "0068", "0091", "0092", "0096"] {
+            assert!(is_unknown(code), "{code}");
+        }
+        assert!(!is_unknown("0051") && !is_unknown("0148"));
         assert_eq!(text(DUPLICATE_ORDER), "ORDERID DAHA ONCE KULLANILMIS");
     }
 }

@@ -1,9 +1,11 @@
 //! Reading `posnetResponse` and mapping it onto the gateway's outcomes.
 //!
 //! Approval is `approved == 1` with an empty `respCode` (MEWS `PosNetResponseDataMapper`).
-//! Anything else is a refusal carrying `respCode`/`respText`; codes for technical or
-//! credential problems (`0148`, `0150`, `0400`…) become `Error`, the rest `Declined`
-//! (`0211` "GRUP KAPAMA YAPILMIS" marks a reversal refused after the end-of-day cut).
+//! Anything else is a refusal carrying `respCode`/`respText`: `0400` "DB ERROR" and the host
+//! codes `0068`/`0091`/`0092`/`0096` leave a money operation *unknown* (the bank may have
+//! acted); packet and credential problems (`0148`, `0150`…) become `Error`; the rest
+//! `Declined` (`0211` "GRUP KAPAMA YAPILMIS" marks a reversal refused after the end-of-day
+//! cut). The crate README's code → outcome table names the sources.
 
 use paygate_bankkit::{encoding, xml, Answer, BankReply, Verdict};
 use paygate_domain::{BankOutcome, BankStatus, PointsBalance, PointsResult};
@@ -114,7 +116,7 @@ impl BankReply for Reply {
         if !self.is_approved() {
             let code = self.code().to_owned();
             let message = self.resp_text.clone();
-            return if self.is_technical() {
+            return if self.is_technical() || codes::is_unknown(&code) {
                 PointsResult::Error { code, message }
             } else {
                 PointsResult::Declined { code, message }

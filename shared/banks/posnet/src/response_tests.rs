@@ -103,12 +103,14 @@ fn credential_and_technical_codes_are_errors() {
 }
 
 #[test]
-fn host_codes_that_cannot_tell_are_unknown() {
-    for code in ["0068", "0096", "0092"] {
+fn codes_after_which_the_bank_may_have_acted_are_unknown() {
+    for code in ["0400", "0068", "0091", "0096", "0092"] {
         let r = reply(&format!(
                 "<posnetResponse><approved>0</approved><respCode>{code}</respCode><respText>HOST</respText></posnetResponse>"
             ));
         assert!(matches!(outcome(&r), BankOutcome::Unknown { .. }), "{code}");
+        // A points inquiry moves nothing: it failed.
+        assert!(matches!(points(&r), PointsResult::Error { .. }), "{code}");
     }
 }
 

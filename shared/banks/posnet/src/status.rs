@@ -7,7 +7,8 @@
 //! closes the authorization, `reverse` undoes the newest live one, `return` adds to the
 //! refunded total. `state` spellings are MEWS's table (`Sale, Auth, Capt, reverse,
 //! return`), compared case-insensitively; `txnStatus` `1` is a successful transaction, any
-//! other value one that did not go through (absent counts as successful).
+//! other value one that did not go through; a transaction without `txnStatus` cannot be
+//! read as either, so the whole answer is unreadable (unavailable, never a guess).
 
 use paygate_bankkit::xml::Element;
 use paygate_domain::{BankState, BankStatus};
@@ -183,10 +184,13 @@ fn entry(t: &Element) -> Result<Entry, String> {
     let amount = wire::parse_status_amount(&amount_text)
         .ok_or_else(|| format!("unreadable status amount `{amount_text}`"))?;
     let status = text("txnStatus");
+    if status.is_empty() {
+        return Err("a transaction without txnStatus".to_owned());
+    }
     Ok(Entry {
         kind: Kind::parse(&state),
         amount,
-        ok: status.is_empty() || status == codes::APPROVED,
+        ok: status == codes::APPROVED,
         host_log_key: text("hostlogkey"),
         auth_code: text("authCode"),
     })
@@ -356,6 +360,16 @@ mod tests {
         );
         assert_eq!(
             bank_status(&parse(garbage.as_bytes()).unwrap()),
+            BankStatus::unavailable("response")
+        );
+        // A refund without `txnStatus` is neither done nor failed: not "nothing refunded".
+        let silent = format!(
+            "<posnetResponse><approved>1</approved><transactions>{}{}</transactions></posnetResponse>",
+            tx("Sale", "100,00", "1", "K1"),
+            tx("return", "40,00", "1", "K2").replace("<txnStatus>1</txnStatus>", "")
+        );
+        assert_eq!(
+            bank_status(&parse(silent.as_bytes()).unwrap()),
             BankStatus::unavailable("response")
         );
     }

@@ -158,3 +158,21 @@ async fn a_late_booking_answers_no_record_once() {
     assert!(!b.query("PGLATE1").await.found, "first query: no record");
     assert_eq!(b.query("PGLATE1").await.state, BankState::Cancelled);
 }
+
+/// Two cancels at once (both read the live sale before either reverses it): the second
+/// reversal is answered `0220` (already reversed); the order read again shows it reversed,
+/// so both cancels are done and the bank reversed it once.
+#[tokio::test]
+async fn already_reversed_by_a_concurrent_cancel_is_done() {
+    let b = Bank::start().await;
+    b.register("PGRACE1", 5_000, TestOrderState::Approved, false)
+        .await;
+    // Reads are answered 300 ms after they are made: both see the sale live.
+    b.faults(r#"{"latencyMs":300,"only":"agreement"}"#).await;
+    let (x, y) = tokio::join!(b.cancel("PGRACE1"), b.cancel("PGRACE1"));
+    for o in [&x, &y] {
+        assert!(matches!(o, BankOutcome::Approved { .. }), "{x:?} / {y:?}");
+    }
+    assert_eq!(reversals(&b, "PGRACE1"), 1);
+    assert_eq!(book_state(&b, "PGRACE1"), OrderState::Voided);
+}

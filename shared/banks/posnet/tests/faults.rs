@@ -16,17 +16,17 @@ fn is_unknown(o: &BankOutcome) -> bool {
     matches!(o, BankOutcome::Unknown { .. })
 }
 
+/// `0400 DB ERROR` does not say Posnet did nothing: the refund is unknown (the query then
+/// shows nothing moved), never an error.
 #[tokio::test]
-async fn a_technical_error_is_an_error_and_nothing_moves() {
+async fn a_technical_error_is_unknown_and_the_query_shows_nothing_moved() {
     let bank = Bank::start().await;
     bank.register("PGTECH1", 5_000, TestOrderState::Approved, true)
         .await;
     bank.faults(r#"{"technicalErrors":1,"only":"return"}"#)
         .await;
     match bank.refund("PGTECH1", 1_000).await {
-        BankOutcome::Error { code, message } => {
-            assert_eq!((code.as_str(), message.as_str()), ("0400", "DB ERROR"))
-        }
+        BankOutcome::Unknown { reason } => assert!(reason.contains("0400"), "{reason}"),
         other => panic!("{other:?}"),
     }
     assert_eq!(bank.query("PGTECH1").await.refunded_amount, 0);
