@@ -13,7 +13,8 @@
 //!   in the history) into a [`paygate_domain::BankStatus`].
 //! - `sim` (feature `sim`) is a simulator speaking the same wire protocol.
 //!
-//! Operations: capture = `PostAuth`, cancel = `Void`, refund = `Credit`, query =
+//! Operations: capture = `PostAuth`, cancel = `Void` (confirmed by a read; a second `Void`
+//! when the first left a pre-authorization open), refund = `Credit`, query =
 //! `ORDERSTATUS` (+ `ORDERHISTORY`), points = `MAXIPUANSORGU` where the account's
 //! `pointsInquiry` flag allows it.
 
@@ -26,9 +27,11 @@ pub mod status;
 #[cfg(feature = "sim")]
 pub mod sim;
 
+use std::time::Instant;
+
 use paygate_bankkit::{holds_live_sale, Adapter, CardFields, Op, Protocol, Refusal, Session, Wire};
 use paygate_domain::{
-    bank::{BankOutcome, BankStatus},
+    bank::{BankOutcome, BankState, BankStatus},
     ports::BankOperation,
 };
 
@@ -54,18 +57,67 @@ const NO_ELIGIBLE_SALE: &str = "CORE-2008";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Nestpay;
 
+/// The order was voided already (nothing moved now): the cancel has taken effect.
+fn already_voided() -> BankOutcome {
+    BankOutcome::Approved {
+        code: "00".to_owned(),
+        auth_code: None,
+        rrn: None,
+    }
+}
+
 impl Protocol for Nestpay {
     const CODE: &'static str = PROVIDER_CODE;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;
 
-    /// Nestpay answers a void after the end-of-day cut like any ineligible void; when the
-    /// order still holds a live, unrefunded sale, the cut is why (refund instead).
+    /// One `Void` of the order, never taken for more than the order read afterwards shows.
+    ///
+    /// - Approved: whether one void also releases a captured pre-authorization's hold is not
+    ///   documented (README), so the order is read: `cancelled` → done; an open
+    ///   pre-authorization (the void reversed the capture alone) → a second `Void`, confirmed
+    ///   by a read ([`Session::release_hold`]); anything else → `Unknown` (the void moved
+    ///   money).
+    /// - Refused `CORE-2008` ("no sale eligible for void"): the order is read; already
+    ///   `cancelled` (another void came first) → done; a live, unrefunded sale → the
+    ///   end-of-day cut's refusal (`after_cutoff`, refund instead); else the refusal.
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
-        s.void_checking_cut(op, |code| code == NO_ELIGIBLE_SALE, async {
-            holds_live_sale(&self.query(s, &op.order_id).await)
-        })
-        .await
+        let started = Instant::now();
+        let cancelled = |st: &BankStatus| st.found && st.state == BankState::Cancelled;
+        match s.operate(Op::Cancel(op)).await {
+            first @ BankOutcome::Approved { .. } => {
+                let after = self.query(s, &op.order_id).await;
+                if cancelled(&after) {
+                    first
+                } else if after.found && after.state == BankState::Preauth {
+                    let released = async { cancelled(&self.query(s, &op.order_id).await) };
+                    s.release_hold(op, started, first, released).await
+                } else {
+                    BankOutcome::Unknown {
+                        reason: format!(
+                            "the void was approved but the order does not read cancelled ({})",
+                            after.code
+                        ),
+                    }
+                }
+            }
+            BankOutcome::Declined {
+                code,
+                message,
+                after_cutoff: false,
+            } if code == NO_ELIGIBLE_SALE => {
+                let st = self.query(s, &op.order_id).await;
+                if cancelled(&st) {
+                    return already_voided();
+                }
+                BankOutcome::Declined {
+                    after_cutoff: holds_live_sale(&st),
+                    code,
+                    message,
+                }
+            }
+            other => other,
+        }
     }
 
     /// `ORDERSTATUS`, then `ORDERHISTORY` for sold or refunded orders.

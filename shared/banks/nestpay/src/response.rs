@@ -166,10 +166,10 @@ pub fn classify(reply: &Reply) -> Verdict {
     let code = reply.extra("ERRORCODE").unwrap_or("").trim();
     if code.is_empty() {
         return match reply.proc_return_code.trim() {
-            "91" => Verdict::Error,
-            // Response received too late, time-out/reversal is trying, system malfunction
-            // at the host: the request was submitted, the host may have acted.
-            "68" | "92" | "96" => Verdict::Unknown,
+            // Response received too late, issuer or switch inoperative, time-out/reversal
+            // is trying, system malfunction at the host: the request was submitted, the
+            // host may have acted.
+            "68" | "91" | "92" | "96" => Verdict::Unknown,
             _ => Verdict::Declined,
         };
     }
@@ -178,17 +178,22 @@ pub fn classify(reply: &Reply) -> Verdict {
 
 /// The class of an `ERRORCODE` value.
 pub fn classify_code(code: &str) -> Verdict {
-    if code.starts_with("BM-") {
-        // Nestpay could not talk to the bank host: the request never got there.
-        return Verdict::Error;
+    if let Some(bm) = code.strip_prefix("BM-") {
+        return match bm {
+            // Host name unknown, port closed, the acquirer request could not be made: the
+            // request never left Nestpay.
+            "9100" | "9101" | "1008" => Verdict::Error,
+            // A host IO error, a general connection failure, a host message Nestpay could
+            // not parse, an invalid reversal: the host may have had the request.
+            _ => Verdict::Unknown,
+        };
     }
     if let Some(iso) = code.strip_prefix("ISO8583-") {
         return match iso {
-            // Issuer/switch inoperative (the host never got it), undefined errors.
-            "91" | "9998" | "9999" => Verdict::Error,
-            // "Response received too late", "Timeout, reversal is trying", "System
-            // malfunction": the host had the request; the outcome is not known.
-            "68" | "92" | "96" => Verdict::Unknown,
+            // "Response received too late", "Issuer or switch is inoperative", "Timeout,
+            // reversal is trying", "System malfunction", the issuer's undefined errors: the
+            // host had the request; the outcome is not known.
+            "68" | "91" | "92" | "96" | "9998" | "9999" => Verdict::Unknown,
             _ => Verdict::Declined,
         };
     }
@@ -200,8 +205,9 @@ pub fn classify_code(code: &str) -> Verdict {
         return Verdict::Declined;
     };
     match n {
-        // Failures at or after the acquirer exchange / commit phase.
-        1003 | 1004 | 1005 | 2700 | 2800 | 2900 | 3000 => Verdict::Unknown,
+        // Failures in the commit phases (first, last), at the acquirer, while reading its
+        // answer.
+        1002 | 1003 | 1004 | 1005 | 2700 | 2800 | 2900 | 3000 => Verdict::Unknown,
         // System errors before processing, request validation (field sizes, Mode, …).
         1000..=1099 => Verdict::Error,
         // Invalid/empty transaction type, parameters, unparsable numbers; bad request XML.

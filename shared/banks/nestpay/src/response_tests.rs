@@ -67,23 +67,38 @@ fn classification() {
         classify(&reply("Declined", "", "215021")),
         Verdict::Declined
     );
-    // Authentication and system errors.
-    assert_eq!(classify(&reply("Error", "99", "CORE-2201")), Verdict::Error);
-    assert_eq!(classify(&reply("Error", "99", "CORE-1001")), Verdict::Error);
-    assert_eq!(classify(&reply("Error", "99", "BM-9103")), Verdict::Error);
-    assert_eq!(classify(&reply("Error", "91", "")), Verdict::Error);
-    assert_eq!(
-        classify(&reply("Error", "99", "ISO8583-91")),
-        Verdict::Error
-    );
-    // The host had the request and cannot say what it did.
+    // Authentication, request validation, a host Nestpay could not reach: nothing moved.
+    for code in [
+        "CORE-2201",
+        "CORE-1001",
+        "CORE-2014",
+        "BM-9100",
+        "BM-9101",
+        "BM-1008",
+    ] {
+        assert_eq!(
+            classify(&reply("Error", "99", code)),
+            Verdict::Error,
+            "{code}"
+        );
+    }
+    // The host had (or may have had) the request and cannot say what it did.
     for (proc, code) in [
         ("96", ""),
         ("68", ""),
         ("92", ""),
+        ("91", ""),
         ("96", "ISO8583-96"),
         ("68", "ISO8583-68"),
         ("92", "ISO8583-92"),
+        ("91", "ISO8583-91"),
+        ("99", "ISO8583-9998"),
+        ("99", "ISO8583-9999"),
+        ("99", "BM-9102"),
+        ("99", "BM-9103"),
+        ("99", "BM-1006"),
+        ("99", "CORE-1002"),
+        ("99", "CORE-1005"),
     ] {
         assert_eq!(
             classify(&reply("Error", proc, code)),

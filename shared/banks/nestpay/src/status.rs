@@ -35,9 +35,15 @@ impl TxLine {
         }
     }
 
+    /// `PROC_RET_CD` `00`; an empty one is not an approval (nor a refusal: see
+    /// [`TxLine::unsettled`]).
     fn approved(&self) -> bool {
-        let proc = self.proc_ret_cd.trim();
-        proc.is_empty() || proc == "00"
+        self.proc_ret_cd.trim() == "00"
+    }
+
+    /// A line without `PROC_RET_CD` says neither that it went through nor that it failed.
+    fn unsettled(&self) -> bool {
+        self.proc_ret_cd.trim().is_empty()
     }
 
     /// A transaction whose outcome is not final yet: pending (`PN`), a technical reversal
@@ -163,11 +169,10 @@ fn inconclusive(code: &str) -> BankStatus {
 /// The order's state from its `ORDERSTATUS` line and (for sold or refunded orders) its
 /// history.
 pub fn combine(line: &TxLine, history: Option<&[TxLine]>) -> BankStatus {
-    let proc = if line.proc_ret_cd.is_empty() {
-        "00"
-    } else {
-        line.proc_ret_cd.as_str()
-    };
+    if line.unsettled() {
+        return inconclusive("PROC_RET_CD");
+    }
+    let proc = line.proc_ret_cd.as_str();
     let status =
         |state: BankState, sale: &TxLine, amount: i64, refunded: i64, code: &str| BankStatus {
             found: true,
@@ -188,9 +193,13 @@ pub fn combine(line: &TxLine, history: Option<&[TxLine]>) -> BankStatus {
         let Some(history) = history else {
             return inconclusive("ORDERHISTORY");
         };
-        // A refund (or the sale) still in progress: its outcome is not known yet.
+        // A refund (or the sale) still in progress, or without a result: its outcome is
+        // not known.
         if history.iter().any(TxLine::in_progress) {
             return inconclusive("ORDERHISTORY:in-progress");
+        }
+        if history.iter().any(TxLine::unsettled) {
+            return inconclusive("ORDERHISTORY:PROC_RET_CD");
         }
         // The sale: the status line itself, or (when it shows the refund) the history's.
         let sale = if line.charge_type == "S" {
@@ -246,8 +255,17 @@ mod tests {
         parse(format!("<CC5Response><ErrMsg>Record(s) found</ErrMsg><ProcReturnCode>00</ProcReturnCode><Response>Approved</Response><Extra>{extra}</Extra></CC5Response>").as_bytes()).unwrap()
     }
 
+    /// A status line from the packed string (with `PROC_RET_CD` `00` as a flattened field,
+    /// as the bank sends it, unless the string has its own).
     fn line(packed: &str) -> TxLine {
-        match read_status(&status_doc(&format!("<ORDERSTATUS>{packed}</ORDERSTATUS>"))) {
+        let proc = if packed.contains("PROC_RET_CD") {
+            ""
+        } else {
+            "<PROC_RET_CD>00</PROC_RET_CD>"
+        };
+        match read_status(&status_doc(&format!(
+            "{proc}<ORDERSTATUS>{packed}</ORDERSTATUS>"
+        ))) {
             StatusAnswer::Found(l) => l,
             other => panic!("{other:?}"),
         }
@@ -381,6 +399,24 @@ mod tests {
             let h = history(&[refund, "S\tC\t10000\t10000\t\t\t\t4001\tP1\t00\tT1"]);
             assert!(!combine(&sale, Some(&h)).is_conclusive(), "{refund}");
         }
+    }
+
+    /// An empty `PROC_RET_CD` is neither approved nor refused: the status line, or any
+    /// history line, without one makes the state unavailable.
+    #[test]
+    fn an_empty_proc_ret_cd_is_not_an_approval() {
+        let silent =
+            line("ORD_ID:X\tCHARGE_TYPE_CD:S\tORIG_TRANS_AMT:101\tTRANS_STAT:A\tPROC_RET_CD:");
+        assert!(!combine(&silent, None).is_conclusive());
+        let sale = line(
+            "ORD_ID:X\tCHARGE_TYPE_CD:S\tORIG_TRANS_AMT:10000\tCAPTURE_AMT:10000\tTRANS_STAT:C",
+        );
+        let h = history(&[
+            "C\tC\t2500\t2500\t\t\t\t4002\tP2\t\tT2",
+            "S\tC\t10000\t10000\t\t\t\t4001\tP1\t00\tT1",
+        ]);
+        let st = combine(&sale, Some(&h));
+        assert!(!st.is_conclusive(), "{st:?}");
     }
 
     #[test]

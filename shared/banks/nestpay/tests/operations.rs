@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::{bank, op};
+use common::{bank, bank_with, op, CLIENT_ID};
+use paygate_bankkit::sim::{Fault, OrderState};
 use paygate_domain::{
     ports::{PosProvider, TestOrderState},
     BankOutcome, BankState, Currency,
@@ -119,14 +120,64 @@ async fn void_same_day_then_again() {
     let st = b.provider.query(&b.account, "ORD-V").await;
     assert_eq!((st.state, st.amount), (BankState::Cancelled, 4_200));
 
+    // Again: the bank refuses the void (`CORE-2008`), the order reads voided: done.
+    let ops = || {
+        b.state
+            .ledger_of(CLIENT_ID, "ORD-V")
+            .unwrap()
+            .operations
+            .len()
+    };
+    let before = ops();
     let twice = b
         .provider
         .cancel(&b.account, &op("ORD-V", 4_200, true))
         .await;
-    let (code, message, after_cutoff) = declined(&twice);
-    assert_eq!(code, "CORE-2008");
-    assert_eq!(message, "İptal edilmeye uygun satış işlemi bulunamadı.");
-    assert!(!after_cutoff, "a double void is not an end-of-day matter");
+    assert_eq!(approved(&twice).0, "00");
+    assert_eq!(ops(), before, "nothing more was voided");
+}
+
+/// Whether one `Void` releases a captured pre-authorization's hold is not documented: the
+/// cancel reads the order back and voids again while the pre-authorization is open; when
+/// that is not confirmed the outcome is unknown, never "approved" over an open hold.
+#[tokio::test]
+async fn a_captured_preauthorization_is_cancelled_only_once_its_hold_is_released() {
+    for (alone, faults, outcome, state) in [
+        (false, vec![], "approved", OrderState::Voided),
+        (true, vec![], "approved", OrderState::Voided),
+        // The second void meets a technical error: the hold is still open.
+        (
+            true,
+            vec![Fault::Pass, Fault::TechnicalError],
+            "unknown",
+            OrderState::Preauth,
+        ),
+    ] {
+        let b = bank_with(|c| if alone { c.voiding_captures_alone() } else { c }).await;
+        b.order("ORD-CC", 7_000, TestOrderState::Preauth, false)
+            .await;
+        let captured = b
+            .provider
+            .capture(&b.account, &op("ORD-CC", 6_000, false))
+            .await;
+        approved(&captured);
+        b.state.fault_plan().script(faults);
+        let got = b
+            .provider
+            .cancel(&b.account, &op("ORD-CC", 6_000, true))
+            .await;
+        let class = match got {
+            BankOutcome::Approved { .. } => "approved",
+            BankOutcome::Unknown { .. } => "unknown",
+            _ => "other",
+        };
+        let bank_state = b.state.ledger_of(CLIENT_ID, "ORD-CC").unwrap().state;
+        assert_eq!(
+            (class, bank_state),
+            (outcome, state),
+            "alone {alone}: {got:?}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -108,7 +108,12 @@ fn sale_line(order: &SimOrder) -> Option<Line> {
         });
     }
     let first = order.history.first()?;
-    let capture = order.history.iter().find(|t| t.kind == "postauth");
+    // An open pre-authorization (its capture reversed, if any) shows no capture.
+    let capture = order
+        .history
+        .iter()
+        .find(|t| t.kind == "postauth")
+        .filter(|_| order.state != OrderState::Preauth);
     let void = order.history.iter().find(|t| t.kind == "void");
     let (capture_amt, capture_day) = match (first.kind, capture) {
         (_, Some(c)) => (c.amount.to_string(), Some(c.day)),

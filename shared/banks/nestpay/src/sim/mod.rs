@@ -51,13 +51,25 @@ impl SimUser for SimClient {
 }
 
 /// The credentials the simulator accepts: `Name`, `Password` and `ClientId` must match one
-/// client exactly (else `CORE-2201`).
+/// client exactly (else `CORE-2201`); and how the bank voids a captured pre-authorization.
 #[derive(Debug, Clone, Default)]
 pub struct SimCredentials {
     pub clients: Vec<SimClient>,
+    /// A `Void` of a captured pre-authorization reverses the `PostAuth` alone and leaves the
+    /// pre-authorization open (`TRANS_STAT A`; a second `Void` releases it). Off (default):
+    /// one `Void` voids the whole order. Which one Nestpay does is not documented (README);
+    /// the adapter must hold in both.
+    pub void_reverses_capture_only: bool,
 }
 
 impl SimCredentials {
+    /// Voids of a captured pre-authorization reverse the capture alone
+    /// ([`Self::void_reverses_capture_only`]).
+    pub fn voiding_captures_alone(mut self) -> Self {
+        self.void_reverses_capture_only = true;
+        self
+    }
+
     /// One client without points inquiry.
     pub fn single(client_id: &str, name: &str, password: &str) -> Self {
         Self::default().with(client_id, name, password, false)
@@ -92,12 +104,13 @@ pub(crate) struct FailedRefund {
     pub seq: u64,
 }
 
-/// What only the Nestpay simulator keeps: the refused refunds its histories list and the
-/// sequence of its transaction ids.
+/// What only the Nestpay simulator keeps: the refused refunds its histories list, the
+/// sequence of its transaction ids, and how it voids a captured pre-authorization.
 #[derive(Default)]
 pub(crate) struct Notes {
     failed: OrderNotes<FailedRefund>,
     seq: Mutex<u64>,
+    void_reverses_capture_only: bool,
 }
 
 /// The simulator: the kit's state, the clients, and what only Nestpay keeps.
@@ -155,13 +168,11 @@ pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, A
 /// The simulator's routes over `state` (for hosting it in another server).
 pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
     let api = Router::new().route(API_PATH, post(api));
-    Nestpay::routes(
-        state,
-        credentials.clients,
-        Notes::default(),
-        api,
-        &["", API_PATH],
-    )
+    let notes = Notes {
+        void_reverses_capture_only: credentials.void_reverses_capture_only,
+        ..Notes::default()
+    };
+    Nestpay::routes(state, credentials.clients, notes, api, &["", API_PATH])
 }
 
 fn xml_response(answer: &Answer) -> Response {

@@ -130,7 +130,17 @@ impl Ctx<'_> {
             return self.refuse("", "CORE-2002", "Insufficient parameter for void.");
         }
         let mut book = self.sim.state.book();
-        match book.void(&self.client.client_id, self.order_id) {
+        let client = &self.client.client_id;
+        let capture_live = book.get(client, self.order_id).is_some_and(|o| {
+            o.state == OrderState::Sale
+                && o.history.iter().any(|t| t.kind == "postauth" && !t.voided)
+        });
+        let voided = if capture_live && self.sim.extra.void_reverses_capture_only {
+            book.reverse_capture(client, self.order_id)
+        } else {
+            book.void(client, self.order_id)
+        };
+        match voided {
             Ok(t) => self.approved(&t.auth_code, &t.rrn),
             // Unknown order, already voided/refunded, or past the end-of-day cut: Nestpay
             // has no sale left that a void could reverse (MEWS cancel fixtures).

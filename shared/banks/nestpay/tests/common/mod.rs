@@ -52,9 +52,16 @@ pub fn secret(
 
 /// The bank knows one store (points inquiry allowed) and a second one without points.
 pub async fn bank() -> Bank {
-    let accepted = SimCredentials::default()
-        .with(CLIENT_ID, NAME, PASSWORD, true)
-        .with("190100000", "AKBANKAPI", "AKBANK01", false);
+    bank_with(|c| c).await
+}
+
+/// [`bank`] with its simulator's credentials (and variant) changed by `tune`.
+pub async fn bank_with(tune: impl FnOnce(SimCredentials) -> SimCredentials) -> Bank {
+    let accepted = tune(
+        SimCredentials::default()
+            .with(CLIENT_ID, NAME, PASSWORD, true)
+            .with("190100000", "AKBANKAPI", "AKBANK01", false),
+    );
     let (server, state) = sim::start(accepted).await.unwrap();
     let creds = Arc::new(MemoryCredentials::default());
     let account = account("acc_isbank");
