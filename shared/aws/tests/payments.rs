@@ -217,3 +217,103 @@ async fn outbox_events_are_listed_until_marked_sent() {
     assert!(!env.events.mark_sent(&ghost).await.unwrap());
     assert_eq!(env.events.get_event(&ghost).await.unwrap(), None);
 }
+
+/// A keyed reservation binds its `Idempotency-Key` in the same transaction: both are
+/// written, or — when the key is no longer the request's — neither. A bound key is then
+/// never released nor taken over, and its settled answer is stored by whoever holds it.
+#[tokio::test]
+async fn a_keyed_reservation_binds_its_key_atomically() {
+    use paygate_aws::dynamo::{DynamoIdempotency, DynamoPayments};
+    use paygate_domain::{
+        idempotency::{
+            BeginOutcome, Binding, Fingerprint, IdempotencyKey, IdempotencyRecord,
+            IdempotencyStore, KeyClaim, RecordState, ScopedKey, StoredResponse, LEASE_MS,
+        },
+        Mode, StoreError,
+    };
+    let env = Env::new("bound").await;
+    let payments = DynamoPayments::new(env.client.clone(), &env.names.payments, &env.names.events)
+        .with_idempotency_table(&env.names.idempotency);
+    let keys = DynamoIdempotency::new(env.client.clone(), &env.names.idempotency);
+    let p = captured(10_000);
+    payments.save(create(&p)).await.unwrap();
+    let key = ScopedKey {
+        merchant_id: p.merchant_id.clone(),
+        mode: Mode::Test,
+        key: IdempotencyKey::parse(b"refund-1").unwrap(),
+    };
+    let lock = IdempotencyRecord::lock(key.clone(), Fingerprint::new("fp"), "o1".into(), T0);
+    assert_eq!(keys.begin(&lock, T0).await.unwrap(), BeginOutcome::Acquired);
+    let reservation = |owner: &str| {
+        let txn = transaction(&p, TransactionType::Refund, 2_500, T0);
+        let planned = p
+            .plan(TransactionType::Refund, Some(2_500), T0, Default::default())
+            .unwrap();
+        let change = PaymentChange {
+            payment: p.reserve(planned, txn.id.clone(), T0),
+            expect: Expectation::Version {
+                version: p.version,
+                status: p.status,
+                no_pending: true,
+                min_refundable: Some(2_500),
+            },
+            transaction: Some(txn),
+            event: None,
+        };
+        let claim = KeyClaim {
+            key: key.clone(),
+            owner: owner.to_owned(),
+        };
+        (change, claim)
+    };
+
+    // Another owner's claim: refused, and nothing of the reservation is written.
+    let (change, claim) = reservation("o2");
+    assert!(matches!(
+        payments.save_bound(change, &claim).await,
+        Err(StoreError::KeyClaimLost)
+    ));
+    assert_eq!(payments.get_payment(&p.id).await.unwrap(), Some(p.clone()));
+    assert_eq!(keys.get(&key).await.unwrap().unwrap().bound, None);
+
+    // The holder's claim: the reservation and the binding, together.
+    let (change, claim) = reservation("o1");
+    let txn_id = change.transaction.as_ref().unwrap().id.clone();
+    payments.save_bound(change, &claim).await.unwrap();
+    assert!(payments
+        .get_payment(&p.id)
+        .await
+        .unwrap()
+        .unwrap()
+        .pending
+        .is_some());
+    let bound = keys.get(&key).await.unwrap().unwrap();
+    assert_eq!(
+        bound.bound,
+        Some(Binding {
+            payment_id: p.id.clone(),
+            transaction_id: txn_id.clone(),
+        })
+    );
+
+    // Never released, never taken over after the lease; its settled answer is stored.
+    assert!(!keys.release(&key, "o1").await.unwrap());
+    let late = T0.plus_millis(LEASE_MS + 1);
+    let retake = IdempotencyRecord::lock(key.clone(), Fingerprint::new("fp"), "o3".into(), late);
+    assert_eq!(
+        keys.begin(&retake, late).await.unwrap(),
+        BeginOutcome::Existing(bound.clone())
+    );
+    let answer = StoredResponse {
+        status: 200,
+        body: "{}".into(),
+    };
+    let other = paygate_domain::TransactionId::parse("txn_other").unwrap();
+    assert!(!keys.complete_bound(&key, &other, &answer).await.unwrap());
+    assert!(keys.complete_bound(&key, &txn_id, &answer).await.unwrap());
+    let done = keys.get(&key).await.unwrap().unwrap();
+    assert!(
+        matches!(done.state, RecordState::Completed { ref response, .. } if *response == answer)
+    );
+    assert_eq!(done.bound, bound.bound);
+}

@@ -47,6 +47,10 @@ pub enum StoreError {
     /// An item could not be read back into the domain model.
     #[error("corrupt item: {0}")]
     Corrupt(String),
+    /// A keyed reservation could not bind its `Idempotency-Key`: the key is no longer the
+    /// request's lock (another request took it over). Nothing was written.
+    #[error("the idempotency key is no longer this request's")]
+    KeyClaimLost,
 }
 
 /// Every error code the API answers with (the `error.code` of the envelope), merchant and

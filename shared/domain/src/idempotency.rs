@@ -8,14 +8,23 @@
 //! is refused as "in use". Keys are scoped to the merchant and mode and kept for
 //! [`RETENTION_MS`] after the request that took them.
 //!
+//! A key that started a money movement is bound to it for good: the reservation of a keyed
+//! capture, cancel or refund writes the transaction's id onto the key's record in the same
+//! atomic write ([`KeyClaim`], [`Binding`]). From then on the key is never released and never
+//! taken over: every later request with it is answered from that transaction ([`Decision::Bound`])
+//! — `409` while it is pending or unknown, its settled answer once it is settled — and never
+//! plans a second movement, whatever happened to the request that started it (a lost commit,
+//! a Lambda that died after the bank call, after the commit or while storing the answer).
+//!
 //! The store ([`IdempotencyStore`]) writes conditionally; the conditions are the functions
-//! here ([`takeable`] for `begin`, the lock's owner for `complete` and `release`), so the
-//! DynamoDB adapter and the in-memory fake agree by construction.
+//! here ([`takeable`] for `begin`, the lock's owner for `complete` and `release`,
+//! [`claimable`] for the binding), so the DynamoDB adapter and the in-memory fake agree by
+//! construction.
 
 use crate::error::code;
 use async_trait::async_trait;
 
-use crate::{error::StoreError, time::Timestamp, MerchantId, Mode};
+use crate::{error::StoreError, time::Timestamp, MerchantId, Mode, PaymentId, TransactionId};
 
 /// Longest accepted key.
 pub const MAX_KEY_LEN: usize = 255;
@@ -115,6 +124,22 @@ pub enum RecordState {
     },
 }
 
+/// The money movement a key started: the transaction its request reserved.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Binding {
+    pub payment_id: PaymentId,
+    pub transaction_id: TransactionId,
+}
+
+/// What a keyed request hands to its reservation so that the key is bound to the reserved
+/// transaction in the same atomic write: the key, and the lock token the request holds it
+/// with. The binding is written only if [`claimable`] holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyClaim {
+    pub key: ScopedKey,
+    pub owner: String,
+}
+
 /// One key's record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdempotencyRecord {
@@ -125,6 +150,8 @@ pub struct IdempotencyRecord {
     /// expired items lazily (up to days later), so reads must check it.
     pub expires_at: Timestamp,
     pub state: RecordState,
+    /// The transaction this key's request reserved, once it has (then for good).
+    pub bound: Option<Binding>,
 }
 
 impl IdempotencyRecord {
@@ -139,6 +166,7 @@ impl IdempotencyRecord {
                 owner,
                 lease_until: now.plus_millis(LEASE_MS),
             },
+            bound: None,
         }
     }
 
@@ -165,7 +193,8 @@ pub fn expiry(created: Timestamp) -> Timestamp {
 
 /// Whether a request with `fingerprint` may write its lock over `existing` at `now`: there
 /// is no record, or it has expired, or it is the same request's lock whose lease is over
-/// (its Lambda died or timed out). This is `begin`'s write condition.
+/// (its Lambda died or timed out) and that never reserved anything (a bound key is never
+/// taken over). This is `begin`'s write condition.
 pub fn takeable(
     existing: Option<&IdempotencyRecord>,
     fingerprint: &Fingerprint,
@@ -176,11 +205,22 @@ pub fn takeable(
         Some(r) if r.is_expired(now) => true,
         Some(r) => match &r.state {
             RecordState::InFlight { lease_until, .. } => {
-                &r.fingerprint == fingerprint && now >= *lease_until
+                &r.fingerprint == fingerprint && now >= *lease_until && r.bound.is_none()
             }
             RecordState::Completed { .. } => false,
         },
     }
+}
+
+/// Whether `claim` may bind its key to a reservation: the record is still the claiming
+/// request's lock (in flight, its owner) and bound to nothing yet. This is the condition of
+/// the binding written with the reservation; when it fails, nothing of the reservation is
+/// written either.
+pub fn claimable(existing: Option<&IdempotencyRecord>, claim: &KeyClaim) -> bool {
+    existing.is_some_and(|r| {
+        r.bound.is_none()
+            && matches!(&r.state, RecordState::InFlight { owner, .. } if *owner == claim.owner)
+    })
 }
 
 /// What to do with a request whose key is held by `existing`.
@@ -198,6 +238,9 @@ pub enum Decision {
     /// The record no longer holds the key (expired, or a lease that is over): try to take
     /// it again.
     Retake,
+    /// The key's request reserved this transaction and its answer was not stored (it is
+    /// still running, or ended before storing): answer from the transaction, never run again.
+    Bound(Binding),
 }
 
 /// The decision for a request with `fingerprint` whose lock token is `owner`, finding
@@ -215,6 +258,9 @@ pub fn decide(
     if &existing.fingerprint != fingerprint {
         return Decision::Mismatch;
     }
+    if let (RecordState::InFlight { .. }, Some(bound)) = (&existing.state, &existing.bound) {
+        return Decision::Bound(bound.clone());
+    }
     match &existing.state {
         RecordState::InFlight { owner: o, .. } if o == owner => Decision::Owned,
         RecordState::InFlight { lease_until, .. } if now >= *lease_until => Decision::Retake,
@@ -224,7 +270,9 @@ pub fn decide(
 }
 
 /// Error codes of answers that say "nothing happened; retrying is safe and expected". Their
-/// key is released (not stored) so the client's retry runs again: another request was
+/// key is released (not stored) so the client's retry runs again — unless the request bound
+/// the key to a reservation (then the store refuses the release and later requests are
+/// answered from that transaction): another request was
 /// modifying the payment, an earlier operation's unknown outcome must be settled first (the
 /// client queries, then retries with the same key), or validation refused the request
 /// before anything was read or done (like Stripe, which stores no result for a request that
@@ -281,9 +329,20 @@ pub trait IdempotencyStore: Send + Sync {
         response: &StoredResponse,
     ) -> Result<bool, StoreError>;
 
-    /// Deletes the record, if it is still `owner`'s lock. `Ok(false)`: it is not (or it is
-    /// gone), nothing was deleted.
+    /// Deletes the record, if it is still `owner`'s lock and bound to nothing. `Ok(false)`:
+    /// it is not (another request's, gone, or bound: a key that started a money movement is
+    /// never released), nothing was deleted.
     async fn release(&self, key: &ScopedKey, owner: &str) -> Result<bool, StoreError>;
+
+    /// Stores the settled answer of the transaction the key is bound to, whoever holds the
+    /// lock now, if the record is still in flight and bound to `transaction`. `Ok(false)`:
+    /// it is not (already completed, or gone), nothing was written.
+    async fn complete_bound(
+        &self,
+        key: &ScopedKey,
+        transaction: &TransactionId,
+        response: &StoredResponse,
+    ) -> Result<bool, StoreError>;
 }
 
 #[cfg(test)]
@@ -408,6 +467,65 @@ mod tests {
             decide(&done, &fp("b"), "o2", done.expires_at),
             Decision::Retake
         );
+    }
+
+    fn bound(lock: IdempotencyRecord) -> IdempotencyRecord {
+        IdempotencyRecord {
+            bound: Some(Binding {
+                payment_id: PaymentId::parse("pay_1").unwrap(),
+                transaction_id: TransactionId::parse("txn_1").unwrap(),
+            }),
+            ..lock
+        }
+    }
+
+    #[test]
+    fn a_bound_key_is_answered_from_its_transaction_before_and_after_its_lease() {
+        let lock = bound(IdempotencyRecord::lock(key("k"), fp("a"), "o1".into(), T));
+        let binding = lock.bound.clone().unwrap();
+        for (owner, at) in [
+            ("o1", T.plus_millis(1)),
+            ("o2", T.plus_millis(1)),
+            ("o2", T.plus_millis(LEASE_MS)),
+            ("o2", T.plus_millis(LEASE_MS * 100)),
+        ] {
+            assert_eq!(
+                decide(&lock, &fp("a"), owner, at),
+                Decision::Bound(binding.clone()),
+                "{owner} at {at:?}"
+            );
+        }
+        // never taken over once its lease is over; another request is still refused
+        assert!(!takeable(Some(&lock), &fp("a"), T.plus_millis(LEASE_MS)));
+        assert_eq!(
+            decide(&lock, &fp("b"), "o2", T.plus_millis(LEASE_MS)),
+            Decision::Mismatch
+        );
+        // a stored answer is replayed as before; the record expires as before
+        let done = completed(lock.clone(), 200);
+        assert!(matches!(
+            decide(&done, &fp("a"), "o2", T.plus_millis(1)),
+            Decision::Replay(_)
+        ));
+        assert!(takeable(Some(&lock), &fp("a"), lock.expires_at));
+    }
+
+    #[test]
+    fn only_the_lock_holder_binds_and_only_once() {
+        let lock = IdempotencyRecord::lock(key("k"), fp("a"), "o1".into(), T);
+        let mine = KeyClaim {
+            key: key("k"),
+            owner: "o1".into(),
+        };
+        let theirs = KeyClaim {
+            key: key("k"),
+            owner: "o2".into(),
+        };
+        assert!(claimable(Some(&lock), &mine));
+        assert!(!claimable(Some(&lock), &theirs));
+        assert!(!claimable(None, &mine));
+        assert!(!claimable(Some(&bound(lock.clone())), &mine));
+        assert!(!claimable(Some(&completed(lock, 200)), &mine));
     }
 
     #[test]

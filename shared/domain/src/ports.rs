@@ -71,6 +71,15 @@ pub trait PaymentWriter: Send + Sync {
     /// Writes the change atomically if `expect` holds; otherwise `StoreError::Conflict` with
     /// the payment as it is now.
     async fn save(&self, change: PaymentChange) -> Result<(), StoreError>;
+
+    /// [`save`](Self::save), and in the same atomic write bind `claim`'s key to the change's
+    /// transaction (a keyed reservation): both are written, or neither. When the key is no
+    /// longer the claim's ([`crate::idempotency::claimable`] fails): `StoreError::KeyClaimLost`.
+    async fn save_bound(
+        &self,
+        change: PaymentChange,
+        claim: &crate::idempotency::KeyClaim,
+    ) -> Result<(), StoreError>;
 }
 
 /// Maps a hashed API key to its merchant and mode.

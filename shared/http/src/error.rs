@@ -129,6 +129,28 @@ impl From<DomainError> for ApiError {
     }
 }
 
+impl ApiError {
+    /// 409 for a request whose `Idempotency-Key` is bound to a transaction that is not
+    /// settled yet: `operation_outcome_unknown` (`unknown`) or `operation_in_progress`.
+    pub fn bound_unsettled(transaction_id: &paygate_domain::TransactionId, unknown: bool) -> Self {
+        let (code, message) = if unknown {
+            (
+                code::OPERATION_OUTCOME_UNKNOWN,
+                "This Idempotency-Key's operation reached the bank, and its outcome is not known yet. It will not be sent again: it is settled from the bank's records (POST /v1/payments/{id}/query settles it now). Retry with the same key to get its final answer.",
+            )
+        } else {
+            (
+                code::OPERATION_IN_PROGRESS,
+                "This Idempotency-Key's operation is at the bank right now. It will not be sent again: retry with the same key shortly to get its answer.",
+            )
+        };
+        Self::new(StatusCode::CONFLICT, code, message).with_details(json!({
+            "transactionId": transaction_id,
+            "idempotencyKey": "bound",
+        }))
+    }
+}
+
 /// 400 `invalid_amount`.
 pub fn invalid_amount() -> ApiError {
     ApiError::new(
@@ -226,6 +248,7 @@ impl From<OpError> for ApiError {
                 code::CONCURRENT_MODIFICATION,
                 "The payment was changed by another request. Retry.",
             ),
+            OpError::KeyTakenOver => crate::idempotency::key_in_use(),
             OpError::NoAccountForCard => Self::new(
                 S::BAD_REQUEST,
                 code::NO_ACCOUNT_FOR_CARD,

@@ -3,12 +3,14 @@
 
 use lambda_http::{http::StatusCode, Body, Request, RequestExt, Response};
 use paygate_domain::{
-    money::Amount, payment::PaymentView, AccountId, BankStatus, CardDetails, PaymentId,
-    Transaction, TransactionType,
+    idempotency::{Binding, KeyClaim},
+    money::Amount,
+    payment::PaymentView,
+    AccountId, BankStatus, CardDetails, PaymentId, Transaction, TransactionType,
 };
 use paygate_payments::{
-    operate::get_payment, points_inquiry, query_payment, run_operation, OperationDeps, PointsDeps,
-    PointsRequest, Principal,
+    operate::get_payment, points_inquiry, query_payment, run_keyed_operation, OpError,
+    OperationDeps, PointsDeps, PointsRequest, Principal,
 };
 use serde::Serialize;
 
@@ -16,6 +18,7 @@ use crate::{
     body::{parse_object, Fields},
     context::principal,
     error::ApiError,
+    idempotency::{BoundAnswer, Unsettled},
     respond::respond,
 };
 
@@ -105,24 +108,120 @@ async fn money_operation_inner(
     ops: &OperationDeps,
     req: &Request,
     kind: TransactionType,
-) -> Result<OperationBody, ApiError> {
+    claim: Option<&KeyClaim>,
+) -> Result<OperationBody, OperationError> {
     let who = caller(req)?;
     let id = path_payment_id(req)?;
     let amount = operation_amount(req, kind)?;
-    let r = run_operation(ops, &who, &id, kind, amount).await?;
+    let r = run_keyed_operation(ops, &who, &id, kind, amount, claim)
+        .await
+        .map_err(|e| OperationError {
+            unsettled: e.leaves_unsettled(),
+            error: e.into(),
+        })?;
     Ok(OperationBody {
         payment: r.payment.view(),
         transaction: r.transaction,
     })
 }
 
-/// `POST /v1/payments/{id}/capture|cancel|refund`.
+/// A refused or failed operation, and whether it leaves the operation unsettled.
+struct OperationError {
+    error: ApiError,
+    unsettled: bool,
+}
+
+impl From<ApiError> for OperationError {
+    fn from(error: ApiError) -> Self {
+        Self {
+            error,
+            unsettled: false,
+        }
+    }
+}
+
+/// `POST /v1/payments/{id}/capture|cancel|refund` without an `Idempotency-Key` (see
+/// [`payment_operation`] for the route with its key handling).
 pub async fn money_operation(
     ops: &OperationDeps,
     req: &Request,
     kind: TransactionType,
 ) -> Response<Body> {
-    respond(StatusCode::OK, money_operation_inner(ops, req, kind).await)
+    keyed_money_operation(ops, req, kind, None).await
+}
+
+/// `POST /v1/payments/{id}/capture|cancel|refund`; with `claim`, the reservation binds the
+/// request's `Idempotency-Key` to its transaction.
+pub async fn keyed_money_operation(
+    ops: &OperationDeps,
+    req: &Request,
+    kind: TransactionType,
+    claim: Option<KeyClaim>,
+) -> Response<Body> {
+    let result = money_operation_inner(ops, req, kind, claim.as_ref()).await;
+    // An answer that leaves the operation unsettled (no usable answer from the bank, or one
+    // not recorded yet) is not the request's final answer: it is not stored on the key.
+    let unsettled = matches!(&result, Err(e) if e.unsettled);
+    let mut resp = respond(StatusCode::OK, result.map_err(|e| e.error));
+    if unsettled {
+        resp.extensions_mut().insert(Unsettled);
+    }
+    resp
+}
+
+/// The answer to a request whose `Idempotency-Key` is bound to the transaction an earlier
+/// request with it reserved: that transaction's answer once it is settled (as the first
+/// request would have answered), `409` while it is pending or its outcome unknown. Nothing
+/// is sent to the bank.
+pub async fn bound_answer(ops: &OperationDeps, req: &Request, binding: Binding) -> BoundAnswer {
+    match bound_answer_inner(ops, req, &binding).await {
+        Ok(answer) => answer,
+        Err(e) => BoundAnswer::Open(e.into_response()),
+    }
+}
+
+async fn bound_answer_inner(
+    ops: &OperationDeps,
+    req: &Request,
+    binding: &Binding,
+) -> Result<BoundAnswer, ApiError> {
+    use paygate_domain::TransactionStatus as S;
+    let who = caller(req)?;
+    let payment = get_payment(ops.payments.as_ref(), &who, &binding.payment_id).await?;
+    let transaction = ops
+        .payments
+        .get_transaction(&payment.id, &binding.transaction_id)
+        .await
+        .map_err(OpError::from)?
+        .ok_or_else(|| OpError::Internal("a bound transaction is missing".into()))?;
+    let settled =
+        |r: Result<OperationBody, ApiError>| Ok(BoundAnswer::Settled(respond(StatusCode::OK, r)));
+    match transaction.status {
+        S::Approved => settled(Ok(OperationBody {
+            payment: payment.view(),
+            transaction,
+        })),
+        S::Declined => settled(Err(OpError::Declined {
+            payment: Box::new(payment),
+            transaction: Box::new(transaction),
+            after_cutoff: false,
+        }
+        .into())),
+        S::Failed => settled(Err(OpError::Provider {
+            payment: Box::new(payment),
+            transaction: Box::new(transaction),
+        }
+        .into())),
+        S::Pending | S::Unknown => {
+            let unknown = transaction.status == S::Unknown
+                || payment
+                    .unsettled(ops.clock.now(), ops.stale_after)
+                    .is_some_and(|p| p.transaction_id == transaction.id);
+            Ok(BoundAnswer::Open(
+                ApiError::bound_unsettled(&transaction.id, unknown).into_response(),
+            ))
+        }
+    }
 }
 
 async fn query_inner(ops: &OperationDeps, req: &Request) -> Result<QueryBody, ApiError> {
@@ -236,5 +335,11 @@ pub async fn payment_operation(
             return crate::idempotent(idempotency, req, query(ops, req)).await
         }
     };
-    crate::idempotent(idempotency, req, money_operation(ops, req, kind)).await
+    crate::idempotent_operation(
+        idempotency,
+        req,
+        |claim| keyed_money_operation(ops, req, kind, claim),
+        |binding| bound_answer(ops, req, binding),
+    )
+    .await
 }

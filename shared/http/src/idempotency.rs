@@ -13,11 +13,18 @@
 //!   `idempotency_key_reused`;
 //! - the key's first request is still running: 409 `idempotency_key_in_use`.
 //!
+//! - the key started a money movement that has no stored answer yet (its request is still
+//!   running, or ended — answer lost, Lambda killed — before storing one): the answer comes
+//!   from that transaction ([`idempotent_operation`]'s `bound`): `409` while it is pending or
+//!   unknown (the key kept), its settled answer once it is settled (stored, and sent with
+//!   `Idempotent-Replayed: true`). The handler never runs again for that key.
+//!
 //! Store faults are handled conservatively: if the key cannot be taken (or it is unknown
 //! whether it was), the handler does not run (500 `internal_error`, retry is safe); if the
 //! answer cannot be stored, it is still returned and the key stays locked until its lease is
-//! over, after which a retry runs again (the payment's own reservation and state keep money
-//! from moving twice).
+//! over. After that a retry runs again only if the first request never reserved anything: a
+//! keyed reservation binds the key to its transaction in the same atomic write
+//! (`paygate_domain::idempotency::KeyClaim`), and a bound key is never released or taken over.
 
 use paygate_domain::error::code;
 use std::{future::Future, sync::Arc};
@@ -28,8 +35,8 @@ use lambda_http::{
 };
 use paygate_domain::{
     idempotency::{
-        decide, stores_answer, BeginOutcome, Decision, Fingerprint, IdempotencyKey,
-        IdempotencyRecord, IdempotencyStore, ScopedKey, StoredResponse,
+        decide, stores_answer, BeginOutcome, Binding, Decision, Fingerprint, IdempotencyKey,
+        IdempotencyRecord, IdempotencyStore, KeyClaim, ScopedKey, StoredResponse,
     },
     ports::{Clock, IdGenerator},
 };
@@ -57,18 +64,54 @@ pub struct Idempotency {
 }
 
 /// Runs `handler` (a future, so nothing of it runs unless it is awaited) for `req` under the
-/// request's `Idempotency-Key`, if it has one. See the module documentation.
+/// request's `Idempotency-Key`, if it has one. For routes that move no money (nothing binds
+/// their keys). See the module documentation.
 pub async fn idempotent<F>(idem: &Idempotency, req: &Request, handler: F) -> Response<Body>
 where
     F: Future<Output = Response<Body>>,
 {
+    idempotent_operation(
+        idem,
+        req,
+        |_| handler,
+        |_| async { BoundAnswer::Open(ApiError::internal().into_response()) },
+    )
+    .await
+}
+
+/// The answer to a request whose key is bound to the transaction its first request reserved.
+#[derive(Debug)]
+pub enum BoundAnswer {
+    /// The transaction is settled: its answer, stored on the key and replayed from now on.
+    Settled(Response<Body>),
+    /// It is not settled yet (pending at the bank, or its outcome unknown): this answer,
+    /// nothing stored, the key kept.
+    Open(Response<Body>),
+}
+
+/// Runs a money-moving `handler` for `req` under the request's `Idempotency-Key`, if it has
+/// one. `handler` gets the claim its reservation must bind the key with (`None` without a
+/// key); a later request with a key bound to a reservation is answered by `bound` from that
+/// transaction, and `handler` does not run. See the module documentation.
+pub async fn idempotent_operation<F, Fut, B, BFut>(
+    idem: &Idempotency,
+    req: &Request,
+    handler: F,
+    bound: B,
+) -> Response<Body>
+where
+    F: FnOnce(Option<KeyClaim>) -> Fut,
+    Fut: Future<Output = Response<Body>>,
+    B: FnOnce(Binding) -> BFut,
+    BFut: Future<Output = BoundAnswer>,
+{
     let mut values = req.headers().get_all(IDEMPOTENCY_KEY_HEADER).iter();
     let Some(value) = values.next() else {
-        return handler.await;
+        return handler(None).await;
     };
     // A request without a merchant has no scope: the handler answers 401.
     let Ok(who) = principal(req) else {
-        return handler.await;
+        return handler(None).await;
     };
     let key = match (IdempotencyKey::parse(value.as_bytes()), values.next()) {
         (Ok(key), None) => key,
@@ -81,26 +124,50 @@ where
     };
     let fingerprint = request_fingerprint(req);
     let owner = idem.ids.opaque();
-    if let Err(answer) = acquire(idem, &key, &fingerprint, &owner).await {
-        return answer;
+    match acquire(idem, &key, &fingerprint, &owner).await {
+        Taken::Run => {}
+        Taken::Answer(answer) => return answer,
+        Taken::Bound(binding) => {
+            return answer_bound(idem, &key, &binding, bound(binding.clone()).await).await
+        }
     }
-    let resp = handler.await;
+    let claim = KeyClaim {
+        key: key.clone(),
+        owner: owner.clone(),
+    };
+    let resp = handler(Some(claim)).await;
     settle(idem, &key, &owner, &resp).await;
     resp
 }
 
-/// Takes the key for this request, or the answer to give instead.
+/// Marks (as a response extension) an answer that leaves its operation unsettled — the
+/// bank's outcome unknown, or not recorded yet — so it is not stored as the key's answer:
+/// the key stays bound to the operation and a retry gets its settled answer later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unsettled;
+
+/// What taking a key came to.
+enum Taken {
+    /// The key is this request's: run.
+    Run,
+    /// Answer this instead of running.
+    Answer(Response<Body>),
+    /// The key is bound to a reservation: answer from it.
+    Bound(Binding),
+}
+
+/// Takes the key for this request, or says what to answer instead.
 async fn acquire(
     idem: &Idempotency,
     key: &ScopedKey,
     fingerprint: &Fingerprint,
     owner: &str,
-) -> Result<(), Response<Body>> {
+) -> Taken {
     for _ in 0..BEGIN_ATTEMPTS {
         let now = idem.clock.now();
         let lock = IdempotencyRecord::lock(key.clone(), fingerprint.clone(), owner.to_owned(), now);
         let existing = match idem.store.begin(&lock, now).await {
-            Ok(BeginOutcome::Acquired) => return Ok(()),
+            Ok(BeginOutcome::Acquired) => return Taken::Run,
             Ok(BeginOutcome::Existing(record)) => record,
             Err(e) => {
                 // The lock may or may not have been written: read it back.
@@ -110,20 +177,58 @@ async fn acquire(
                     Ok(None) => continue,
                     Err(e) => {
                         tracing::error!(merchant_id = %key.merchant_id, error = %e, "idempotency store unavailable; the request is not run");
-                        return Err(ApiError::internal().into_response());
+                        return Taken::Answer(ApiError::internal().into_response());
                     }
                 }
             }
         };
         match decide(&existing, fingerprint, owner, now) {
-            Decision::Owned => return Ok(()),
-            Decision::Replay(stored) => return Err(replay(stored)),
-            Decision::Mismatch => return Err(key_reused().into_response()),
-            Decision::InUse => return Err(key_in_use().into_response()),
+            Decision::Owned => return Taken::Run,
+            Decision::Replay(stored) => return Taken::Answer(replay(stored)),
+            Decision::Mismatch => return Taken::Answer(key_reused().into_response()),
+            Decision::InUse => return Taken::Answer(key_in_use().into_response()),
+            Decision::Bound(binding) => return Taken::Bound(binding),
             Decision::Retake => {}
         }
     }
-    Err(key_in_use().into_response())
+    Taken::Answer(key_in_use().into_response())
+}
+
+/// Answers from the transaction a key is bound to; a settled answer is stored on the key
+/// (whoever holds its lock) and marked replayed.
+async fn answer_bound(
+    idem: &Idempotency,
+    key: &ScopedKey,
+    binding: &Binding,
+    answer: BoundAnswer,
+) -> Response<Body> {
+    let mut resp = match answer {
+        BoundAnswer::Open(resp) => return resp,
+        BoundAnswer::Settled(resp) => resp,
+    };
+    let stored = match resp.body() {
+        Body::Text(t) => Some(StoredResponse {
+            status: resp.status().as_u16(),
+            body: t.clone(),
+        }),
+        _ => None,
+    };
+    if let Some(stored) = stored {
+        match idem
+            .store
+            .complete_bound(key, &binding.transaction_id, &stored)
+            .await
+        {
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(merchant_id = %key.merchant_id, transaction_id = %binding.transaction_id,
+                    error = %e, "storing a bound key's settled answer failed; it is read again next time");
+            }
+        }
+    }
+    resp.headers_mut()
+        .insert(IDEMPOTENT_REPLAYED_HEADER, HeaderValue::from_static("true"));
+    resp
 }
 
 /// Stores the answer for replay, or releases the key; failures are logged, never turned
@@ -136,7 +241,8 @@ async fn settle(idem: &Idempotency, key: &ScopedKey, owner: &str, resp: &Respons
         Body::Binary(b) => String::from_utf8(b.clone()).ok(),
         _ => None,
     };
-    let stored = body.filter(|b| stores_answer(status, error_code(b).as_deref()));
+    let unsettled = resp.extensions().get::<Unsettled>().is_some();
+    let stored = body.filter(|b| !unsettled && stores_answer(status, error_code(b).as_deref()));
     let (what, result) = match stored {
         Some(body) => (
             "storing the answer",
@@ -149,7 +255,9 @@ async fn settle(idem: &Idempotency, key: &ScopedKey, owner: &str, resp: &Respons
     match result {
         Ok(true) => {}
         Ok(false) => {
-            tracing::warn!(merchant_id = %key.merchant_id, status, "{what}: the idempotency key is no longer this request's");
+            // Not ours any more, or (a release) bound to the operation this request
+            // reserved: such a key is kept, and later requests are answered from it.
+            tracing::info!(merchant_id = %key.merchant_id, status, "{what}: the idempotency key is bound to its operation or no longer this request's; left as it is");
         }
         Err(e) => {
             tracing::error!(merchant_id = %key.merchant_id, status, error = %e, "{what} failed; the key stays locked until its lease is over");

@@ -17,6 +17,6 @@ pub mod throttle;
 pub use body::{parse_object, Fields};
 pub use context::{principal, principal_fields, AUTH_ERROR, KEY_ID, MERCHANT_ID, MODE};
 pub use error::ApiError;
-pub use idempotency::{idempotent, Idempotency};
+pub use idempotency::{idempotent, idempotent_operation, BoundAnswer, Idempotency};
 pub use respond::{json, respond};
 pub use throttle::{throttled, Throttle};

@@ -47,6 +47,10 @@ pub enum OpError {
     /// The payment kept changing under us; the caller may retry.
     #[error("concurrent modification")]
     Contended,
+    /// The request's `Idempotency-Key` was taken over by another request with the same key
+    /// before anything was reserved: nothing was written or sent; that request answers.
+    #[error("the idempotency key was taken over")]
+    KeyTakenOver,
     /// No POS account of the merchant can serve this card.
     #[error("no POS account for the card's issuing bank")]
     NoAccountForCard,
@@ -56,6 +60,19 @@ pub enum OpError {
     /// A store or configuration failure; logged, answered as a generic 500.
     #[error("internal: {0}")]
     Internal(String),
+}
+
+impl OpError {
+    /// Whether the operation reached the bank and is not settled yet: its outcome is unknown
+    /// (no usable answer), or the bank's answer is not recorded yet. Such an answer is not
+    /// the operation's final one.
+    pub fn leaves_unsettled(&self) -> bool {
+        match self {
+            Self::NotRecorded { .. } => true,
+            Self::Provider { transaction, .. } => !transaction.status.is_final(),
+            _ => false,
+        }
+    }
 }
 
 impl From<StoreError> for OpError {

@@ -20,7 +20,9 @@ pub mod reconciler;
 pub use auth::{authenticate, hash_api_key, AuthError, Principal};
 pub use bank_access::BankAccess;
 pub use error::OpError;
-pub use operate::{get_payment, run_operation, OperationDeps, OperationResult};
+pub use operate::{
+    get_payment, run_keyed_operation, run_operation, OperationDeps, OperationResult,
+};
 pub use points::{points_inquiry, PointsDeps, PointsRequest, PointsResponse};
 pub use providers::Providers;
 pub use publish::EventSink;

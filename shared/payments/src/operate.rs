@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use paygate_domain::{
+    idempotency::KeyClaim,
     metrics::{Metric, OperationOutcome},
     ports::{
         BankOperation, Clock, Expectation, IdGenerator, PaymentChange, PaymentReader, PaymentWriter,
@@ -69,7 +70,7 @@ fn operation_of(kind: TransactionType) -> Operation {
     }
 }
 
-/// Runs a capture, cancel or refund end to end.
+/// Runs a capture, cancel or refund end to end (a request without an `Idempotency-Key`).
 pub async fn run_operation(
     deps: &OperationDeps,
     principal: &Principal,
@@ -77,7 +78,21 @@ pub async fn run_operation(
     kind: TransactionType,
     amount: Option<i64>,
 ) -> Result<OperationResult, OpError> {
-    let (reserved, txn, account) = reserve(deps, principal, id, kind, amount).await?;
+    run_keyed_operation(deps, principal, id, kind, amount, None).await
+}
+
+/// Runs a capture, cancel or refund end to end. With `claim` (a request holding an
+/// `Idempotency-Key`), the reservation binds the key to the reserved transaction in the same
+/// atomic write, so that no later request with the key can plan a second movement.
+pub async fn run_keyed_operation(
+    deps: &OperationDeps,
+    principal: &Principal,
+    id: &PaymentId,
+    kind: TransactionType,
+    amount: Option<i64>,
+    claim: Option<&KeyClaim>,
+) -> Result<OperationResult, OpError> {
+    let (reserved, txn, account) = reserve(deps, principal, id, kind, amount, claim).await?;
     let op = reserved
         .pending
         .as_ref()
@@ -227,6 +242,7 @@ async fn reserve(
     id: &PaymentId,
     kind: TransactionType,
     amount: Option<i64>,
+    claim: Option<&KeyClaim>,
 ) -> Result<(Payment, Transaction, PosAccount), OpError> {
     let mut payment = get_payment(deps.payments.as_ref(), principal, id).await?;
     let account = deps.banks.account_for_payment(&payment).await?;
@@ -265,8 +281,14 @@ async fn reserve(
             transaction: Some(txn.clone()),
             event: None,
         };
-        let stored = match deps.payments.save(change).await {
+        let saved = match claim {
+            Some(claim) => deps.payments.save_bound(change, claim).await,
+            None => deps.payments.save(change).await,
+        };
+        let stored = match saved {
             Ok(()) => return Ok((reserved, txn, account)),
+            // Another request took the key over: nothing was written, nothing moved.
+            Err(StoreError::KeyClaimLost) => return Err(OpError::KeyTakenOver),
             Err(StoreError::Conflict {
                 current: Some(now_stored),
             }) => *now_stored,

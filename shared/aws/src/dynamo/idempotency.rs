@@ -12,10 +12,10 @@ use aws_sdk_dynamodb::{
 };
 use paygate_domain::{
     idempotency::{
-        BeginOutcome, Fingerprint, IdempotencyKey, IdempotencyRecord, IdempotencyStore,
-        RecordState, ScopedKey, StoredResponse,
+        BeginOutcome, Binding, Fingerprint, IdempotencyKey, IdempotencyRecord, IdempotencyStore,
+        KeyClaim, RecordState, ScopedKey, StoredResponse,
     },
-    MerchantId, Mode, StoreError, Timestamp,
+    MerchantId, Mode, PaymentId, StoreError, Timestamp, TransactionId,
 };
 
 use crate::dynamo::{
@@ -38,6 +38,10 @@ const OWNER: &str = "owner";
 const LEASE_UNTIL: &str = "leaseUntil";
 const STATUS: &str = "status";
 const BODY: &str = "body";
+/// The reserved transaction a key is bound to (with its payment); written by the keyed
+/// reservation's transaction ([`claim_update`]), never removed.
+const BOUND_PAYMENT: &str = "boundPaymentId";
+const BOUND_TXN: &str = "boundTransactionId";
 
 const IN_FLIGHT: &str = "in_flight";
 const COMPLETED: &str = "completed";
@@ -45,7 +49,8 @@ const COMPLETED: &str = "completed";
 /// `takeable`, as a condition: no item, an expired one, or the same request's lock whose
 /// lease is over.
 const TAKEABLE: &str = "attribute_not_exists(#pk) OR #expiresAt <= :nowSec \
-     OR (#state = :inFlight AND #fingerprint = :fingerprint AND #leaseUntil <= :nowMs)";
+     OR (#state = :inFlight AND #fingerprint = :fingerprint AND #leaseUntil <= :nowMs \
+     AND attribute_not_exists(#boundTxn))";
 
 /// How often `begin` retries when its condition failed on an item that was gone when read.
 const BEGIN_ATTEMPTS: usize = 3;
@@ -67,6 +72,10 @@ fn encode(r: &IdempotencyRecord) -> Item {
         (EXPIRES_AT.to_owned(), n(r.expires_at.unix_seconds())),
         (OWNER.to_owned(), s(r.owner())),
     ]);
+    if let Some(b) = &r.bound {
+        item.insert(BOUND_PAYMENT.to_owned(), s(b.payment_id.as_str()));
+        item.insert(BOUND_TXN.to_owned(), s(b.transaction_id.as_str()));
+    }
     match &r.state {
         RecordState::InFlight { lease_until, .. } => {
             item.insert(STATE.to_owned(), s(IN_FLIGHT));
@@ -101,6 +110,13 @@ fn decode(item: &Item) -> Result<IdempotencyRecord, StoreError> {
         },
         _ => return Err(f.corrupt(STATE, "has an unknown value")),
     };
+    let bound = match item.contains_key(BOUND_TXN) {
+        false => None,
+        true => Some(Binding {
+            payment_id: f.id(BOUND_PAYMENT, PaymentId::parse)?,
+            transaction_id: f.id(BOUND_TXN, TransactionId::parse)?,
+        }),
+    };
     Ok(IdempotencyRecord {
         key: ScopedKey {
             merchant_id: f.id(MERCHANT_ID, MerchantId::parse)?,
@@ -111,7 +127,39 @@ fn decode(item: &Item) -> Result<IdempotencyRecord, StoreError> {
         created_at: f.time(CREATED_AT)?,
         expires_at: Timestamp::from_unix_millis(f.i64(EXPIRES_AT)?.saturating_mul(1000)),
         state,
+        bound,
     })
+}
+
+/// The binding of a keyed reservation, as an `Update` of the key's item inside the
+/// reservation's transaction: only while the item is `claim`'s lock in flight and bound to
+/// nothing ([`paygate_domain::idempotency::claimable`]).
+pub(crate) fn claim_update(
+    table: &str,
+    claim: &KeyClaim,
+    binding: &Binding,
+) -> Result<aws_sdk_dynamodb::types::Update, StoreError> {
+    aws_sdk_dynamodb::types::Update::builder()
+        .table_name(table)
+        .key(PK, s(claim.key.storage_key()))
+        .update_expression("SET #boundPayment = :payment, #boundTxn = :txn")
+        .condition_expression(
+            "#owner = :owner AND #state = :inFlight AND attribute_not_exists(#boundTxn)",
+        )
+        .set_expression_attribute_names(Some(attrs(&[
+            ("#boundPayment", BOUND_PAYMENT.to_owned()),
+            ("#boundTxn", BOUND_TXN.to_owned()),
+            ("#owner", OWNER.to_owned()),
+            ("#state", STATE.to_owned()),
+        ])))
+        .set_expression_attribute_values(Some(attrs(&[
+            (":payment", s(binding.payment_id.as_str())),
+            (":txn", s(binding.transaction_id.as_str())),
+            (":owner", s(&claim.owner)),
+            (":inFlight", s(IN_FLIGHT)),
+        ])))
+        .build()
+        .map_err(|e| crate::dynamo::error::build_error("idempotency claim", e))
 }
 
 /// The idempotency table.
@@ -149,6 +197,7 @@ impl DynamoIdempotency {
                 ("#state", STATE.to_owned()),
                 ("#fingerprint", FINGERPRINT.to_owned()),
                 ("#leaseUntil", LEASE_UNTIL.to_owned()),
+                ("#boundTxn", BOUND_TXN.to_owned()),
             ])))
             .set_expression_attribute_values(Some(attrs(&[
                 (":nowSec", n(now.unix_seconds())),
@@ -242,10 +291,13 @@ impl IdempotencyStore for DynamoIdempotency {
             .delete_item()
             .table_name(&self.table)
             .key(PK, s(key.storage_key()))
-            .condition_expression("#owner = :owner AND #state = :inFlight")
+            .condition_expression(
+                "#owner = :owner AND #state = :inFlight AND attribute_not_exists(#boundTxn)",
+            )
             .set_expression_attribute_names(Some(attrs(&[
                 ("#owner", OWNER.to_owned()),
                 ("#state", STATE.to_owned()),
+                ("#boundTxn", BOUND_TXN.to_owned()),
             ])))
             .set_expression_attribute_values(Some(attrs(&[
                 (":owner", s(owner)),
@@ -254,6 +306,40 @@ impl IdempotencyStore for DynamoIdempotency {
             .send()
             .await;
         Ok(conditional("DeleteItem", res)?.is_some())
+    }
+
+    async fn complete_bound(
+        &self,
+        key: &ScopedKey,
+        transaction: &TransactionId,
+        response: &StoredResponse,
+    ) -> Result<bool, StoreError> {
+        let res = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key(PK, s(key.storage_key()))
+            .update_expression(
+                "SET #state = :completed, #status = :status, #body = :body REMOVE #leaseUntil",
+            )
+            .condition_expression("#state = :inFlight AND #boundTxn = :txn")
+            .set_expression_attribute_names(Some(attrs(&[
+                ("#state", STATE.to_owned()),
+                ("#status", STATUS.to_owned()),
+                ("#body", BODY.to_owned()),
+                ("#leaseUntil", LEASE_UNTIL.to_owned()),
+                ("#boundTxn", BOUND_TXN.to_owned()),
+            ])))
+            .set_expression_attribute_values(Some(attrs::<AttributeValue>(&[
+                (":completed", s(COMPLETED)),
+                (":inFlight", s(IN_FLIGHT)),
+                (":status", n(response.status)),
+                (":body", s(response.body.clone())),
+                (":txn", s(transaction.as_str())),
+            ])))
+            .send()
+            .await;
+        Ok(conditional("UpdateItem", res)?.is_some())
     }
 }
 
@@ -286,5 +372,13 @@ mod tests {
         let item = encode(&done);
         assert!(!item.contains_key(LEASE_UNTIL));
         assert_eq!(decode(&item).unwrap(), done);
+        let bound = IdempotencyRecord {
+            bound: Some(Binding {
+                payment_id: PaymentId::parse("pay_1").unwrap(),
+                transaction_id: TransactionId::parse("txn_1").unwrap(),
+            }),
+            ..done
+        };
+        assert_eq!(decode(&encode(&bound)).unwrap(), bound);
     }
 }

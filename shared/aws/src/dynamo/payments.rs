@@ -5,10 +5,11 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::{
-    types::{AttributeValue, Put, ReturnValuesOnConditionCheckFailure},
+    types::{AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem},
     Client,
 };
 use paygate_domain::{
+    idempotency::{Binding, KeyClaim},
     ports::{Expectation, PaymentChange, PaymentReader, PaymentWriter},
     Payment, PaymentId, StaleAfter, StoreError, Transaction, TransactionId,
 };
@@ -16,6 +17,7 @@ use paygate_domain::{
 use crate::dynamo::{
     error::{build_error, unavailable},
     events::{encode_event, EVENT_ABSENT},
+    idempotency::claim_update,
     item::{attrs, n, s, Item},
     payment_item::{
         attr, decode_payment, decode_transaction, encode_payment, encode_transaction, txn_sk,
@@ -23,7 +25,7 @@ use crate::dynamo::{
     },
     read::{get_item, query_all, sort_key_prefix_query},
     write::{
-        put_alone, request_token, transact_puts, CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT,
+        put_alone, request_token, transact_items, CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT,
     },
 };
 
@@ -103,6 +105,8 @@ pub struct DynamoPayments {
     /// The stale in-flight threshold: an operation in flight is due for the reconciler
     /// (`reconcileAt`) once it goes stale.
     stale: StaleAfter,
+    /// The idempotency table a keyed reservation binds its key in (`save_bound`).
+    idempotency_table: Option<String>,
 }
 
 impl DynamoPayments {
@@ -117,7 +121,15 @@ impl DynamoPayments {
             payments_table: payments_table.into(),
             events_table: events_table.into(),
             stale: StaleAfter::DEFAULT,
+            idempotency_table: None,
         }
+    }
+
+    /// With the idempotency table that keyed reservations bind their key in, in the same
+    /// transaction as the reservation (`save_bound`; without it, `save_bound` fails).
+    pub fn with_idempotency_table(mut self, table: impl Into<String>) -> Self {
+        self.idempotency_table = Some(table.into());
+        self
     }
 
     /// With `stale` as the stale in-flight threshold of every payment it writes (default
@@ -166,7 +178,12 @@ impl DynamoPayments {
         }
     }
 
-    async fn transact(&self, payment: Put, change: &PaymentChange) -> Result<(), StoreError> {
+    async fn transact(
+        &self,
+        payment: Put,
+        change: &PaymentChange,
+        claim: Option<&KeyClaim>,
+    ) -> Result<(), StoreError> {
         let mut puts = vec![payment];
         if let Some(x) = &change.transaction {
             puts.push(
@@ -202,11 +219,35 @@ impl DynamoPayments {
             txn_status.unwrap_or(""),
             event.as_deref().unwrap_or(""),
         ]);
-        let Err(cancelled) = transact_puts(&self.client, token, puts).await? else {
+        let n_puts = puts.len();
+        let mut items: Vec<TransactWriteItem> = puts
+            .into_iter()
+            .map(|p| TransactWriteItem::builder().put(p).build())
+            .collect();
+        if let Some(claim) = claim {
+            let (Some(table), Some(txn)) = (&self.idempotency_table, &change.transaction) else {
+                return Err(StoreError::Unavailable(
+                    "a keyed reservation needs the idempotency table and a transaction".into(),
+                ));
+            };
+            let binding = Binding {
+                payment_id: change.payment.id.clone(),
+                transaction_id: txn.id.clone(),
+            };
+            items.push(
+                TransactWriteItem::builder()
+                    .update(claim_update(table, claim, &binding)?)
+                    .build(),
+            );
+        }
+        let Err(cancelled) = transact_items(&self.client, token, items).await? else {
             return Ok(());
         };
         if cancelled.code(0) == Some(CONDITIONAL_CHECK_FAILED) {
             return Err(condition_failed(&change.expect, cancelled.item(0)));
+        }
+        if claim.is_some() && cancelled.code(n_puts) == Some(CONDITIONAL_CHECK_FAILED) {
+            return Err(StoreError::KeyClaimLost);
         }
         if cancelled.any(&[CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT]) {
             // The event id was taken, or another transaction touched one of the items at the
@@ -261,6 +302,20 @@ impl PaymentReader for DynamoPayments {
 #[async_trait]
 impl PaymentWriter for DynamoPayments {
     async fn save(&self, change: PaymentChange) -> Result<(), StoreError> {
+        self.write(change, None).await
+    }
+
+    async fn save_bound(&self, change: PaymentChange, claim: &KeyClaim) -> Result<(), StoreError> {
+        self.write(change, Some(claim)).await
+    }
+}
+
+impl DynamoPayments {
+    async fn write(
+        &self,
+        change: PaymentChange,
+        claim: Option<&KeyClaim>,
+    ) -> Result<(), StoreError> {
         if let Some(x) = &change.transaction {
             if x.payment_id != change.payment.id {
                 return Err(StoreError::Corrupt(format!(
@@ -273,10 +328,10 @@ impl PaymentWriter for DynamoPayments {
             encode_payment(&change.payment, self.stale),
             &condition(&change.expect),
         )?;
-        if change.transaction.is_none() && change.event.is_none() {
+        if change.transaction.is_none() && change.event.is_none() && claim.is_none() {
             self.put_payment(payment, &change.expect).await
         } else {
-            self.transact(payment, &change).await
+            self.transact(payment, &change, claim).await
         }
     }
 }

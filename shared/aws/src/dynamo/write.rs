@@ -141,8 +141,17 @@ pub(crate) async fn transact_puts(
 ) -> Result<Result<(), Cancelled>, StoreError> {
     let items = puts
         .into_iter()
-        .map(|p| TransactWriteItem::builder().put(p).build())
-        .collect();
+        .map(|p| TransactWriteItem::builder().put(p).build());
+    transact_items(client, token, items).await
+}
+
+/// [`transact_puts`] for items of any kind (puts and updates).
+pub(crate) async fn transact_items(
+    client: &Client,
+    token: String,
+    items: impl IntoIterator<Item = TransactWriteItem>,
+) -> Result<Result<(), Cancelled>, StoreError> {
+    let items = items.into_iter().collect();
     let err = match client
         .transact_write_items()
         .client_request_token(token)

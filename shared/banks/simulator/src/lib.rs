@@ -21,4 +21,6 @@ mod ledger;
 mod provider;
 
 pub use ledger::{MemoryLedger, SimLedger, SimOrder, SimOrderState, SimTxn};
-pub use provider::{InitialBankState, SimBank, PROVIDER_CODE};
+pub use provider::{
+    InitialBankState, SimBank, DECLINE_AMOUNT, ERROR_AMOUNT, PROVIDER_CODE, TIMEOUT_AMOUNT,
+};

@@ -152,14 +152,16 @@ fn stale_after(w: &Wiring) -> Result<StaleAfter, ConfigError> {
 
 /// Payments (with the outbox), writing `reconcileAt` under `stale`.
 fn payments(w: &Wiring, stale: StaleAfter) -> Result<Arc<DynamoPayments>, ConfigError> {
-    Ok(Arc::new(
-        DynamoPayments::new(
-            w.aws.dynamo.clone(),
-            w.names.table(&PAYMENTS)?,
-            w.names.table(&EVENTS)?,
-        )
-        .with_stale_after(stale),
-    ))
+    Ok(Arc::new(payments_store(w, stale)?))
+}
+
+fn payments_store(w: &Wiring, stale: StaleAfter) -> Result<DynamoPayments, ConfigError> {
+    Ok(DynamoPayments::new(
+        w.aws.dynamo.clone(),
+        w.names.table(&PAYMENTS)?,
+        w.names.table(&EVENTS)?,
+    )
+    .with_stale_after(stale))
 }
 
 fn operation_deps(w: &Wiring, stale: StaleAfter) -> Result<OperationDeps, ConfigError> {
@@ -186,9 +188,15 @@ pub struct MoneyOperation {
 
 impl Build for MoneyOperation {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        let stale = stale_after(w)?;
+        let mut ops = operation_deps(w, stale)?;
+        // A keyed reservation binds its `Idempotency-Key` in the same transaction.
+        ops.payments = Arc::new(
+            payments_store(w, stale)?.with_idempotency_table(w.names.table(&IDEMPOTENCY)?),
+        );
         Ok(Self {
             idempotency: idempotency(w)?,
-            ops: operation_deps(w, stale_after(w)?)?,
+            ops,
             throttle: throttle(w)?,
         })
     }

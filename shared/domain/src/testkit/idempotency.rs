@@ -8,10 +8,10 @@ use std::{
 
 use crate::{
     idempotency::{
-        takeable, BeginOutcome, IdempotencyRecord, IdempotencyStore, RecordState, ScopedKey,
-        StoredResponse,
+        claimable, takeable, BeginOutcome, Binding, IdempotencyRecord, IdempotencyStore, KeyClaim,
+        RecordState, ScopedKey, StoredResponse,
     },
-    StoreError, Timestamp,
+    PaymentId, StoreError, Timestamp, TransactionId,
 };
 use async_trait::async_trait;
 
@@ -80,6 +80,28 @@ impl MemoryIdempotency {
     /// How many calls of `op` were made.
     pub fn calls(&self, op: IdemOp) -> usize {
         self.calls.lock().unwrap().get(&op).copied().unwrap_or(0)
+    }
+
+    /// Binds `claim`'s key to a reserved transaction if [`claimable`]; the in-memory
+    /// payments store calls it inside its own write, so both apply or neither.
+    pub(crate) fn bind(
+        &self,
+        claim: &KeyClaim,
+        payment_id: &PaymentId,
+        transaction_id: &TransactionId,
+    ) -> bool {
+        let mut records = self.records.lock().unwrap();
+        let storage_key = claim.key.storage_key();
+        if !claimable(records.get(&storage_key), claim) {
+            return false;
+        }
+        if let Some(r) = records.get_mut(&storage_key) {
+            r.bound = Some(Binding {
+                payment_id: payment_id.clone(),
+                transaction_id: transaction_id.clone(),
+            });
+        }
+        true
     }
 
     fn enter(&self, op: IdemOp) -> Option<IdemFault> {
@@ -174,12 +196,41 @@ impl IdempotencyStore for MemoryIdempotency {
             let mut records = self.records.lock().unwrap();
             let storage_key = key.storage_key();
             let ours = records.get(&storage_key).is_some_and(|r| {
-                r.owner() == owner && matches!(r.state, RecordState::InFlight { .. })
+                r.owner() == owner
+                    && matches!(r.state, RecordState::InFlight { .. })
+                    && r.bound.is_none()
             });
             if ours {
                 records.remove(&storage_key);
             }
             ours
+        })
+    }
+
+    async fn complete_bound(
+        &self,
+        key: &ScopedKey,
+        transaction: &TransactionId,
+        response: &StoredResponse,
+    ) -> Result<bool, StoreError> {
+        let fault = self.enter(IdemOp::Complete);
+        faulted(fault, "complete_bound", || {
+            let mut records = self.records.lock().unwrap();
+            match records.get_mut(&key.storage_key()) {
+                Some(r)
+                    if matches!(r.state, RecordState::InFlight { .. })
+                        && r.bound
+                            .as_ref()
+                            .is_some_and(|b| &b.transaction_id == transaction) =>
+                {
+                    r.state = RecordState::Completed {
+                        owner: r.owner().to_owned(),
+                        response: response.clone(),
+                    };
+                    true
+                }
+                _ => false,
+            }
         })
     }
 }

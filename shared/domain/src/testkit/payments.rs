@@ -2,14 +2,16 @@
 
 use std::{
     collections::{BTreeMap, HashMap, HashSet, VecDeque},
-    sync::Mutex,
+    sync::{Arc, Mutex},
 };
 
 use crate::{
+    idempotency::KeyClaim,
     ports::{
         DuePayment, Expectation, Outbox, OutboxWriter, PaymentChange, PaymentReader, PaymentWriter,
         UnsettledPayments,
     },
+    testkit::MemoryIdempotency,
     EventId, EventRecord, Payment, PaymentId, StaleAfter, StoreError, Timestamp, Transaction,
     TransactionId,
 };
@@ -35,6 +37,9 @@ pub struct MemoryPayments {
     /// When an operation in flight is due for the reconciler (as the DynamoDB adapter's
     /// `reconcileAt`).
     stale: StaleAfter,
+    /// The idempotency records a keyed reservation binds its key in (as the DynamoDB
+    /// adapter's transaction includes the idempotency item).
+    idempotency: Mutex<Option<Arc<MemoryIdempotency>>>,
 }
 
 /// A fault a save can meet, as DynamoDB produces them.
@@ -63,6 +68,12 @@ impl MemoryPayments {
     pub fn with_stale_after(mut self, stale: StaleAfter) -> Self {
         self.stale = stale;
         self
+    }
+
+    /// Keyed reservations (`save_bound`) bind their key in `idempotency`, atomically with
+    /// the payment.
+    pub fn link_idempotency(&self, idempotency: Arc<MemoryIdempotency>) {
+        *self.idempotency.lock().unwrap() = Some(idempotency);
     }
 
     pub fn insert(&self, p: Payment) {
@@ -108,7 +119,8 @@ impl MemoryPayments {
         *self.saves.lock().unwrap()
     }
 
-    fn apply(&self, change: PaymentChange) -> Result<(), StoreError> {
+    fn apply(&self, change: PaymentChange, claim: Option<&KeyClaim>) -> Result<(), StoreError> {
+        let idempotency = self.idempotency.lock().unwrap().clone();
         let mut s = self.inner.lock().unwrap();
         let current = s.payments.get(&change.payment.id).cloned();
         match (&change.expect, &current) {
@@ -142,6 +154,16 @@ impl MemoryPayments {
                 return Err(StoreError::Conflict {
                     current: current.map(Box::new),
                 });
+            }
+        }
+        if let Some(claim) = claim {
+            let (Some(idem), Some(t)) = (idempotency, change.transaction.as_ref()) else {
+                return Err(StoreError::Unavailable(
+                    "a keyed reservation needs a linked idempotency store and a transaction".into(),
+                ));
+            };
+            if !idem.bind(claim, &change.payment.id, &t.id) {
+                return Err(StoreError::KeyClaimLost);
             }
         }
         if let Some(t) = change.transaction {
@@ -240,6 +262,16 @@ impl PaymentReader for MemoryPayments {
 #[async_trait]
 impl PaymentWriter for MemoryPayments {
     async fn save(&self, change: PaymentChange) -> Result<(), StoreError> {
+        self.write(change, None)
+    }
+
+    async fn save_bound(&self, change: PaymentChange, claim: &KeyClaim) -> Result<(), StoreError> {
+        self.write(change, Some(claim))
+    }
+}
+
+impl MemoryPayments {
+    fn write(&self, change: PaymentChange, claim: Option<&KeyClaim>) -> Result<(), StoreError> {
         *self.saves.lock().unwrap() += 1;
         {
             let mut fail = self.fail_after.lock().unwrap();
@@ -257,11 +289,11 @@ impl PaymentWriter for MemoryPayments {
         }
         let fault = self.script.lock().unwrap().pop_front().flatten();
         match fault {
-            None => self.apply(change),
+            None => self.apply(change, claim),
             Some(SaveFault::LostAnswer) => {
                 // Whatever the write did (applied, or refused on its condition), the caller
                 // only sees a time-out.
-                let _ = self.apply(change);
+                let _ = self.apply(change, claim);
                 Err(StoreError::Unavailable("injected: answer lost".into()))
             }
             Some(SaveFault::ServerError) => Err(StoreError::Unavailable(
