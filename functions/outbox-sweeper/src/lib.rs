@@ -3,7 +3,8 @@
 //! grace period on the events queue, and re-enqueues pending deliveries whose attempt is
 //! overdue because their queue message was lost.
 //!
-//! Items it could not queue are counted in the report and found again by the next run; only
+//! Items it could not queue are counted in the report and found again by the next run;
+//! items the store cannot decode are skipped and counted (`undecodable`); only
 //! a failure to read the outbox or the deliveries fails the invocation (a Lambda error, seen
 //! in the function's `Errors` metric).
 
@@ -22,6 +23,8 @@ pub struct Report {
     pub deliveries_requeued: usize,
     /// Items that could not be queued this time (the next run tries again).
     pub failures: usize,
+    /// Listed items that could not be decoded (skipped, logged by key).
+    pub undecodable: usize,
 }
 
 impl From<SweepReport> for Report {
@@ -30,6 +33,7 @@ impl From<SweepReport> for Report {
             events_sent: r.events_sent,
             deliveries_requeued: r.deliveries_requeued,
             failures: r.failures,
+            undecodable: r.undecodable,
         }
     }
 }

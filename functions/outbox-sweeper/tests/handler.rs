@@ -11,7 +11,7 @@ use paygate_domain::testkit::{
     ManualClock, MemoryDeliveries, MemoryPayments, MemoryPublisher, MemoryQueue, T0,
 };
 use paygate_domain::{
-    ports::{DeliveryStore, Expectation, Outbox, PaymentChange, PaymentWriter},
+    ports::{DeliveryStore, Expectation, Listing, Outbox, PaymentChange, PaymentWriter},
     webhook::{Delivery, EventFilter, WebhookEndpoint},
     AccountId, Currency, EventId, EventRecord, EventType, MerchantId, Mode, Payment, PaymentId,
     PaymentStatus, StoreError, Timestamp, WebhookEndpointId,
@@ -31,12 +31,39 @@ impl Outbox for Unreachable {
         &self,
         _before: Timestamp,
         _limit: usize,
-    ) -> Result<Vec<EventRecord>, StoreError> {
+    ) -> Result<Listing<EventRecord>, StoreError> {
         Err(StoreError::Unavailable("injected outage".into()))
     }
 
     async fn mark_sent(&self, _id: &EventId) -> Result<bool, StoreError> {
         Err(StoreError::Unavailable("injected outage".into()))
+    }
+}
+
+/// An outbox whose listing also meets an item it cannot decode.
+struct Garbled(Arc<MemoryPayments>);
+
+#[async_trait]
+impl Outbox for Garbled {
+    async fn get_event(&self, id: &EventId) -> Result<Option<EventRecord>, StoreError> {
+        self.0.get_event(id).await
+    }
+
+    async fn list_unsent(
+        &self,
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Listing<EventRecord>, StoreError> {
+        let mut listed = self.0.list_unsent(before, limit).await?;
+        listed.undecodable.push(paygate_domain::ports::Undecodable {
+            key: "evt_garbled".into(),
+            reason: "event item: attribute `doc` is missing".into(),
+        });
+        Ok(listed)
+    }
+
+    async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError> {
+        self.0.mark_sent(id).await
     }
 }
 
@@ -145,7 +172,8 @@ async fn the_sweep_sends_unsent_events_and_requeues_lost_deliveries() {
         Report {
             events_sent: 1,
             deliveries_requeued: 1,
-            failures: 0
+            failures: 0,
+            undecodable: 0,
         }
     );
     assert_eq!(w.publisher.ids(), vec![ev.id.clone()]);
@@ -160,7 +188,7 @@ async fn the_sweep_sends_unsent_events_and_requeues_lost_deliveries() {
     assert_eq!(queued[0].0.attempt, 1);
     assert_eq!(
         serde_json::to_value(report).unwrap(),
-        serde_json::json!({"eventsSent": 1, "deliveriesRequeued": 1, "failures": 0})
+        serde_json::json!({"eventsSent": 1, "deliveriesRequeued": 1, "failures": 0, "undecodable": 0})
     );
 }
 
@@ -173,6 +201,25 @@ async fn an_event_that_cannot_be_queued_is_counted_and_stays_unsent() {
     assert_eq!(report.events_sent, 0);
     assert_eq!(report.failures, 1);
     assert_eq!(w.store.unsent(), [ev.id]);
+}
+
+#[tokio::test]
+async fn an_undecodable_item_is_skipped_and_counted_and_the_rest_is_swept() {
+    let w = world();
+    let (ev, _) = w.left_behind().await;
+    let report = handle(&w.deps(Arc::new(Garbled(w.store.clone()))), scheduled())
+        .await
+        .unwrap();
+    assert_eq!(
+        report,
+        Report {
+            events_sent: 1,
+            deliveries_requeued: 1,
+            failures: 0,
+            undecodable: 1,
+        }
+    );
+    assert_eq!(w.publisher.ids(), vec![ev.id]);
 }
 
 #[tokio::test]

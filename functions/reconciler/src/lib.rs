@@ -25,7 +25,7 @@ pub async fn handle(deps: &Deps, _event: EventBridgeEvent) -> Result<RunReport, 
         Ok(report) => {
             // Figures only when there was something to do: an idle minute costs no log line
             // (the alarm treats missing data as not breaching).
-            if report.due > 0 {
+            if report.due > 0 || report.undecodable > 0 {
                 println!(
                     "{}",
                     emf(&report, &deps.stage, deps.reconciler.ops.clock.now())
@@ -57,6 +57,7 @@ pub fn emf(report: &RunReport, stage: &str, now: paygate_domain::Timestamp) -> S
                 ("ReconcileSettled", Count, n(report.settled)),
                 ("ReconcileDeferred", Count, n(report.deferred)),
                 ("ReconcileErrors", Count, n(report.errors)),
+                ("ReconcileUndecodable", Count, n(report.undecodable)),
                 (OVER_LIMIT_METRIC, Count, n(report.over_limit)),
             ],
         )

@@ -112,6 +112,7 @@ async fn a_scheduled_run_settles_an_unanswered_refund() {
 fn figures_are_an_emf_record_with_the_alarm_metric() {
     let report = RunReport {
         due: 3,
+        undecodable: 1,
         settled: 1,
         deferred: 2,
         errors: 0,
@@ -123,6 +124,7 @@ fn figures_are_an_emf_record_with_the_alarm_metric() {
     assert_eq!(v["_aws"]["Timestamp"], T0.unix_millis());
     assert_eq!(v["Stage"], "prod");
     assert_eq!(v[OVER_LIMIT_METRIC], 2);
+    assert_eq!(v["ReconcileUndecodable"], 1);
     let names: Vec<&str> = v["_aws"]["CloudWatchMetrics"][0]["Metrics"]
         .as_array()
         .unwrap()

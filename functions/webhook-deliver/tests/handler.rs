@@ -41,7 +41,7 @@ impl Outbox for Events {
         &self,
         before: Timestamp,
         limit: usize,
-    ) -> Result<Vec<EventRecord>, StoreError> {
+    ) -> Result<paygate_domain::ports::Listing<EventRecord>, StoreError> {
         self.inner.list_unsent(before, limit).await
     }
 

@@ -35,7 +35,7 @@ pub const STAGE: &str = "Stage";
 /// Every metric name the gateway emits in [`NAMESPACE`]: [`record`]'s and the reconciler's
 /// run figures (`fn_reconciler::emf`). Alarms and the dashboard in `template.yaml` may name
 /// only these (a drift test holds them).
-pub const NAMES: [&str; 15] = [
+pub const NAMES: [&str; 16] = [
     "Operations",
     "UnknownOutcomes",
     "BankCalls",
@@ -50,6 +50,7 @@ pub const NAMES: [&str; 15] = [
     "ReconcileSettled",
     "ReconcileDeferred",
     "ReconcileErrors",
+    "ReconcileUndecodable",
     "UnsettledOverLimit",
 ];
 

@@ -218,6 +218,143 @@ async fn outbox_events_are_listed_until_marked_sent() {
     assert_eq!(env.events.get_event(&ghost).await.unwrap(), None);
 }
 
+/// A copy of the item at (`pk`, `sk`) of `table` under the partition key `new_pk`, with
+/// `attr` set to `bad` (or removed when `None`): an item no adapter can decode, in the same
+/// sparse indexes as the original.
+async fn garbled_copy(
+    env: &Env,
+    table: &str,
+    key: &[(&str, &str)],
+    new_key: (&str, &str),
+    attr: &str,
+    bad: Option<AttributeValue>,
+) {
+    let mut get = env
+        .client
+        .get_item()
+        .table_name(table)
+        .consistent_read(true);
+    for (k, v) in key {
+        get = get.key(*k, AttributeValue::S((*v).to_owned()));
+    }
+    let mut item = get.send().await.unwrap().item.unwrap();
+    item.insert(
+        new_key.0.to_owned(),
+        AttributeValue::S(new_key.1.to_owned()),
+    );
+    if new_key.0 == "pk" && item.contains_key("id") {
+        item.insert("id".to_owned(), AttributeValue::S(new_key.1.to_owned()));
+    }
+    match bad {
+        Some(v) => item.insert(attr.to_owned(), v),
+        None => item.remove(attr),
+    };
+    env.client
+        .put_item()
+        .table_name(table)
+        .set_item(Some(item))
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn every_work_list_skips_an_undecodable_item_and_reports_its_key() {
+    use paygate_domain::{
+        ports::{DeliveryStore, Outbox, UnsettledPayments},
+        webhook::{Delivery, EventFilter, WebhookEndpoint},
+        Mode, Payment, WebhookEndpointId,
+    };
+    // GIVEN a pending payment (due for the reconciler) with an unsent event, a pending
+    // delivery of that event
+    let env = Env::new("undecodable").await;
+    let p = Payment {
+        status: PaymentStatus::Pending,
+        auth_code: String::new(),
+        ..authorized(4_000)
+    };
+    let ev = event(&p, EventType::PaymentAuthorized, T0);
+    env.payments
+        .save(PaymentChange {
+            event: Some(ev.clone()),
+            ..create(&p)
+        })
+        .await
+        .unwrap();
+    let endpoint = WebhookEndpoint {
+        id: WebhookEndpointId::parse("whe_undecodable").unwrap(),
+        merchant_id: merchant(),
+        url: "https://merchant.example/hooks".into(),
+        events: vec![EventFilter::All],
+        mode: Mode::Test,
+        enabled: true,
+        description: String::new(),
+        secret_id: "secret".into(),
+        secret_version: 0,
+        created_at: T0,
+        updated_at: T0,
+        disabled_reason: None,
+    };
+    let d = Delivery::new(&ev, &endpoint, T0);
+    assert!(env.deliveries.create_delivery(&d).await.unwrap());
+    // AND beside each, an item in the same index that does not decode
+    let names = &env.names;
+    garbled_copy(
+        &env,
+        &names.payments,
+        &[("pk", p.id.as_str()), ("sk", "PAYMENT")],
+        ("pk", "pay_garbled1"),
+        "amount",
+        None,
+    )
+    .await;
+    garbled_copy(
+        &env,
+        &names.events,
+        &[("id", ev.id.as_str())],
+        ("id", "evt_garbled1"),
+        "doc",
+        Some(AttributeValue::S("{".into())),
+    )
+    .await;
+    garbled_copy(
+        &env,
+        &names.deliveries,
+        &[("pk", d.id.as_str()), ("sk", "DELIVERY")],
+        ("pk", "dlv_garbled1"),
+        "status",
+        Some(AttributeValue::S("bogus".into())),
+    )
+    .await;
+
+    // WHEN each work list is read
+    let later = T0.plus_millis(60_000);
+    let due = env.payments.list_due(later, 10).await.unwrap();
+    let unsent = Outbox::list_unsent(&env.events, later, 10).await.unwrap();
+    let overdue = env.deliveries.list_overdue(later, 10).await.unwrap();
+
+    // THEN each lists the good item and reports the bad one by its key and attribute,
+    // instead of failing the whole listing
+    assert_eq!(due.items.len(), 1, "{due:?}");
+    assert_eq!(due.items[0].payment, p);
+    assert_eq!(unsent.items, vec![ev.clone()]);
+    assert_eq!(overdue.items, vec![d.clone()]);
+    for (listed, key, attr) in [
+        (&due.undecodable, "pay_garbled1", "amount"),
+        (&unsent.undecodable, "evt_garbled1", "doc"),
+        (&overdue.undecodable, "dlv_garbled1", "status"),
+    ] {
+        assert_eq!(listed.len(), 1, "{listed:?}");
+        assert_eq!(listed[0].key, key);
+        assert!(listed[0].reason.contains(attr), "{listed:?}");
+    }
+    // AND a bad item takes no place in the limit
+    assert_eq!(
+        env.payments.list_due(later, 1).await.unwrap().items.len(),
+        1
+    );
+}
+
 /// A keyed reservation binds its `Idempotency-Key` in the same transaction: both are
 /// written, or — when the key is no longer the request's — neither. A bound key is then
 /// never released nor taken over, and its settled answer is stored by whoever holds it.

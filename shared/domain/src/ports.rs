@@ -245,6 +245,33 @@ use crate::{
     Timestamp,
 };
 
+/// What a scheduled run's work list read: the items, and those the store holds but could
+/// not decode. An undecodable item is skipped (its key reported here), never allowed to
+/// stop the run for every other item; the run logs and counts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing<T> {
+    pub items: Vec<T>,
+    pub undecodable: Vec<Undecodable>,
+}
+
+impl<T> Listing<T> {
+    /// A listing in which every item decoded.
+    pub fn of(items: Vec<T>) -> Self {
+        Self {
+            items,
+            undecodable: Vec::new(),
+        }
+    }
+}
+
+/// An item a listing skipped: its key (an id, nothing sensitive) and why it could not be
+/// read (the attribute at fault).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undecodable {
+    pub key: String,
+    pub reason: String,
+}
+
 /// Hands committed outbox events to the events queue (the fast path; the sweeper is the
 /// guarantee).
 #[async_trait]
@@ -256,12 +283,13 @@ pub trait EventPublisher: Send + Sync {
 #[async_trait]
 pub trait Outbox: Send + Sync {
     async fn get_event(&self, id: &EventId) -> Result<Option<EventRecord>, StoreError>;
-    /// Events not yet handed to the queue, oldest first, created at or before `before`.
+    /// Events not yet handed to the queue, oldest first, created at or before `before`
+    /// (undecodable ones skipped and reported).
     async fn list_unsent(
         &self,
         before: Timestamp,
         limit: usize,
-    ) -> Result<Vec<EventRecord>, StoreError>;
+    ) -> Result<Listing<EventRecord>, StoreError>;
     /// Marks an event as handed to the queue; `false` if it was already marked.
     async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError>;
 }
@@ -304,12 +332,13 @@ pub trait DeliveryStore: Send + Sync {
         -> Result<bool, StoreError>;
     async fn list_attempts(&self, id: &DeliveryId) -> Result<Vec<Attempt>, StoreError>;
     /// Pending deliveries whose next attempt was due at or before `before` (the sweeper
-    /// re-enqueues them if their queue message was lost).
+    /// re-enqueues them if their queue message was lost; undecodable ones are skipped and
+    /// reported).
     async fn list_overdue(
         &self,
         before: Timestamp,
         limit: usize,
-    ) -> Result<Vec<Delivery>, StoreError>;
+    ) -> Result<Listing<Delivery>, StoreError>;
 }
 
 /// A queued instruction: make attempt `attempt` of `delivery_id` once `due_at` has come.
@@ -497,8 +526,13 @@ pub struct DuePayment {
 #[async_trait]
 pub trait UnsettledPayments: Send + Sync {
     /// Those due for a try at `now` (see [`Payment::reconcile_due`] and
-    /// [`UnsettledPayments::defer`]), longest due first, at most `limit`.
-    async fn list_due(&self, now: Timestamp, limit: usize) -> Result<Vec<DuePayment>, StoreError>;
+    /// [`UnsettledPayments::defer`]), longest due first, at most `limit` (undecodable ones
+    /// skipped and reported).
+    async fn list_due(
+        &self,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Listing<DuePayment>, StoreError>;
     /// Records a try that did not settle `payment`: next due at `next_at`. Only while the
     /// payment is still at `payment.version` (`false`: it changed meanwhile, nothing
     /// written); the payment itself is not changed.

@@ -8,6 +8,9 @@
 //! ([`paygate_domain::payment::reconcile_backoff_ms`]); one unsettled for longer than the
 //! alarm limit is counted in the run's `overLimit` figure, which the function publishes as
 //! a CloudWatch metric the template alarms on.
+//!
+//! A work-list item the store cannot decode is skipped, logged by its key and counted
+//! (`undecodable`); it never stops the run for the others.
 
 use std::sync::Arc;
 
@@ -52,6 +55,9 @@ pub struct ReconcilerDeps {
 pub struct RunReport {
     /// Payments due this run.
     pub due: usize,
+    /// Work-list items that could not be decoded: skipped (logged by key), every run until
+    /// repaired.
+    pub undecodable: usize,
     /// Settled (or found settled by someone else).
     pub settled: usize,
     /// Asked about, not settled yet (deferred with backoff).
@@ -78,11 +84,16 @@ pub async fn run_reconciler(deps: &ReconcilerDeps) -> Result<RunReport, crate::O
         .list_due(now, deps.limits.batch)
         .await
         .map_err(crate::OpError::from)?;
+    for bad in &due.undecodable {
+        tracing::error!(payment_id = %bad.key, reason = %bad.reason,
+            "reconciler skipped an undecodable payment item");
+    }
     let mut report = RunReport {
-        due: due.len(),
+        due: due.items.len(),
+        undecodable: due.undecodable.len(),
         ..RunReport::default()
     };
-    let results: Vec<One> = stream::iter(due)
+    let results: Vec<One> = stream::iter(due.items)
         .map(|d| reconcile_one(deps, d))
         .buffer_unordered(deps.limits.concurrency.max(1))
         .collect()

@@ -10,7 +10,8 @@
 //! the fan-out is idempotent, so the copies create nothing twice.
 //!
 //! One item that fails is logged, counted in the report and left for the next run; it never
-//! stops the run. A failed listing is reported after the rest of the run has been done.
+//! stops the run. An item the store cannot decode is skipped, logged by its key and counted
+//! (`undecodable`). A failed listing is reported after the rest of the run has been done.
 
 use std::sync::Arc;
 
@@ -51,6 +52,16 @@ pub struct SweepReport {
     pub deliveries_requeued: usize,
     /// Items that could not be queued this time (the next run tries again).
     pub failures: usize,
+    /// Listed items that could not be decoded: skipped (logged by key), every run until
+    /// repaired.
+    pub undecodable: usize,
+}
+
+fn skip_undecodable(what: &str, listed: &[paygate_domain::ports::Undecodable]) -> usize {
+    for bad in listed {
+        tracing::error!(key = %bad.key, reason = %bad.reason, "sweeper skipped an undecodable {what}");
+    }
+    listed.len()
 }
 
 /// One run. `Err` only when listing the outbox or the deliveries failed, and only after
@@ -82,7 +93,8 @@ async fn republish_events(
             tracing::error!(error = %e, "sweeper could not list unsent events");
             e
         })?;
-    for event in unsent {
+    report.undecodable += skip_undecodable("event", &unsent.undecodable);
+    for event in unsent.items {
         match deps.publisher.publish(&event).await {
             Ok(()) => report.events_sent += 1,
             Err(e) => {
@@ -108,7 +120,8 @@ async fn requeue_deliveries(
             tracing::error!(error = %e, "sweeper could not list overdue deliveries");
             e
         })?;
-    for d in overdue {
+    report.undecodable += skip_undecodable("delivery", &overdue.undecodable);
+    for d in overdue.items {
         let msg = DeliveryMessage {
             delivery_id: d.id.clone(),
             attempt: d.attempts_made + 1,

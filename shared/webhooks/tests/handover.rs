@@ -323,7 +323,7 @@ impl Outbox for NoMarking {
         &self,
         before: Timestamp,
         limit: usize,
-    ) -> Result<Vec<EventRecord>, StoreError> {
+    ) -> Result<paygate_domain::ports::Listing<EventRecord>, StoreError> {
         self.0.list_unsent(before, limit).await
     }
 
@@ -393,7 +393,7 @@ impl Outbox for Unlistable {
         &self,
         _before: Timestamp,
         _limit: usize,
-    ) -> Result<Vec<EventRecord>, StoreError> {
+    ) -> Result<paygate_domain::ports::Listing<EventRecord>, StoreError> {
         Err(StoreError::Unavailable("injected outage".into()))
     }
 

@@ -214,6 +214,7 @@ async fn an_event_whose_queue_send_failed_is_delivered_by_the_sweeper() {
         .list_unsent(w.clock.now(), 10)
         .await
         .unwrap()
+        .items
         .is_empty());
     w.sweep().await;
     assert_eq!(
@@ -243,7 +244,7 @@ async fn an_event_sent_twice_reaches_the_endpoint_once() {
         .await
         .unwrap();
     w.clock.advance_millis(61_000);
-    let again = fresh.list_unsent(w.clock.now(), 10).await.unwrap();
+    let again = fresh.list_unsent(w.clock.now(), 10).await.unwrap().items;
     let mut both = w.fast_path.published.lock().unwrap().clone();
     both.extend(again);
     assert_eq!(both.len(), 2);

@@ -181,7 +181,8 @@ async fn a_lost_commit_answer_is_the_banks_approval_not_a_conflict() {
     // Exactly one event, waiting for the fan-out to hand it over.
     let unsent = Outbox::list_unsent(&w.events, T0.plus_millis(60_000), 100)
         .await
-        .unwrap();
+        .unwrap()
+        .items;
     assert_eq!(unsent.len(), 1, "{unsent:?}");
     // The SDK retried the very same request: same ClientRequestToken.
     let tokens = w.plan.transaction_tokens();

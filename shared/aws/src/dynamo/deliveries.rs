@@ -11,14 +11,14 @@ mod history;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::{types::Put, Client};
 use paygate_domain::{
-    ports::DeliveryStore,
+    ports::{DeliveryStore, Listing},
     webhook::{Attempt, Delivery, DeliveryId, DeliveryStatus},
     StoreError, TimeRange, Timestamp,
 };
 
 use crate::dynamo::{
     error::build_error,
-    item::{attrs, n, s, t, Item},
+    item::{attrs, n, s, t, undecodable, Item},
     read::{get_item, query_all, query_page, sort_key_prefix_query},
     schema::{DUE_INDEX, DUE_SHARD},
     webhook_item::{
@@ -193,12 +193,13 @@ impl DeliveryStore for DynamoDeliveries {
 
     /// Reads the sparse `due` index, oldest due first (eventually consistent: a delivery
     /// that has just been advanced may still show; it is filtered out when the index already
-    /// shows it final).
+    /// shows it final). An item that does not decode is skipped and reported, and takes no
+    /// place in `limit`.
     async fn list_overdue(
         &self,
         before: Timestamp,
         limit: usize,
-    ) -> Result<Vec<Delivery>, StoreError> {
+    ) -> Result<Listing<Delivery>, StoreError> {
         let query = self
             .client
             .query()
@@ -215,13 +216,17 @@ impl DeliveryStore for DynamoDeliveries {
             ])))
             .scan_index_forward(true);
         let mut out: Vec<Delivery> = Vec::new();
+        let mut skipped = Vec::new();
         let mut start: Option<Item> = None;
         while out.len() < limit {
             let page = query_page(&query, start.take(), Some(limit - out.len())).await?;
             for item in &page.items {
-                let d = decode_delivery(item)?;
-                if d.status == DeliveryStatus::Pending && out.len() < limit {
-                    out.push(d);
+                match decode_delivery(item) {
+                    Ok(d) if d.status == DeliveryStatus::Pending && out.len() < limit => {
+                        out.push(d);
+                    }
+                    Ok(_) => {}
+                    Err(e) => skipped.push(undecodable(item, attr::PK, &e)),
                 }
             }
             match page.next {
@@ -229,6 +234,9 @@ impl DeliveryStore for DynamoDeliveries {
                 None => break,
             }
         }
-        Ok(out)
+        Ok(Listing {
+            items: out,
+            undecodable: skipped,
+        })
     }
 }

@@ -3,12 +3,12 @@
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 use paygate_domain::{
-    ports::{Outbox, OutboxWriter},
+    ports::{Listing, Outbox, OutboxWriter},
     EventId, EventRecord, StoreError, Timestamp,
 };
 
 use crate::dynamo::{
-    item::{attrs, json_doc, n, s, t, Fields, Item},
+    item::{attrs, json_doc, n, s, t, undecodable, Fields, Item},
     read::{get_item, query_page},
     schema::UNSENT_INDEX,
     write::{conditional, conditional_or},
@@ -99,20 +99,22 @@ impl DynamoEvents {
     }
 
     /// Up to `limit` events not yet marked sent, oldest first (by `createdAt`, then id).
-    /// Reads the `unsent` index, which is eventually consistent.
+    /// Reads the `unsent` index, which is eventually consistent. Undecodable items are left
+    /// out (the port's `list_unsent` reports them).
     pub async fn list_unsent(&self, limit: usize) -> Result<Vec<EventRecord>, StoreError> {
-        self.unsent(None, limit).await
+        Ok(self.unsent(None, limit).await?.items)
     }
 
     /// Like [`DynamoEvents::list_unsent`], only events created at or before `before` when
-    /// given: up to `limit` from every shard (the oldest of each), merged and capped.
+    /// given: up to `limit` from every shard (the oldest of each), merged and capped. An
+    /// item that does not decode is skipped and reported, and takes no place in `limit`.
     async fn unsent(
         &self,
         before: Option<Timestamp>,
         limit: usize,
-    ) -> Result<Vec<EventRecord>, StoreError> {
+    ) -> Result<Listing<EventRecord>, StoreError> {
         if limit == 0 {
-            return Ok(Vec::new());
+            return Ok(Listing::of(Vec::new()));
         }
         let (key_condition, names) = match before {
             Some(_) => (
@@ -128,6 +130,7 @@ impl DynamoEvents {
             ),
         };
         let mut found = Vec::new();
+        let mut skipped = Vec::new();
         for shard in 0..UNSENT_SHARDS {
             let mut values = attrs(&[(":shard", s(shard.to_string()))]);
             if let Some(b) = before {
@@ -147,8 +150,13 @@ impl DynamoEvents {
             while taken < limit {
                 let page = query_page(&query, start.take(), Some(limit - taken)).await?;
                 for item in &page.items {
-                    found.push(decode_event(item)?);
-                    taken += 1;
+                    match decode_event(item) {
+                        Ok(e) => {
+                            found.push(e);
+                            taken += 1;
+                        }
+                        Err(e) => skipped.push(undecodable(item, "id", &e)),
+                    }
                 }
                 match page.next {
                     Some(k) => start = Some(k),
@@ -158,7 +166,10 @@ impl DynamoEvents {
         }
         found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         found.truncate(limit);
-        Ok(found)
+        Ok(Listing {
+            items: found,
+            undecodable: skipped,
+        })
     }
 
     /// Takes an event out of the `unsent` index once it is on the queue, and from then on
@@ -195,7 +206,7 @@ impl Outbox for DynamoEvents {
         &self,
         before: Timestamp,
         limit: usize,
-    ) -> Result<Vec<EventRecord>, StoreError> {
+    ) -> Result<Listing<EventRecord>, StoreError> {
         self.unsent(Some(before), limit).await
     }
 

@@ -36,6 +36,24 @@ pub(crate) fn attrs<V: Clone>(pairs: &[(&str, V)]) -> HashMap<String, V> {
         .collect()
 }
 
+/// An item a listing skips because it does not decode: its key attribute `key` (an id; `?`
+/// when that is missing too) and the decoding error, which names the attribute at fault.
+pub(crate) fn undecodable(
+    item: &Item,
+    key: &str,
+    err: &StoreError,
+) -> paygate_domain::ports::Undecodable {
+    let key = match item.get(key) {
+        Some(AttributeValue::S(k)) => k.clone(),
+        _ => "?".to_owned(),
+    };
+    let reason = match err {
+        StoreError::Corrupt(why) => why.clone(),
+        other => other.to_string(),
+    };
+    paygate_domain::ports::Undecodable { key, reason }
+}
+
 /// Strict reader over one item; every failure is `StoreError::Corrupt` naming the item kind
 /// and the attribute (never the value).
 pub(crate) struct Fields<'a> {

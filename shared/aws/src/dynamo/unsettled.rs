@@ -5,12 +5,12 @@
 
 use async_trait::async_trait;
 use paygate_domain::{
-    ports::{DuePayment, UnsettledPayments},
+    ports::{DuePayment, Listing, UnsettledPayments},
     Payment, StoreError, Timestamp,
 };
 
 use crate::dynamo::{
-    item::{attrs, n, s, t, Fields, Item},
+    item::{attrs, n, s, t, undecodable, Fields, Item},
     payment_item::{attr, decode_payment, PAYMENT_SK, UNSETTLED_SHARDS},
     payments::DynamoPayments,
     read::query_page,
@@ -37,8 +37,15 @@ fn decode_due(item: &Item) -> Result<(Timestamp, DuePayment), StoreError> {
 
 #[async_trait]
 impl UnsettledPayments for DynamoPayments {
-    async fn list_due(&self, now: Timestamp, limit: usize) -> Result<Vec<DuePayment>, StoreError> {
+    /// An item that does not decode is skipped and reported (it stays in the index, and in
+    /// every run's report, until someone repairs it); it takes no place in `limit`.
+    async fn list_due(
+        &self,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Listing<DuePayment>, StoreError> {
         let mut found = Vec::new();
+        let mut skipped = Vec::new();
         for shard in 0..UNSETTLED_SHARDS {
             let query = self
                 .client()
@@ -60,8 +67,13 @@ impl UnsettledPayments for DynamoPayments {
             while taken < limit {
                 let page = query_page(&query, start.take(), Some(limit - taken)).await?;
                 for item in &page.items {
-                    found.push(decode_due(item)?);
-                    taken += 1;
+                    match decode_due(item) {
+                        Ok(due) => {
+                            found.push(due);
+                            taken += 1;
+                        }
+                        Err(e) => skipped.push(undecodable(item, attr::PK, &e)),
+                    }
                 }
                 match page.next {
                     Some(k) => start = Some(k),
@@ -71,7 +83,10 @@ impl UnsettledPayments for DynamoPayments {
         }
         found.sort_by(|a, b| (a.0, &a.1.payment.id).cmp(&(b.0, &b.1.payment.id)));
         found.truncate(limit);
-        Ok(found.into_iter().map(|(_, d)| d).collect())
+        Ok(Listing {
+            items: found.into_iter().map(|(_, d)| d).collect(),
+            undecodable: skipped,
+        })
     }
 
     async fn defer(

@@ -291,17 +291,17 @@ async fn only_pending_deliveries_are_overdue() {
     let ids = |v: Vec<Delivery>| v.into_iter().map(|d| d.id).collect::<Vec<_>>();
     let at30 = T0.plus_millis(30 * SEC);
     assert_eq!(
-        ids(env.deliveries.list_overdue(at30, 10).await.unwrap()),
+        ids(env.deliveries.list_overdue(at30, 10).await.unwrap().items),
         vec![early.id.clone()]
     );
     // AND the bound is inclusive, oldest due first, and capped
     let at60 = T0.plus_millis(60 * SEC);
     assert_eq!(
-        ids(env.deliveries.list_overdue(at60, 10).await.unwrap()),
+        ids(env.deliveries.list_overdue(at60, 10).await.unwrap().items),
         vec![early.id.clone(), late.id.clone()]
     );
     assert_eq!(
-        ids(env.deliveries.list_overdue(at60, 1).await.unwrap()),
+        ids(env.deliveries.list_overdue(at60, 1).await.unwrap().items),
         vec![early.id.clone()]
     );
     assert!(env
@@ -309,16 +309,18 @@ async fn only_pending_deliveries_are_overdue() {
         .list_overdue(at60, 0)
         .await
         .unwrap()
+        .items
         .is_empty());
     assert!(env
         .deliveries
         .list_overdue(T0.plus_millis(-1), 10)
         .await
         .unwrap()
+        .items
         .is_empty());
     // AND what is listed is the delivery as stored
     assert_eq!(
-        env.deliveries.list_overdue(at30, 10).await.unwrap(),
+        env.deliveries.list_overdue(at30, 10).await.unwrap().items,
         vec![early.clone()]
     );
 
@@ -333,14 +335,15 @@ async fn only_pending_deliveries_are_overdue() {
     .await;
     assert_eq!(early_1.next_attempt_at, Some(T0.plus_millis(61 * SEC)));
     assert_eq!(
-        ids(env.deliveries.list_overdue(at60, 10).await.unwrap()),
+        ids(env.deliveries.list_overdue(at60, 10).await.unwrap().items),
         vec![late.id.clone()]
     );
     assert_eq!(
         env.deliveries
             .list_overdue(T0.plus_millis(3_600 * SEC), 10)
             .await
-            .unwrap(),
+            .unwrap()
+            .items,
         vec![late, early_1]
     );
 }

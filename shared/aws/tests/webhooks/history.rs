@@ -172,6 +172,7 @@ async fn resend_puts_a_final_delivery_back_to_pending_with_numbering_going_on() 
         .list_overdue(later, 10)
         .await
         .unwrap()
+        .items
         .is_empty());
 
     // WHEN it is resent
@@ -197,7 +198,7 @@ async fn resend_puts_a_final_delivery_back_to_pending_with_numbering_going_on() 
         Some(expected.clone())
     );
     assert_eq!(
-        env.deliveries.list_overdue(later, 10).await.unwrap(),
+        env.deliveries.list_overdue(later, 10).await.unwrap().items,
         vec![expected.clone()]
     );
     // AND the next attempt is number 3

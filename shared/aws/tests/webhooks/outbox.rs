@@ -59,25 +59,36 @@ async fn outbox_lists_unsent_events_up_to_a_time_across_shards_and_forgets_sent_
         |r: std::ops::Range<usize>| events[r].iter().map(|e| e.id.clone()).collect::<Vec<_>>();
     let at5 = T0.plus_millis(5 * SEC);
     assert_eq!(
-        ids(Outbox::list_unsent(&env.events, at5, 100).await.unwrap()),
+        ids(Outbox::list_unsent(&env.events, at5, 100)
+            .await
+            .unwrap()
+            .items),
         want(0..6)
     );
     // AND the limit keeps the oldest
     assert_eq!(
-        ids(Outbox::list_unsent(&env.events, at5, 3).await.unwrap()),
+        ids(Outbox::list_unsent(&env.events, at5, 3)
+            .await
+            .unwrap()
+            .items),
         want(0..3)
     );
     assert!(Outbox::list_unsent(&env.events, at5, 0)
         .await
         .unwrap()
+        .items
         .is_empty());
     assert!(Outbox::list_unsent(&env.events, T0.plus_millis(-1), 10)
         .await
         .unwrap()
+        .items
         .is_empty());
     // AND the records come back whole
     assert_eq!(
-        Outbox::list_unsent(&env.events, T0, 10).await.unwrap(),
+        Outbox::list_unsent(&env.events, T0, 10)
+            .await
+            .unwrap()
+            .items,
         vec![events[0].clone()]
     );
 
@@ -85,7 +96,10 @@ async fn outbox_lists_unsent_events_up_to_a_time_across_shards_and_forgets_sent_
     assert!(Outbox::mark_sent(&env.events, &events[0].id).await.unwrap());
     assert!(!Outbox::mark_sent(&env.events, &events[0].id).await.unwrap());
     assert_eq!(
-        ids(Outbox::list_unsent(&env.events, at5, 100).await.unwrap()),
+        ids(Outbox::list_unsent(&env.events, at5, 100)
+            .await
+            .unwrap()
+            .items),
         want(1..6)
     );
     // AND the event itself is still there

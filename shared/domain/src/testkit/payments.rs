@@ -8,8 +8,8 @@ use std::{
 use crate::{
     idempotency::KeyClaim,
     ports::{
-        DuePayment, Expectation, Outbox, OutboxWriter, PaymentChange, PaymentReader, PaymentWriter,
-        UnsettledPayments,
+        DuePayment, Expectation, Listing, Outbox, OutboxWriter, PaymentChange, PaymentReader,
+        PaymentWriter, UnsettledPayments,
     },
     testkit::MemoryIdempotency,
     EventId, EventRecord, Payment, PaymentId, StaleAfter, StoreError, Timestamp, Transaction,
@@ -183,7 +183,11 @@ impl MemoryPayments {
 /// `Payment::reconcile_due`, or by the last deferral while the payment is unchanged.
 #[async_trait]
 impl UnsettledPayments for MemoryPayments {
-    async fn list_due(&self, now: Timestamp, limit: usize) -> Result<Vec<DuePayment>, StoreError> {
+    async fn list_due(
+        &self,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Listing<DuePayment>, StoreError> {
         let deferred = self.deferred.lock().unwrap().clone();
         let s = self.inner.lock().unwrap();
         let mut due: Vec<(Timestamp, DuePayment)> = s
@@ -208,7 +212,7 @@ impl UnsettledPayments for MemoryPayments {
             .collect();
         due.sort_by(|a, b| (a.0, &a.1.payment.id).cmp(&(b.0, &b.1.payment.id)));
         due.truncate(limit);
-        Ok(due.into_iter().map(|(_, d)| d).collect())
+        Ok(Listing::of(due.into_iter().map(|(_, d)| d).collect()))
     }
 
     async fn defer(
@@ -317,14 +321,15 @@ impl Outbox for MemoryPayments {
         &self,
         before: Timestamp,
         limit: usize,
-    ) -> Result<Vec<EventRecord>, StoreError> {
+    ) -> Result<Listing<EventRecord>, StoreError> {
         let sent = self.sent.lock().unwrap().clone();
-        Ok(self
-            .events()
-            .into_iter()
-            .filter(|e| e.created_at <= before && !sent.contains(&e.id))
-            .take(limit)
-            .collect())
+        Ok(Listing::of(
+            self.events()
+                .into_iter()
+                .filter(|e| e.created_at <= before && !sent.contains(&e.id))
+                .take(limit)
+                .collect(),
+        ))
     }
 
     async fn mark_sent(&self, id: &EventId) -> Result<bool, StoreError> {

@@ -12,8 +12,8 @@ use std::{
 use crate::{
     ports::{
         DeliveryAdmin, DeliveryMessage, DeliveryQuery, DeliveryQueue, DeliveryStore, EndpointAdmin,
-        EndpointHealthStore, EndpointReader, EventPublisher, Page, SendOutcome, SigningSecrets,
-        WebhookSender,
+        EndpointHealthStore, EndpointReader, EventPublisher, Listing, Page, SendOutcome,
+        SigningSecrets, WebhookSender,
     },
     webhook::{Attempt, Delivery, DeliveryStatus, DisabledReason, EndpointHealth, WebhookEndpoint},
     DeliveryId, EventId, EventRecord, MerchantId, StoreError, TimeRange, Timestamp,
@@ -330,21 +330,22 @@ impl DeliveryStore for MemoryDeliveries {
         &self,
         before: Timestamp,
         limit: usize,
-    ) -> Result<Vec<Delivery>, StoreError> {
-        Ok(self
-            .inner
-            .lock()
-            .unwrap()
-            .deliveries
-            .values()
-            .map(|(d, _)| d)
-            .filter(|d| {
-                d.status == DeliveryStatus::Pending
-                    && d.next_attempt_at.is_some_and(|t| t <= before)
-            })
-            .take(limit)
-            .cloned()
-            .collect())
+    ) -> Result<Listing<Delivery>, StoreError> {
+        Ok(Listing::of(
+            self.inner
+                .lock()
+                .unwrap()
+                .deliveries
+                .values()
+                .map(|(d, _)| d)
+                .filter(|d| {
+                    d.status == DeliveryStatus::Pending
+                        && d.next_attempt_at.is_some_and(|t| t <= before)
+                })
+                .take(limit)
+                .cloned()
+                .collect(),
+        ))
     }
 }
 

@@ -61,6 +61,76 @@ async fn an_unanswered_refund_is_settled_without_a_merchant_call() {
     assert_eq!(run_reconciler(&deps).await.unwrap().due, 0);
 }
 
+/// The store's work list, with extra entries as DynamoDB's index could show them.
+struct Index {
+    store: Arc<MemoryPayments>,
+    garbled: Vec<paygate_domain::ports::Undecodable>,
+}
+
+#[async_trait::async_trait]
+impl paygate_domain::ports::UnsettledPayments for Index {
+    async fn list_due(
+        &self,
+        now: paygate_domain::Timestamp,
+        limit: usize,
+    ) -> Result<paygate_domain::ports::Listing<paygate_domain::ports::DuePayment>, StoreError> {
+        let mut listed = self.store.list_due(now, limit).await?;
+        listed.undecodable.extend(self.garbled.iter().cloned());
+        Ok(listed)
+    }
+
+    async fn defer(
+        &self,
+        payment: &paygate_domain::Payment,
+        tries: u32,
+        next_at: paygate_domain::Timestamp,
+    ) -> Result<bool, StoreError> {
+        self.store.defer(payment, tries, next_at).await
+    }
+}
+
+#[tokio::test]
+async fn an_undecodable_work_list_item_is_skipped_and_counted_and_the_rest_settled() {
+    let w = world();
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Captured,
+            20_000,
+            InitialBankState::Approved,
+        )
+        .await;
+    // The bank applies the refund and its answer is lost.
+    assert!(w
+        .op(&id, TransactionType::Refund, Some(9900))
+        .await
+        .is_err());
+    let (mut deps, store, _clock, _) = reconciler(w);
+    deps.unsettled = Arc::new(Index {
+        store: store.clone(),
+        garbled: vec![paygate_domain::ports::Undecodable {
+            key: "pay_garbled".into(),
+            reason: "payment item: attribute `amount` is missing".into(),
+        }],
+    });
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!(
+        (
+            report.due,
+            report.settled,
+            report.errors,
+            report.undecodable
+        ),
+        (1, 1, 0, 1),
+        "{report:?}"
+    );
+    assert_eq!(
+        store.payment(&id).unwrap().status,
+        PaymentStatus::PartiallyRefunded
+    );
+}
+
 #[tokio::test]
 async fn a_reservation_whose_lambda_died_is_settled_once_stale() {
     let w = world();
