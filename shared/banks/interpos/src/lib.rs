@@ -8,8 +8,9 @@
 //! - [`status`] reads `StatusHistory` (`TxnStat`, `TxnStatus`, `RefundedAmount`).
 //! - `sim` (feature `sim`) is a simulator speaking the same protocol.
 //!
-//! Operations, one request each: capture = `PostAuth`, cancel = `Void` (same business day;
-//! a refused void is checked against the status for the end-of-day cut), refund = `Refund`,
+//! Operations: capture = `PostAuth`, cancel = `Void` (same business day; confirmed by a
+//! `StatusHistory` read, a second `Void` when a pre-authorization is left open; a refused
+//! void is checked against the status: already voided, or the end-of-day cut), refund = `Refund`,
 //! query = `StatusHistory`, points = `BonusInquiry` where the account's `pointsInquiry: bonus`
 //! enables it.
 
@@ -22,8 +23,13 @@ pub mod status;
 #[cfg(feature = "sim")]
 pub mod sim;
 
+use std::time::Instant;
+
 use paygate_bankkit::{Adapter, CardFields, Op, Protocol, Refusal, Session, Wire};
-use paygate_domain::{bank::BankOutcome, ports::BankOperation};
+use paygate_domain::{
+    bank::{BankOutcome, BankState},
+    ports::BankOperation,
+};
 
 pub use config::{ShopCredentials, API_PATH};
 use request::Request;
@@ -43,17 +49,62 @@ impl Protocol for InterPos {
     type Config = ShopCredentials;
     type Request<'a> = Request<'a>;
 
-    /// A refused `Void` of an order whose sale is past the end-of-day cut (`TxnStatus S`)
-    /// is the cut's refusal: refund instead.
+    /// One `Void`, never taken for more than the order read afterwards shows.
+    ///
+    /// - Approved: whether one void also releases a captured pre-authorization's hold
+    ///   (`TxnStatus K`) is not documented (README), so the order is read: `cancelled` →
+    ///   done; an open pre-authorization → a second `Void`, confirmed by a read
+    ///   ([`Session::release_hold`]); anything else → `Unknown` (the void moved money).
+    /// - Refused: the order is read; already `cancelled` (another void came first) → done; a
+    ///   sale past the end-of-day cut (`TxnStatus S`) → the cut's refusal (`after_cutoff`,
+    ///   refund instead); else the refusal.
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
+        let started = Instant::now();
         let order_id = &op.order_id;
-        s.void_checking_cut(op, |_| true, async {
-            match s.call(&Request::Status { order_id }).await {
-                Ok(reply) => status::past_end_of_day(&reply),
-                Err(_) => false,
+        let read = || async { s.call(&Request::Status { order_id }).await.ok() };
+        let cancelled = |r: &Option<response::Reply>| {
+            r.as_ref()
+                .is_some_and(|r| status::status(r).state == BankState::Cancelled)
+        };
+        match s.operate(Op::Cancel(op)).await {
+            first @ BankOutcome::Approved { .. } => {
+                let after = read().await;
+                let state = after.as_ref().map(status::status);
+                match state {
+                    Some(st) if st.found && st.state == BankState::Cancelled => first,
+                    Some(st) if st.found && st.state == BankState::Preauth => {
+                        let released = async { cancelled(&read().await) };
+                        s.release_hold(op, started, first, released).await
+                    }
+                    other => BankOutcome::Unknown {
+                        reason: format!(
+                            "the void was approved but the order does not read cancelled ({})",
+                            other.map_or_else(|| "no answer".to_owned(), |st| st.code)
+                        ),
+                    },
+                }
             }
-        })
-        .await
+            BankOutcome::Declined {
+                code,
+                message,
+                after_cutoff: false,
+            } => {
+                let now = read().await;
+                if cancelled(&now) {
+                    return BankOutcome::Approved {
+                        code: "00".to_owned(),
+                        auth_code: None,
+                        rrn: None,
+                    };
+                }
+                BankOutcome::Declined {
+                    after_cutoff: now.as_ref().is_some_and(status::past_end_of_day),
+                    code,
+                    message,
+                }
+            }
+            other => other,
+        }
     }
 
     /// `BonusInquiry` only for accounts whose `pointsInquiry: bonus` enables it.

@@ -3,10 +3,11 @@
 //!
 //! Approval needs `ProcReturnCode=00` **and** `TxnResult=Success`; when they disagree, or
 //! `ProcReturnCode` is missing, the outcome is *unknown* (settled by `StatusHistory`). `81`
-//! (terminal/user not active, MEWS fixtures with `ErrorCode B810002`) and `91` (host
-//! unreachable / technical error) were refused before processing: `Error`. `68`, `92`, `96`
-//! (late answer, reversal in progress, system malfunction) may have been applied: `Unknown`.
-//! Any other code is a refusal on its merits: `Declined` (`ErrorCode` is the bank code).
+//! (terminal/user not active, MEWS fixtures with `ErrorCode B810002`) was refused before
+//! processing: `Error`. `68`, `91`, `92`, `96` (late answer, "Sistem hatasi" / issuer or
+//! switch inoperative, reversal in progress, system malfunction) may have been applied:
+//! `Unknown`. Any other code is a refusal on its merits: `Declined` (`ErrorCode` is the bank
+//! code). The crate README's code → outcome table names the sources.
 
 use paygate_bankkit::{amount, form::parse_pairs, Answer, BankReply};
 use paygate_domain::{BankOutcome, BankStatus, PointsResult};
@@ -68,8 +69,8 @@ pub fn classify(reply: &Reply) -> Verdict {
         ("00", true) => Verdict::Approved,
         ("00", false) | ("", _) => Verdict::Unknown,
         (_, true) => Verdict::Unknown,
-        ("81" | "91", false) => Verdict::Error,
-        ("68" | "92" | "96", false) => Verdict::Unknown,
+        ("81", false) => Verdict::Error,
+        ("68" | "91" | "92" | "96", false) => Verdict::Unknown,
         _ => Verdict::Declined,
     }
 }

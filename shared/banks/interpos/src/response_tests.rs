@@ -53,8 +53,12 @@ fn classification() {
     assert_eq!(classify(&r("00", "Failed", "")), Verdict::Unknown);
     assert_eq!(classify(&r("05", "Success", "")), Verdict::Unknown);
     assert_eq!(classify(&r("", "Failed", "")), Verdict::Unknown);
-    assert_eq!(classify(&r("96", "Failed", "")), Verdict::Unknown);
-    assert_eq!(classify(&r("91", "Failed", "B910001")), Verdict::Error);
+    for code in ["96", "68", "92", "91"] {
+        assert_eq!(classify(&r(code, "Failed", "")), Verdict::Unknown, "{code}");
+    }
+    // "Sistem hatasi" does not say the bank did nothing.
+    assert_eq!(classify(&r("91", "Failed", "B910001")), Verdict::Unknown);
+    assert_eq!(classify(&r("81", "Failed", "B810002")), Verdict::Error);
     assert_eq!(classify(&r("99", "Failed", "E31")), Verdict::Declined);
     assert!(matches!(
         outcome(&r("99", "Failed", AFTER_CUTOFF)),

@@ -46,13 +46,25 @@ impl SimUser for SimShop {
     }
 }
 
-/// The shops the simulator accepts.
+/// The shops the simulator accepts, and how it voids a captured pre-authorization.
 #[derive(Debug, Clone, Default)]
 pub struct SimCredentials {
     pub shops: Vec<SimShop>,
+    /// A `Void` of a captured pre-authorization reverses the `PostAuth` alone and leaves the
+    /// pre-authorization open (`TxnStatus A`; a second `Void` releases it). Off (default):
+    /// one `Void` voids the whole order. Which one Denizbank does is not documented
+    /// (README); the adapter must hold in both.
+    pub void_reverses_capture_only: bool,
 }
 
 impl SimCredentials {
+    /// Voids of a captured pre-authorization reverse the capture alone
+    /// ([`Self::void_reverses_capture_only`]).
+    pub fn voiding_captures_alone(mut self) -> Self {
+        self.void_reverses_capture_only = true;
+        self
+    }
+
     /// Adds a shop.
     pub fn with(
         mut self,
@@ -71,8 +83,14 @@ impl SimCredentials {
     }
 }
 
-/// The simulator's state: the kit's, and the shops.
-pub type InterPosSim = sim::Sim<SimShop>;
+/// How this simulated bank behaves where banks differ (see [`SimCredentials`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Variant {
+    pub void_reverses_capture_only: bool,
+}
+
+/// The simulator's state: the kit's, the shops, and its [`Variant`].
+pub type InterPosSim = sim::Sim<SimShop, Variant>;
 
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>` + [`API_PATH`]
 /// as their `endpointUrl`.
@@ -83,7 +101,10 @@ pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, A
 /// The simulator's routes over `state`.
 pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
     let api = Router::new().route(API_PATH, post(api));
-    InterPosSim::routes(state, credentials.shops, (), api, &[""])
+    let variant = Variant {
+        void_reverses_capture_only: credentials.void_reverses_capture_only,
+    };
+    InterPosSim::routes(state, credentials.shops, variant, api, &[""])
 }
 
 fn answer(pairs: &rules::Answer) -> Response {

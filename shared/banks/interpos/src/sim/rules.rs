@@ -150,11 +150,22 @@ pub fn handle(sim: &InterPosSim, shop: &SimShop, f: &Form) -> Answer {
                     }),
             )
         }
-        "Void" => done(book.void(client, &order_id).map_err(|r| match r {
-            Refusal::NotFound => NOT_FOUND,
-            Refusal::AfterEndOfDay => AFTER_CUTOFF,
-            _ => NOTHING_TO_VOID,
-        })),
+        "Void" => {
+            let capture_live = book.get(client, &order_id).is_some_and(|o| {
+                o.state == OrderState::Sale
+                    && o.history.iter().any(|t| t.kind == "postauth" && !t.voided)
+            });
+            let voided = if capture_live && sim.extra.void_reverses_capture_only {
+                book.reverse_capture(client, &order_id)
+            } else {
+                book.void(client, &order_id)
+            };
+            done(voided.map_err(|r| match r {
+                Refusal::NotFound => NOT_FOUND,
+                Refusal::AfterEndOfDay => AFTER_CUTOFF,
+                _ => NOTHING_TO_VOID,
+            }))
+        }
         "Refund" => {
             if book.get(client, &order_id).is_none() {
                 return refused(&order_id, NOT_FOUND);

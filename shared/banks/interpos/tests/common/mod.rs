@@ -53,9 +53,16 @@ pub fn secret(
 
 /// The bank knows two shops: this one with Bonus inquiry, another without.
 pub async fn bank() -> Bank {
-    let accepted = SimCredentials::default()
-        .with(SHOP, USER, PASSWORD, true)
-        .with("4455", "OtherApi", "OTHER01", false);
+    bank_with(|c| c).await
+}
+
+/// [`bank`] with its simulator's credentials (and variant) changed by `tune`.
+pub async fn bank_with(tune: impl FnOnce(SimCredentials) -> SimCredentials) -> Bank {
+    let accepted = tune(
+        SimCredentials::default()
+            .with(SHOP, USER, PASSWORD, true)
+            .with("4455", "OtherApi", "OTHER01", false),
+    );
     let (server, state) = sim::start(accepted).await.unwrap();
     let creds = Arc::new(MemoryCredentials::default());
     let account = account("acc_denizbank");
