@@ -116,6 +116,7 @@ fn figures_are_an_emf_record_with_the_alarm_metric() {
         settled: 1,
         deferred: 2,
         errors: 0,
+        gone: 0,
         over_limit: 2,
         over_limit_ids: vec![],
     };

@@ -454,3 +454,41 @@ async fn a_keyed_reservation_binds_its_key_atomically() {
     );
     assert_eq!(done.bound, bound.bound);
 }
+
+#[tokio::test]
+async fn a_deleted_payment_leaves_the_unsettled_index_and_a_deferral_never_recreates_it() {
+    use paygate_domain::{ports::UnsettledPayments, Payment};
+    // GIVEN a pending payment, due for the reconciler
+    let env = Env::new("deleted").await;
+    let p = Payment {
+        status: PaymentStatus::Pending,
+        ..authorized(4_000)
+    };
+    env.payments.save(create(&p)).await.unwrap();
+    let later = T0.plus_millis(60_000);
+    let listed = env.payments.list_due(later, 10).await.unwrap().items;
+    assert_eq!(listed.len(), 1);
+    assert!(env.payments.defer(&p, 1, later).await.unwrap());
+
+    // WHEN its item is deleted
+    env.client
+        .delete_item()
+        .table_name(&env.names.payments)
+        .key("pk", AttributeValue::S(p.id.to_string()))
+        .key("sk", AttributeValue::S("PAYMENT".into()))
+        .send()
+        .await
+        .unwrap();
+
+    // THEN the index no longer lists it (its entry was the item's own attributes)
+    assert!(env
+        .payments
+        .list_due(T0.plus_millis(3_600_000), 10)
+        .await
+        .unwrap()
+        .items
+        .is_empty());
+    // AND a deferral from a reconciler that listed it earlier writes nothing
+    assert!(!env.payments.defer(&p, 2, later).await.unwrap());
+    assert_eq!(env.raw_payment(&p.id).await, None);
+}

@@ -64,6 +64,9 @@ pub struct RunReport {
     pub deferred: usize,
     /// Failed (store or configuration); tried again next run.
     pub errors: usize,
+    /// Listed, but the payment no longer exists (deleted; the index had not caught up):
+    /// nothing to settle and nothing written. The index entry goes with the item.
+    pub gone: usize,
     /// Still unsettled after this run, and unsettled for longer than the alarm limit.
     pub over_limit: usize,
     /// Payments that were over the limit (ids only; nothing sensitive).
@@ -72,6 +75,7 @@ pub struct RunReport {
 
 enum One {
     Settled,
+    Gone,
     Deferred { over_limit: Option<PaymentId> },
     Error { over_limit: Option<PaymentId> },
 }
@@ -104,6 +108,10 @@ pub async fn run_reconciler(deps: &ReconcilerDeps) -> Result<RunReport, crate::O
                 report.settled += 1;
                 None
             }
+            One::Gone => {
+                report.gone += 1;
+                None
+            }
             One::Deferred { over_limit } => {
                 report.deferred += 1;
                 over_limit
@@ -134,7 +142,15 @@ async fn reconcile_one(deps: &ReconcilerDeps, due: DuePayment) -> One {
     // The index is eventually consistent: act on the payment as it is now.
     let fresh = match ops.payments.get_payment(&id).await {
         Ok(Some(p)) => p,
-        Ok(None) => return One::Error { over_limit: None },
+        Ok(None) => {
+            // The `unsettled` index is the payment item's own attributes: deleting the item
+            // takes it out of the index, so a payment listed but not found was deleted after
+            // the (eventually consistent) index was read. Nothing to settle, and nothing to
+            // write: a deferral would be refused (its condition needs the item) and must
+            // never recreate it.
+            tracing::info!(payment_id = %id, "reconciler: listed payment no longer exists");
+            return One::Gone;
+        }
         Err(e) => {
             tracing::warn!(payment_id = %id, error = %e, "reconciler could not read the payment");
             return One::Error {
@@ -178,6 +194,7 @@ async fn reconcile_one(deps: &ReconcilerDeps, due: DuePayment) -> One {
         }
         Err(e) => {
             tracing::warn!(payment_id = %id, error = %e, "reconciling failed; will retry");
+            eprintln!("DEBUGX {e:?}");
             defer(deps, &fresh, tries).await;
             One::Error {
                 over_limit: over_limit(&fresh),

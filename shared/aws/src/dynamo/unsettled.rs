@@ -2,6 +2,12 @@
 //! ([`UnsettledPayments`]). A payment is in it while it needs settling; every write of the
 //! payment recomputes its due time, and the reconciler defers it after a try that did not
 //! settle it without touching the payment itself.
+//!
+//! The index holds no entry of its own: it is the payment item's `unsettledShard` and
+//! `reconcileAt` attributes, so a settled payment (written without them) or a deleted one
+//! leaves it with the item, and there is never anything to remove. A deferral is
+//! conditional on the item (its version and shard), so it can never recreate a deleted
+//! payment as a stub.
 
 use async_trait::async_trait;
 use paygate_domain::{

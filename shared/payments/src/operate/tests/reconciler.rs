@@ -65,6 +65,8 @@ async fn an_unanswered_refund_is_settled_without_a_merchant_call() {
 struct Index {
     store: Arc<MemoryPayments>,
     garbled: Vec<paygate_domain::ports::Undecodable>,
+    /// Listed although the store no longer has them (the index had not caught up).
+    ghosts: Vec<paygate_domain::ports::DuePayment>,
 }
 
 #[async_trait::async_trait]
@@ -76,6 +78,7 @@ impl paygate_domain::ports::UnsettledPayments for Index {
     ) -> Result<paygate_domain::ports::Listing<paygate_domain::ports::DuePayment>, StoreError> {
         let mut listed = self.store.list_due(now, limit).await?;
         listed.undecodable.extend(self.garbled.iter().cloned());
+        listed.items.extend(self.ghosts.iter().cloned());
         Ok(listed)
     }
 
@@ -113,6 +116,7 @@ async fn an_undecodable_work_list_item_is_skipped_and_counted_and_the_rest_settl
             key: "pay_garbled".into(),
             reason: "payment item: attribute `amount` is missing".into(),
         }],
+        ghosts: vec![],
     });
     let report = run_reconciler(&deps).await.unwrap();
     assert_eq!(
@@ -129,6 +133,41 @@ async fn an_undecodable_work_list_item_is_skipped_and_counted_and_the_rest_settl
         store.payment(&id).unwrap().status,
         PaymentStatus::PartiallyRefunded
     );
+}
+
+#[tokio::test]
+async fn a_listed_payment_that_no_longer_exists_is_gone_not_an_error_and_nothing_is_written() {
+    let w = world();
+    let ghost = w
+        .payment(
+            "pay_gone",
+            "acc_all",
+            PaymentStatus::Pending,
+            12_000,
+            InitialBankState::None,
+        )
+        .await;
+    let listed = w.store.payment(&ghost).unwrap();
+    let (mut deps, _, _, _) = reconciler(w);
+    // The payment was deleted after the index was read.
+    let store = Arc::new(MemoryPayments::default());
+    deps.ops.payments = store.clone();
+    deps.unsettled = Arc::new(Index {
+        store: store.clone(),
+        garbled: vec![],
+        ghosts: vec![paygate_domain::ports::DuePayment {
+            payment: listed,
+            tries: 3,
+        }],
+    });
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!(
+        (report.due, report.gone, report.errors, report.deferred),
+        (1, 1, 0, 0),
+        "{report:?}"
+    );
+    assert_eq!(store.save_count(), 0);
+    assert_eq!(store.payment(&ghost), None, "never recreated");
 }
 
 #[tokio::test]
