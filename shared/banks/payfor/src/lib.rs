@@ -29,7 +29,7 @@ use std::time::Instant;
 
 use paygate_bankkit::{Adapter, CardFields, Op, Protocol, Refusal, Session, Wire};
 use paygate_domain::{
-    bank::{BankOutcome, BankStatus},
+    bank::{BankOutcome, BankState, BankStatus},
     ports::BankOperation,
 };
 
@@ -50,6 +50,15 @@ pub const API_PATH: &str = "/Gateway/XMLGate.aspx";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PayFor;
 
+/// The order was voided already (nothing moved now): the cancel has taken effect.
+fn already_voided() -> BankOutcome {
+    BankOutcome::Approved {
+        code: "00".to_owned(),
+        auth_code: None,
+        rrn: None,
+    }
+}
+
 /// The order's main transaction (`OrderInquiry`), or the state that ends the read.
 async fn main_line(
     s: &Session<'_, PayFor>,
@@ -69,34 +78,63 @@ impl Protocol for PayFor {
     /// PayFor's `Void` reverses the order's latest transaction: for a captured
     /// pre-authorization that is the `PostAuth` only, and the hold stays open (MEWS history
     /// fixture `success_pre_pay_post_pay_then_cancel`). The order's main transaction is read
-    /// first (unreadable → `Unknown`, nothing sent); a captured pre-authorization gets a
-    /// second `Void` for the hold ([`Session::release_hold`]). At most four calls.
+    /// first (unreadable → `Unknown`, nothing sent):
+    ///
+    /// - already voided — the sale or the pre-authorization, or a reversed capture whose
+    ///   pre-authorization the history shows voided → `Approved`, nothing sent;
+    /// - a reversed capture whose pre-authorization is open → one `Void` (the hold);
+    /// - a captured pre-authorization → `Void`, then a second `Void` for the hold, confirmed
+    ///   by a read ([`Session::release_hold`]);
+    /// - a refused `Void` → the order is read again: voided meanwhile → `Approved`; a live,
+    ///   unrefunded sale → the end-of-day cut's refusal (`after_cutoff`).
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
         let started = Instant::now();
-        let line = match main_line(s, &op.order_id).await {
+        let order_id = op.order_id.as_str();
+        let unread = |code: &str| BankOutcome::Unknown {
+            reason: format!(
+                "the order's state could not be read before the void ({code}); nothing was sent"
+            ),
+        };
+        let line = match main_line(s, order_id).await {
             Ok(line) => Some(line),
             Err(st) if st.is_conclusive() => None,
-            Err(st) => {
-                return BankOutcome::Unknown {
-                    reason: format!(
-                    "the order's state could not be read before the void ({}); nothing was sent",
-                    st.code
-                ),
-                }
-            }
+            Err(st) => return unread(&st.code),
         };
+        if line.as_ref().is_some_and(status::voided) {
+            // Voided already, wholly or (a reversed capture) in part: the whole read says
+            // what is left.
+            let st = self.query(s, order_id).await;
+            match st.state {
+                _ if !st.found || !st.is_conclusive() => return unread(&st.code),
+                BankState::Cancelled => return already_voided(),
+                BankState::Preauth => {}
+                _ => return unread(&st.code),
+            }
+        }
         let live_sale = line.as_ref().is_some_and(status::live_unrefunded_sale);
         let captured = line.as_ref().is_some_and(status::captured_preauth);
-        let first = s.void_checking_cut(op, |_| true, async { live_sale }).await;
-        if !captured || !matches!(first, BankOutcome::Approved { .. }) {
-            return first;
+        let cancelled = |st: BankStatus| st.found && st.state == BankState::Cancelled;
+        match s.operate(Op::Cancel(op)).await {
+            first @ BankOutcome::Approved { .. } if captured => {
+                let released = async { cancelled(self.query(s, order_id).await) };
+                s.release_hold(op, started, first, released).await
+            }
+            BankOutcome::Declined {
+                code,
+                message,
+                after_cutoff: false,
+            } => {
+                if cancelled(self.query(s, order_id).await) {
+                    return already_voided();
+                }
+                BankOutcome::Declined {
+                    after_cutoff: live_sale,
+                    code,
+                    message,
+                }
+            }
+            other => other,
         }
-        let released = async {
-            main_line(s, &op.order_id)
-                .await
-                .is_ok_and(|line| status::voided(&line))
-        };
-        s.release_hold(op, started, first, released).await
     }
 
     /// `OrderInquiry`, then `TxnHistory` for sales.

@@ -72,15 +72,17 @@ fn fields_of(e: &xml::Element) -> Fields {
     )
 }
 
-/// The class of a `ProcReturnCode`.
+/// The class of a `ProcReturnCode` (the README's code → outcome table names the sources).
 pub fn classify(code: &str) -> Verdict {
     match code.trim() {
         "00" => Verdict::Approved,
         // Credentials / user not allowed: refused before processing.
         "V001" | "V004" | "M049" => Verdict::Error,
-        // "Sistem hatası", system malfunction, late answer, reversal in progress, or no code
-        // at all: the host may have acted.
-        "" | "V036" | "96" | "68" | "92" => Verdict::Unknown,
+        // "Sistem hatası", system malfunction, late answer, issuer or switch inoperative,
+        // reversal in progress, MEWS's other "general error" and "try again" codes (their
+        // meaning undocumented), or no code at all: the host may have acted.
+        "" | "V036" | "96" | "68" | "91" | "92" | "V111" | "V025" | "V029" | "M025" | "M042"
+        | "V034" | "MR15" => Verdict::Unknown,
         _ => Verdict::Declined,
     }
 }

@@ -49,7 +49,9 @@ fn classification() {
         outcome(&doc("V001", "x")),
         BankOutcome::Error { .. }
     ));
-    for code in ["V036", "96", ""] {
+    for code in [
+        "V036", "96", "", "68", "91", "92", "V034", "MR15", "V111", "V025", "V029", "M025", "M042",
+    ] {
         assert!(
             matches!(
                 outcome(&doc(code, "Sistem hatası")),

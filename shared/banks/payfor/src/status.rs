@@ -7,6 +7,12 @@
 //! (`TxnType OrderInquiry`). Partial refunds are not itemised there, so for a sold order the
 //! history is read as well and every approved, unvoided `Refund` line is added up; where the
 //! two answers disagree the state is not conclusive.
+//!
+//! A voided main transaction means `cancelled` only for the line that holds the order: the
+//! sale (`Auth`) or the pre-authorization (`PreAuth`). A voided `PostAuth` is a reversed
+//! capture (PayFor's void reverses the latest transaction; MEWS history fixture
+//! `success_pre_pay_post_pay_then_cancel`): the history's `PreAuth` says whether the hold was
+//! released too (`cancelled`), is still open (`preauth`), or cannot be told (unavailable).
 
 use paygate_bankkit::StatusRead;
 use paygate_domain::{BankState, BankStatus};
@@ -70,26 +76,60 @@ fn in_progress(f: &Fields) -> bool {
     !matches!(f.get("TxnStatus"), "Y" | "V" | "N")
 }
 
-/// Whether the main transaction is a sale whose refunds must be read from the history.
-pub fn needs_history(line: &Fields) -> bool {
+/// Whether the main transaction is a live sale (a sale or a captured pre-authorization).
+fn live_sale(line: &Fields) -> bool {
     line.code() == "00"
         && matches!(line.get("TxnType"), "Auth" | "PostAuth")
         && line.get("TxnStatus") == "Y"
         && !voided(line)
 }
 
+/// Whether the main transaction is a reversed capture (a voided `PostAuth`): only the
+/// history's `PreAuth` says whether the hold is released.
+fn reversed_capture(line: &Fields) -> bool {
+    line.code() == "00" && line.get("TxnType") == "PostAuth" && voided(line)
+}
+
+/// Whether the state needs the history: a sale's refunds, a reversed capture's
+/// pre-authorization.
+pub fn needs_history(line: &Fields) -> bool {
+    live_sale(line) || reversed_capture(line)
+}
+
 /// Whether the main transaction is a live sale with nothing refunded (by the inquiry's own
 /// figures): a void of it refused is the end-of-day cut's doing.
 pub fn live_unrefunded_sale(line: &Fields) -> bool {
-    needs_history(line)
-        && line.amount("RefundedAmount").unwrap_or(0) == 0
-        && !flag(line, "IsRefunded")
+    live_sale(line) && line.amount("RefundedAmount").unwrap_or(0) == 0 && !flag(line, "IsRefunded")
 }
 
 /// Whether the order is a captured pre-authorization that still stands (PayFor's `Void`
 /// then reverses only the capture; see the crate README).
 pub fn captured_preauth(line: &Fields) -> bool {
-    needs_history(line) && line.get("TxnType") == "PostAuth"
+    live_sale(line) && line.get("TxnType") == "PostAuth"
+}
+
+/// A reversed capture's state from the history: its `PreAuth` voided → `cancelled`, still
+/// done (`Y`) → `preauth` (held amount); anything else unavailable.
+fn after_reversed_capture(
+    history: &[Fields],
+    status: impl Fn(BankState, i64) -> BankStatus,
+) -> BankStatus {
+    let mut pre = history
+        .iter()
+        .filter(|t| t.get("TxnType") == "PreAuth" && t.code() == "00");
+    let (Some(pre), None) = (pre.next(), pre.next()) else {
+        return BankStatus::unavailable("TxnHistory:PreAuth");
+    };
+    let Some(held) = pre.amount("PurchAmount") else {
+        return BankStatus::unavailable("TxnHistory:PreAuth");
+    };
+    if voided(pre) {
+        status(BankState::Cancelled, held)
+    } else if pre.get("TxnStatus") == "Y" {
+        status(BankState::Preauth, held)
+    } else {
+        BankStatus::unavailable("TxnHistory:PreAuth")
+    }
 }
 
 /// The order's state from its main transaction and (for sales) its history.
@@ -123,19 +163,22 @@ pub fn combine(line: &Fields, history: Option<&[Fields]>) -> BankStatus {
     let Some(amount) = line.amount("PurchAmount") else {
         return BankStatus::unavailable("PurchAmount");
     };
-    if voided(line) {
-        return status(BankState::Cancelled, amount, 0, "00");
-    }
-    match line.get("TxnType") {
-        "PreAuth" => return status(BankState::Preauth, amount, 0, "00"),
-        "Auth" | "PostAuth" => {}
-        other => return BankStatus::unavailable(&format!("TxnType:{other}")),
+    match (line.get("TxnType"), voided(line)) {
+        // The sale or the pre-authorization itself voided: nothing of the order stands.
+        ("Auth" | "PreAuth", true) => return status(BankState::Cancelled, amount, 0, "00"),
+        ("PostAuth", true) => {}
+        ("PreAuth", false) => return status(BankState::Preauth, amount, 0, "00"),
+        ("Auth" | "PostAuth", false) => {}
+        (other, _) => return BankStatus::unavailable(&format!("TxnType:{other}")),
     }
     let Some(history) = history else {
         return BankStatus::unavailable("TxnHistory");
     };
     if history.iter().any(in_progress) {
         return BankStatus::unavailable("TxnHistory:in-progress");
+    }
+    if voided(line) {
+        return after_reversed_capture(history, |state, held| status(state, held, 0, "00"));
     }
     let mut refunded = 0i64;
     for t in history
@@ -225,6 +268,46 @@ mod tests {
             &[("IsVoided", "true"), ("VoidDate", "20240119")],
         );
         assert_eq!(combine(&void, None).state, BankState::Cancelled);
+    }
+
+    /// A voided `PostAuth` is a reversed capture, not a cancelled order: the history's
+    /// `PreAuth` says whether the hold is released (MEWS `success_pre_pay_post_pay_then_cancel`).
+    #[test]
+    fn a_voided_capture_is_cancelled_only_with_its_preauthorization() {
+        let reversed = line("PostAuth", "V", "2.03", &[("IsVoided", "true")]);
+        assert!(needs_history(&reversed) && !captured_preauth(&reversed));
+        assert!(!live_unrefunded_sale(&reversed));
+        assert!(!combine(&reversed, None).is_conclusive());
+        let pre = |status: &str| line("PreAuth", status, "2.01", &[]);
+        let void = || {
+            Fields(vec![
+                ("TxnType".into(), "Void".into()),
+                ("TxnStatus".into(), "Y".into()),
+                ("ProcReturnCode".into(), "00".into()),
+                ("PurchAmount".into(), "2.03".into()),
+            ])
+        };
+        let st = |h: &[Fields]| {
+            let st = combine(&reversed, Some(h));
+            (st.is_conclusive(), st.state, st.amount)
+        };
+        // The fixture: the capture reversed, the pre-authorization still open.
+        assert_eq!(
+            st(&[pre("Y"), reversed.clone(), void()]),
+            (true, BankState::Preauth, 201)
+        );
+        assert_eq!(
+            st(&[pre("V"), reversed.clone(), void(), void()]),
+            (true, BankState::Cancelled, 201)
+        );
+        // No pre-authorization in the history, or two: not a state to act on.
+        assert!(!st(&[reversed.clone(), void()]).0);
+        assert!(!st(&[pre("Y"), pre("Y"), reversed.clone()]).0);
+        // A voided sale or pre-authorization is cancelled without the history.
+        for txn in ["Auth", "PreAuth"] {
+            let v = line(txn, "V", "1.01", &[("IsVoided", "true")]);
+            assert_eq!(combine(&v, None).state, BankState::Cancelled, "{txn}");
+        }
     }
 
     #[test]

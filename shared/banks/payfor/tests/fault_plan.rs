@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{bank, op, MERCHANT_ID};
+use common::{bank, bank_with, op, MERCHANT_ID};
 use paygate_bankkit::sim::{Fault, FaultOdds};
 use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
 
@@ -68,38 +68,55 @@ async fn a_late_booking_hides_the_order_from_the_first_query_only() {
 }
 
 /// The second void of a captured pre-authorization fails: the capture was reversed, so the
-/// outcome is unknown (never an error), and the query shows the hold still open.
+/// outcome is unknown (never an error, never "approved"), and the query shows the hold still
+/// open — also on a bank whose inquiry then shows the voided `PostAuth` as the order's main
+/// transaction (a voided capture is not a cancelled order). A later cancel finishes the job
+/// with one void; once all is voided a cancel sends nothing.
 #[tokio::test]
 async fn a_half_done_cancel_is_unknown_and_visible() {
-    let b = bank().await;
-    b.order("PF3", 4_000, TestOrderState::Preauth, false).await;
-    assert!(matches!(
-        b.provider
-            .capture(&b.account, &op("PF3", 4_000, true))
-            .await,
-        BankOutcome::Approved { .. }
-    ));
-    b.state
-        .fault_plan()
-        .script([Fault::Pass, Fault::DropBefore]);
-    let out = b.provider.cancel(&b.account, &op("PF3", 4_000, true)).await;
-    assert!(
-        matches!(&out, BankOutcome::Unknown { reason } if reason.contains("hold")),
-        "{out:?}"
-    );
-    assert_eq!(
-        b.provider.query(&b.account, "PF3").await.state,
-        BankState::Preauth
-    );
-    // A later cancel finishes the job with one void.
-    assert!(matches!(
-        b.provider.cancel(&b.account, &op("PF3", 4_000, true)).await,
-        BankOutcome::Approved { .. }
-    ));
-    assert_eq!(
-        b.provider.query(&b.account, "PF3").await.state,
-        BankState::Cancelled
-    );
+    for latest in [false, true] {
+        let b = bank_with(|c| if latest { c.inquiring_latest() } else { c }).await;
+        b.order("PF3", 4_000, TestOrderState::Preauth, false).await;
+        assert!(matches!(
+            b.provider
+                .capture(&b.account, &op("PF3", 4_000, true))
+                .await,
+            BankOutcome::Approved { .. }
+        ));
+        b.state
+            .fault_plan()
+            .script([Fault::Pass, Fault::DropBefore]);
+        let out = b.provider.cancel(&b.account, &op("PF3", 4_000, true)).await;
+        assert!(
+            matches!(&out, BankOutcome::Unknown { reason } if reason.contains("hold")),
+            "latest {latest}: {out:?}"
+        );
+        let st = b.provider.query(&b.account, "PF3").await;
+        assert_eq!(
+            (st.state, st.amount),
+            (BankState::Preauth, 4_000),
+            "latest {latest}"
+        );
+        let voids = || {
+            let ledger = b.state.ledger_of(MERCHANT_ID, "PF3").unwrap();
+            ledger
+                .operations
+                .iter()
+                .filter(|t| t.kind == "void")
+                .count()
+        };
+        for _ in 0..2 {
+            assert!(matches!(
+                b.provider.cancel(&b.account, &op("PF3", 4_000, true)).await,
+                BankOutcome::Approved { .. }
+            ));
+            assert_eq!(voids(), 2, "latest {latest}: one more void, then none");
+        }
+        assert_eq!(
+            b.provider.query(&b.account, "PF3").await.state,
+            BankState::Cancelled
+        );
+    }
 }
 
 #[tokio::test]

@@ -49,13 +49,24 @@ impl SimUser for SimClient {
 }
 
 /// The credentials the simulator accepts: all four values must match one user exactly
-/// (else `V001`).
+/// (else `V001`); and what its `OrderInquiry` shows once a capture was reversed.
 #[derive(Debug, Clone, Default)]
 pub struct SimCredentials {
     pub clients: Vec<SimClient>,
+    /// `OrderInquiry` shows the order's latest main transaction even when voided (a
+    /// reversed `PostAuth`, `TxnStatus V`), where by default it shows the live one (the
+    /// pre-authorization, open again). Which one the bank shows is not documented (README);
+    /// the adapter must hold in both.
+    pub inquiry_shows_latest: bool,
 }
 
 impl SimCredentials {
+    /// `OrderInquiry` shows the latest main transaction ([`Self::inquiry_shows_latest`]).
+    pub fn inquiring_latest(mut self) -> Self {
+        self.inquiry_shows_latest = true;
+        self
+    }
+
     /// Adds a user.
     pub fn with(
         mut self,
@@ -83,8 +94,16 @@ pub(crate) struct FailedRefund {
     pub after: usize,
 }
 
-/// The simulator: the kit's state, the users, and the refused refunds its histories list.
-pub(crate) type PayFor = sim::Sim<SimClient, OrderNotes<FailedRefund>>;
+/// What only the PayFor simulator keeps: the refused refunds its histories list, and what
+/// its inquiry shows ([`SimCredentials::inquiry_shows_latest`]).
+#[derive(Default)]
+pub(crate) struct Notes {
+    pub failed: OrderNotes<FailedRefund>,
+    pub inquiry_shows_latest: bool,
+}
+
+/// The simulator: the kit's state, the users, and its [`Notes`].
+pub(crate) type PayFor = sim::Sim<SimClient, Notes>;
 
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>/Gateway/
 /// XMLGate.aspx` as their `endpointUrl`.
@@ -95,13 +114,11 @@ pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, A
 /// The simulator's routes over `state` (for hosting it in another server).
 pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
     let api = Router::new().route(API_PATH, post(api));
-    PayFor::routes(
-        state,
-        credentials.clients,
-        OrderNotes::default(),
-        api,
-        &["", API_PATH],
-    )
+    let notes = Notes {
+        inquiry_shows_latest: credentials.inquiry_shows_latest,
+        ..Notes::default()
+    };
+    PayFor::routes(state, credentials.clients, notes, api, &["", API_PATH])
 }
 
 fn xml_response(answer: &Answer) -> Response {

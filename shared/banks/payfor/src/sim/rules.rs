@@ -12,6 +12,8 @@
 //! A `Void` reverses the order's latest transaction: a live `PostAuth` of a captured
 //! pre-authorization is reversed alone (the order is an open pre-authorization again, as in
 //! the MEWS fixture `success_pre_pay_post_pay_then_cancel`); a second `Void` releases the hold.
+//! `OrderInquiry` then shows the open pre-authorization, or (variant `inquiry_shows_latest`)
+//! the voided `PostAuth`.
 
 use paygate_bankkit::{
     amount,
@@ -156,7 +158,7 @@ impl Ctx<'_> {
                 code: answer.0,
                 after,
             };
-            self.sim.extra.add(self.key(), order, refund);
+            self.sim.extra.failed.add(self.key(), order, refund);
         }
         refused(answer, order)
     }
@@ -171,7 +173,7 @@ impl Ctx<'_> {
 
     fn inquiry(&self, order: &str) -> Answer {
         match self.queried(order) {
-            Some(o) => Answer::Flat(inquiry_fields(&o)),
+            Some(o) => Answer::Flat(inquiry_fields(&o, self.sim.extra.inquiry_shows_latest)),
             None => Answer::Flat(
                 Fields::default()
                     .with("OrderId", order)
@@ -195,7 +197,7 @@ impl Ctx<'_> {
                 .with("ProcReturnCode", NOT_FOUND.0)
                 .with("ErrMsg", NOT_FOUND.1)]);
         };
-        let failed = self.sim.extra.of(self.key(), order);
+        let failed = self.sim.extra.failed.of(self.key(), order);
         Answer::History(history_entries(&o, &failed))
     }
 }
@@ -225,14 +227,22 @@ fn common(o: &SimOrder, t: &SimTxn, org: bool) -> Fields {
         .with("TxnStatus", if t.voided { "V" } else { "Y" })
 }
 
-/// The `OrderInquiry` fields of an existing order: its main transaction.
-fn inquiry_fields(o: &SimOrder) -> Fields {
-    let main = o
-        .history
-        .iter()
-        .rev()
-        .find(|t| t.kind == "postauth" && !t.voided)
-        .or_else(|| o.history.first());
+/// The `OrderInquiry` fields of an existing order: its main transaction — the live capture,
+/// else the sale or pre-authorization; or (`latest`) the latest main transaction, voided or
+/// not.
+fn inquiry_fields(o: &SimOrder, latest: bool) -> Fields {
+    let main = if latest {
+        o.history
+            .iter()
+            .rev()
+            .find(|t| matches!(t.kind, "sale" | "preauth" | "postauth"))
+    } else {
+        o.history
+            .iter()
+            .rev()
+            .find(|t| t.kind == "postauth" && !t.voided)
+            .or_else(|| o.history.first())
+    };
     let Some(main) = main else {
         // A declined order: the refused sale.
         return Fields::default()

@@ -53,9 +53,16 @@ pub fn secret(
 
 /// The bank knows the QNB test store and a second one.
 pub async fn bank() -> Bank {
-    let accepted = SimCredentials::default()
-        .with(MBR_ID, MERCHANT_ID, USER_CODE, USER_PASS)
-        .with(MBR_ID, "085300000009999", "OTHER_API", "other");
+    bank_with(|c| c).await
+}
+
+/// [`bank`] with its simulator's credentials (and variant) changed by `tune`.
+pub async fn bank_with(tune: impl FnOnce(SimCredentials) -> SimCredentials) -> Bank {
+    let accepted = tune(
+        SimCredentials::default()
+            .with(MBR_ID, MERCHANT_ID, USER_CODE, USER_PASS)
+            .with(MBR_ID, "085300000009999", "OTHER_API", "other"),
+    );
     let (server, state) = sim::start(accepted).await.unwrap();
     let creds = Arc::new(MemoryCredentials::default());
     let account = account("acc_qnb");
