@@ -29,12 +29,13 @@ use std::{sync::Arc, time::Instant};
 
 use paygate_bankkit::{holds_live_sale, Adapter, Op, Protocol, Refusal, Session, Wire};
 use paygate_domain::{
-    bank::{BankOutcome, BankState},
+    bank::{BankOutcome, BankState, BankStatus},
     ports::{BankOperation, Clock},
 };
 
 pub use config::ApiCredentials;
 use request::{Request, Stamp};
+use response::{ALREADY_VOIDED, APPROVED};
 use status::OrderView;
 
 /// The provider code accounts refer to.
@@ -84,6 +85,22 @@ impl AkbankPos {
         Stamp::new(self.clock.now().unix_millis(), &(self.nonce)())
     }
 
+    /// The bank refused a void as "already cancelled": done if the history shows the order
+    /// voided, unknown otherwise (unreadable, or contradicting the refusal).
+    async fn confirm_voided(&self, s: &Session<'_, Self>, order_id: &str) -> BankOutcome {
+        let after = self.view(s, order_id).await.status;
+        if voided(&after) {
+            return already_voided();
+        }
+        BankOutcome::Unknown {
+            reason: format!(
+                "the void was refused as already cancelled ({ALREADY_VOIDED}) but the order's \
+                 history does not show it voided ({:?}, {})",
+                after.state, after.code
+            ),
+        }
+    }
+
     async fn view(&self, s: &Session<'_, Self>, order_id: &str) -> OrderView {
         match s.call(&Request::OrderHistory { order_id }).await {
             Ok(reply) => status::from_history(&reply),
@@ -92,6 +109,21 @@ impl AkbankPos {
                 captured_preauth: false,
             },
         }
+    }
+}
+
+/// Whether a history read shows the order voided (found, cancelled).
+fn voided(st: &BankStatus) -> bool {
+    st.found && st.state == BankState::Cancelled
+}
+
+/// The cancel has taken effect already: nothing was sent now, or the bank's "already
+/// cancelled" was confirmed by the history.
+fn already_voided() -> BankOutcome {
+    BankOutcome::Approved {
+        code: APPROVED.to_owned(),
+        auth_code: None,
+        rrn: None,
     }
 }
 
@@ -104,8 +136,10 @@ impl Protocol for AkbankPos {
 
     /// The void reverses the order's latest transaction: for a captured pre-authorization
     /// the post-auth only, leaving the hold open (MEWS `success_pre_pay_post_pay_then_cancel`).
-    /// The history is read first (unreadable → `Unknown`, nothing sent); a captured
-    /// pre-authorization gets a second void ([`Session::release_hold`]). At most four calls.
+    /// The history is read first (unreadable → `Unknown`, nothing sent; already voided →
+    /// `Approved`, nothing sent); a captured pre-authorization gets a second void
+    /// ([`Session::release_hold`]). A void answered "already cancelled" (`VPS-1008`: another
+    /// cancel got there first) is confirmed by reading the history again. At most four calls.
     async fn cancel(&self, s: &Session<'_, Self>, op: &BankOperation) -> BankOutcome {
         let started = Instant::now();
         let before = self.view(s, &op.order_id).await;
@@ -117,9 +151,17 @@ impl Protocol for AkbankPos {
                 ),
             };
         }
+        if voided(&before.status) {
+            return already_voided();
+        }
         let first = s
-            .void_checking_cut(op, |_| true, async { holds_live_sale(&before.status) })
+            .void_checking_cut(op, |code| code != ALREADY_VOIDED, async {
+                holds_live_sale(&before.status)
+            })
             .await;
+        if matches!(&first, BankOutcome::Declined { code, .. } if code == ALREADY_VOIDED) {
+            return self.confirm_voided(s, &op.order_id).await;
+        }
         if !before.captured_preauth
             || before.status.state != BankState::Approved
             || !matches!(first, BankOutcome::Approved { .. })

@@ -50,6 +50,22 @@ impl Reply {
         }
     }
 
+    /// Whether `responseMessage` or `hostMessage` names a system error ("Sistem hatası",
+    /// "SISTEM HATASI"): the bank failed somewhere while handling the request, so it cannot
+    /// be read as a refusal before processing.
+    pub fn names_system_error(&self) -> bool {
+        ["responseMessage", "hostMessage"].iter().any(|key| {
+            let folded: String = text(&self.0, &[key])
+                .chars()
+                .map(|c| match c {
+                    'İ' | 'ı' => 'i',
+                    c => c.to_ascii_lowercase(),
+                })
+                .collect();
+            folded.contains("sistem hata")
+        })
+    }
+
     pub fn message(&self) -> String {
         [
             text(&self.0, &["responseMessage"]),
@@ -61,15 +77,30 @@ impl Reply {
     }
 }
 
-/// The class of an answer.
+/// "Already cancelled" (MEWS `fail_already_canceled`): on a void, the cancel has taken effect
+/// (confirmed by reading the order, see the crate's `cancel`); on a refund, nothing refunded.
+pub const ALREADY_VOIDED: &str = "VPS-1008";
+
+/// ISO 8583 host codes after which the host may have acted, whatever `responseCode` says:
+/// `68` response received too late, `91` issuer or switch inoperative (also a switch's answer
+/// when the issuer timed out), `96` system malfunction.
+pub const HOST_MAY_HAVE_ACTED: &[&str] = &["68", "91", "96"];
+
+/// The class of an answer (a whole answer, or one line of an order history: both carry
+/// `responseCode`, `hostResponseCode`, `responseMessage`, `hostMessage`).
 pub fn classify(reply: &Reply) -> Verdict {
     let host = text(&reply.0, &["hostResponseCode"]);
     match reply.code().as_str() {
         // Approved only if the host did not say otherwise.
         APPROVED if host.is_empty() || host == "00" => Verdict::Approved,
         APPROVED => Verdict::Unknown,
-        // No code at all: nothing settles the outcome.
+        // No code at all (an answer without a result, a history line still in progress):
+        // nothing settles the outcome.
         "" => Verdict::Unknown,
+        // A refusal that does not say nothing moved.
+        _ if HOST_MAY_HAVE_ACTED.contains(&host.as_str()) || reply.names_system_error() => {
+            Verdict::Unknown
+        }
         // "Invalid request date": refused before processing.
         "VPS-1073" => Verdict::Error,
         _ => Verdict::Declined,

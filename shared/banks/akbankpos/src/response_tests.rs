@@ -40,6 +40,38 @@ fn classification() {
     assert!(parse(b"<html>").is_err() && parse(b"[1]").is_err());
 }
 
+/// Refusals after which the bank may have acted are unknown, never "nothing moved": the
+/// host's 68 / 91 / 96 behind a `VPS-1005`, or a system error named in the message.
+#[test]
+fn refusals_that_may_have_acted_are_unknown() {
+    let r = |s: &str| parse(s.as_bytes()).unwrap();
+    for host in ["68", "91", "96"] {
+        let doc = format!(
+            r#"{{"responseCode":"VPS-1005","responseMessage":"Provizyon Hatası","hostResponseCode":"{host}","hostMessage":"x"}}"#
+        );
+        assert!(
+            matches!(outcome(&r(&doc)), BankOutcome::Unknown { .. }),
+            "{host}"
+        );
+    }
+    for message in [
+        r#""responseMessage":"Sistem hatası""#,
+        r#""hostMessage":"096 SISTEM HATASI""#,
+        r#""responseMessage":"SİSTEM HATASI""#,
+    ] {
+        let doc = format!(r#"{{"responseCode":"VPS-1999",{message}}}"#);
+        assert!(
+            matches!(outcome(&r(&doc)), BankOutcome::Unknown { .. }),
+            "{message}"
+        );
+    }
+    // A plain host decline (MEWS `fail_invalid_installment_count`: 83) stays a decline.
+    let declined = r(
+        r#"{"responseCode":"VPS-1005","responseMessage":"Provizyon Hatası","hostResponseCode":"83","hostMessage":"183 TAKSIT TUTAR HAT"}"#,
+    );
+    assert!(matches!(outcome(&declined), BankOutcome::Declined { code, .. } if code == "VPS-1005"));
+}
+
 #[test]
 fn amounts() {
     let v: Value = serde_json::from_str(r#"{"a":1.01,"b":30,"c":"2.50","d":1.001}"#).unwrap();

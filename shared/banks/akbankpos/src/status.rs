@@ -5,16 +5,27 @@
 //! `responseCode`, `txnStatus` (`N` normal, `V` voided, `S` suspicious, `R` reversal),
 //! `amount` (a JSON number, TL), and for a pre-auth `preAuthStatus` (`O` open, `C` closed) and
 //! `preAuthCloseAmount` (MEWS `AkbankPosResponseDataMapper`, its `orderHistoryDataProvider`).
-//! A history that cannot be read conclusively is *unavailable*, never a guess: a suspicious or
-//! reversal line, two main transactions, a closed pre-auth without its post-auth (or an open
-//! one with a live post-auth), refunds above the sale, unreadable amounts.
+//! A history that cannot be read conclusively is *unavailable*, never a guess:
+//!
+//! - a line that may have acted or is still in progress, approved or not: no `responseCode`,
+//!   a refusal with host code 68/91/96 or a system error, `txnStatus` `S` (suspicious) or `R`
+//!   (reversal), an approval the host contradicts (a refund or void that vanished from the
+//!   reading would be sent again);
+//! - an approved line of a type this reader does not know (a void line `1003` is known: its
+//!   effect shows as `txnStatus V` on what it reversed);
+//! - an incomplete answer: a count, page count or "more" flag saying the answer holds fewer
+//!   lines than there are, or the same approved line twice;
+//! - totals that do not add up: two main transactions, a closed pre-auth without its
+//!   post-auth (or an open one with a live post-auth), a `preAuthCloseAmount` other than the
+//!   post-auth's amount, refunds above the sale, unreadable amounts.
 
+use paygate_bankkit::Verdict;
 use paygate_domain::{BankState, BankStatus};
 use serde_json::Value;
 
 use crate::{
     request::txn,
-    response::{amount_of, text, Reply, APPROVED},
+    response::{amount_of, classify, text, Reply, APPROVED},
 };
 
 /// "Order not found" of the history (MEWS `fail_order_not_found`).
@@ -55,6 +66,80 @@ impl Line<'_> {
     fn amount(&self) -> Option<i64> {
         amount_of(self.0, "amount")
     }
+
+    /// A line that settles what it did: approved and of a known type, or refused before it
+    /// acted. Anything else makes the whole history unavailable.
+    fn check(&self) -> Result<(), String> {
+        let (code, status) = (self.code(), self.get("txnStatus"));
+        match classify(&Reply(self.0.clone())) {
+            Verdict::Approved => {
+                if !matches!(status.as_str(), "N" | "V") {
+                    return Err(format!("txnStatus:{status}"));
+                }
+                let known = [
+                    txn::SALE,
+                    "3000",
+                    txn::PRE_AUTH,
+                    "3004",
+                    txn::POST_AUTH,
+                    txn::REFUND,
+                    txn::VOID,
+                ];
+                if !known.contains(&code.as_str()) {
+                    return Err(format!("txnCode:{code}"));
+                }
+                Ok(())
+            }
+            // In progress, or refused in a way that may have acted.
+            Verdict::Unknown => Err(format!("{code}:unsettled")),
+            Verdict::Declined | Verdict::Error if matches!(status.as_str(), "N" | "") => Ok(()),
+            Verdict::Declined | Verdict::Error => Err(format!("txnStatus:{status}")),
+        }
+    }
+}
+
+/// Members that say how much of the order's history exists. No source shows a paged or
+/// counted `1010` answer (an oversized history is refused with `VPS-2235`), so these names
+/// are the simulator's choice: whichever is present must agree with the lines returned.
+const COUNT_KEYS: &[&str] = &["totalCount", "totalRecordCount", "recordCount", "txnCount"];
+const PAGE_COUNT_KEYS: &[&str] = &["totalPageCount", "pageCount", "totalPages"];
+const PAGE_KEYS: &[&str] = &["pageNumber", "currentPage", "page"];
+const MORE_KEYS: &[&str] = &["hasMore", "hasNextPage", "moreRecords"];
+
+/// Whether the answer holds every line it says the history has.
+fn complete(answer: &Value, lines: usize) -> Result<(), String> {
+    let number = |keys: &[&str]| -> Result<Option<u64>, String> {
+        let Some((key, v)) = keys.iter().find_map(|k| answer.get(*k).map(|v| (*k, v))) else {
+            return Ok(None);
+        };
+        match v {
+            Value::Number(n) => n.as_u64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+        .map(Some)
+        .ok_or_else(|| format!("{key}:unreadable"))
+    };
+    if let Some(count) = number(COUNT_KEYS)? {
+        if usize::try_from(count).ok() != Some(lines) {
+            return Err(format!("txnDetailList:{lines}-of-{count}"));
+        }
+    }
+    if let Some(pages) = number(PAGE_COUNT_KEYS)? {
+        let page = number(PAGE_KEYS)?.unwrap_or(1);
+        if pages > page {
+            return Err(format!("txnDetailList:page-{page}-of-{pages}"));
+        }
+    }
+    match MORE_KEYS.iter().find(|k| {
+        !matches!(
+            answer.get(**k),
+            None | Some(Value::Null | Value::Bool(false))
+        )
+    }) {
+        Some(key) => Err(format!("txnDetailList:{key}")),
+        None => Ok(()),
+    }
 }
 
 /// The order's state from a history answer.
@@ -70,16 +155,23 @@ pub fn from_history(reply: &Reply) -> OrderView {
         return OrderView::plain(BankStatus::unavailable("txnDetailList"));
     };
     let lines: Vec<Line<'_>> = list.iter().map(Line).collect();
-    read(&lines).unwrap_or_else(|why| OrderView::plain(BankStatus::unavailable(&why)))
+    complete(&reply.0, lines.len())
+        .and_then(|()| read(&lines))
+        .unwrap_or_else(|why| OrderView::plain(BankStatus::unavailable(&why)))
 }
 
 fn read(lines: &[Line<'_>]) -> Result<OrderView, String> {
+    lines.iter().try_for_each(Line::check)?;
     let approved: Vec<&Line<'_>> = lines.iter().filter(|l| l.approved()).collect();
-    if let Some(odd) = approved
+    // The same line twice (a repeated page) would count twice. Lines of one order share
+    // `rrn` and `authCode` (MEWS `success_pre_pay_post_pay`); a line differs from another by
+    // its `stan`, `txnDateTime` or own `orderId`, so only an identical line is a repeat.
+    if approved
         .iter()
-        .find(|l| !matches!(l.get("txnStatus").as_str(), "N" | "V"))
+        .enumerate()
+        .any(|(i, l)| approved[..i].iter().any(|m| m.0 == l.0))
     {
-        return Err(format!("txnStatus:{}", odd.get("txnStatus")));
+        return Err("txnDetailList:duplicate".to_owned());
     }
     let mains: Vec<&&Line<'_>> = approved
         .iter()
@@ -136,7 +228,15 @@ fn read(lines: &[Line<'_>]) -> Result<OrderView, String> {
     let sold = if is_preauth {
         match (main.get("preAuthStatus").as_str(), captures.as_slice()) {
             ("O" | "", []) => return Ok(OrderView::plain(status(BankState::Preauth, held, 0))),
-            ("C" | "", [capture]) => capture.amount().ok_or("amount")?,
+            ("C" | "", [capture]) => {
+                let captured = capture.amount().ok_or("amount")?;
+                match main.get("preAuthCloseAmount").as_str() {
+                    "" => {}
+                    _ if amount_of(main.0, "preAuthCloseAmount") == Some(captured) => {}
+                    close => return Err(format!("preAuthCloseAmount:{close}")),
+                }
+                captured
+            }
             (pas, c) => return Err(format!("preAuthStatus:{pas}/{}", c.len())),
         }
     } else {
@@ -291,5 +391,97 @@ mod tests {
         let other =
             from_history(&parse(br#"{"responseCode":"VPS-2235","responseMessage":"x"}"#).unwrap());
         assert!(!other.status.is_conclusive());
+    }
+
+    fn refused(code: &str, status: &str, extra: &str) -> String {
+        format!(
+            r#"{{"txnCode":"{code}","txnStatus":"{status}","amount":10,"responseCode":"VPS-1005","responseMessage":"Provizyon Hatası"{extra}}}"#
+        )
+    }
+
+    /// Lines that are not approved are not dropped: a suspicious, in-progress or
+    /// may-have-acted refund or void makes the history unavailable; a plain refusal (or an
+    /// approved void line, whose effect shows on the sale) does not.
+    #[test]
+    fn unsettled_lines_make_the_history_unavailable() {
+        let sale = line("1000", "N", "100", "");
+        let conclusive = |extra: &str| history(&format!("{sale},{extra}")).status;
+        let st = conclusive(&refused("1002", "N", r#","hostResponseCode":"05""#));
+        assert_eq!(
+            (st.state, st.refunded_amount),
+            (BankState::Approved, 0),
+            "a refused refund moved nothing"
+        );
+        let voided = history(&format!(
+            "{},{}",
+            line("1000", "V", "100", ""),
+            line("1003", "N", "100", "")
+        ));
+        assert_eq!(voided.status.state, BankState::Cancelled);
+        for odd in [
+            refused("1002", "S", r#","hostResponseCode":"05""#),
+            refused("1003", "S", ""),
+            refused("1002", "N", r#","hostResponseCode":"96""#),
+            refused("1002", "N", r#","hostResponseCode":"68""#),
+            refused("1003", "N", r#","hostResponseCode":"91""#),
+            refused("1002", "N", r#","hostMessage":"SISTEM HATASI""#),
+            // In progress: no result yet.
+            r#"{"txnCode":"1002","txnStatus":"N","amount":10}"#.to_owned(),
+            // Approved, but the host says otherwise.
+            line("1002", "N", "10", r#","hostResponseCode":"91""#),
+            // Approved, of a type this reader cannot place.
+            line("1013", "N", "10", ""),
+        ] {
+            assert!(!conclusive(&odd).is_conclusive(), "{odd}");
+        }
+    }
+
+    /// The answer must hold every line it counts, and its totals must add up.
+    #[test]
+    fn incomplete_or_inconsistent_histories_are_unavailable() {
+        let body = |extra: &str, lines: &str| {
+            from_history(&parse(format!(r#"{{"txnCode":"1010","responseCode":"VPS-0000"{extra},"txnDetailList":[{lines}]}}"#).as_bytes()).unwrap()).status
+        };
+        let two = format!(
+            "{},{}",
+            line("1000", "N", "100", ""),
+            line("1002", "N", "10", "")
+        );
+        assert_eq!(body("", &two).state, BankState::PartiallyRefunded);
+        assert_eq!(
+            body(r#","totalCount":2,"pageCount":1,"hasMore":false"#, &two).state,
+            BankState::PartiallyRefunded
+        );
+        for extra in [
+            r#","totalCount":3"#,
+            r#","recordCount":"3""#,
+            r#","totalCount":"many""#,
+            r#","pageCount":2"#,
+            r#","totalPages":3,"pageNumber":2"#,
+            r#","hasMore":true"#,
+            r#","hasNextPage":"Y""#,
+        ] {
+            assert!(!body(extra, &two).is_conclusive(), "{extra}");
+        }
+        // The same refund line twice (a repeated page) would count it twice; two refunds
+        // sharing the order's RRN are two lines.
+        let refund = line("1002", "N", "10", "");
+        let shared = line("1002", "N", "10", r#","stan":135"#);
+        let two_refunds = format!("{},{refund},{shared}", line("1000", "N", "100", ""));
+        assert_eq!(body("", &two_refunds).refunded_amount, 2_000);
+        let dup = format!("{},{refund},{refund}", line("1000", "N", "100", ""));
+        assert!(!body("", &dup).is_conclusive());
+        // A closed pre-auth whose close amount is not its post-auth's.
+        let closed = format!(
+            "{},{}",
+            line(
+                "1004",
+                "N",
+                "30",
+                r#","preAuthStatus":"C","preAuthCloseAmount":20"#
+            ),
+            line("1005", "N", "30", "")
+        );
+        assert!(!body("", &closed).is_conclusive());
     }
 }

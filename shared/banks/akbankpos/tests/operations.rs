@@ -78,14 +78,53 @@ async fn void_of_a_sale_then_again() {
         b.provider.query(&b.account, "AK-V").await.state,
         BankState::Cancelled
     );
-    assert_eq!(
-        declined(
-            &b.provider
-                .cancel(&b.account, &op("AK-V", 4_200, true))
-                .await
-        ),
-        ("VPS-1008", false)
+    // Cancelled again: the history shows it voided, so nothing is sent and the cancel has
+    // taken effect (not the bank's "already cancelled" refusal read as a decline).
+    let sent = b.state.fault_plan().counts().money_requests;
+    assert!(matches!(
+        b.provider
+            .cancel(&b.account, &op("AK-V", 4_200, true))
+            .await,
+        BankOutcome::Approved { .. }
+    ));
+    assert_eq!(b.state.fault_plan().counts().money_requests, sent);
+    assert_eq!(voids(&b, "AK-V"), 1);
+}
+
+fn voids(b: &common::Bank, order: &str) -> usize {
+    let ledger = b.state.ledger_of(TERMINAL, order).unwrap();
+    ledger
+        .operations
+        .iter()
+        .filter(|t| t.kind == "void")
+        .count()
+}
+
+/// Two cancels of the same sale at once (a query and the reconciler resuming it): both read
+/// it live, one void is approved, the other meets `VPS-1008`, reads the history again and
+/// finds the order voided. Both are approved; the bank voided once.
+#[tokio::test]
+async fn concurrent_cancels_both_end_approved_and_void_once() {
+    let b = bank().await;
+    b.order("AK-VV", 4_200, TestOrderState::Approved, false)
+        .await;
+    // Every answer waits 100 ms after processing: both reads are served before either void.
+    b.faults(paygate_bankkit::sim::Faults {
+        latency: std::time::Duration::from_millis(100),
+        ..Default::default()
+    });
+    let cancel = op("AK-VV", 4_200, true);
+    let (one, two) = tokio::join!(
+        b.provider.cancel(&b.account, &cancel),
+        b.provider.cancel(&b.account, &cancel),
     );
+    for outcome in [&one, &two] {
+        assert!(
+            matches!(outcome, BankOutcome::Approved { .. }),
+            "{one:?} / {two:?}"
+        );
+    }
+    assert_eq!(voids(&b, "AK-VV"), 1);
 }
 
 #[tokio::test]

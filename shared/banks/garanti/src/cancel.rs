@@ -9,7 +9,12 @@
 //!   have moved money; a later cancel or query settles it);
 //! - everything already voided → `Approved`, nothing sent;
 //! - half done (capture voided, hold open) → only the hold's void;
-//! - step 1 not approved → its outcome (nothing moved);
+//! - history of a found order without any sale / pre-auth → `Unknown`, nothing sent
+//!   (incomplete: a void without reference could void the capture alone);
+//! - step 1 refused as if already voided (`0201`, `0210`: another cancel got there first) →
+//!   the history is read again: all voided → `Approved`; only the hold left → its void;
+//!   unreadable → `Unknown`;
+//! - step 1 not approved otherwise → its outcome (nothing moved);
 //! - step 1 approved, step 2 not confirmed → step 2 is retried within
 //!   [`StepRetry`](paygate_bankkit::StepRetry) (re-reading the history before each retry,
 //!   so a void that went through unseen is not sent again); still not confirmed →
@@ -109,15 +114,71 @@ pub(crate) async fn cancel_order(
     let steps = match cancel_steps(&history) {
         CancelSteps::AlreadyCancelled => return already_cancelled(),
         CancelSteps::NothingLive => return void(s, op, None).await,
+        CancelSteps::Incomplete => {
+            return unknown(
+                "the order history shows no sale or pre-authorization of a found order; \
+                 nothing was sent"
+                    .to_owned(),
+            )
+        }
         CancelSteps::Voids(steps) => steps,
     };
-    let first = void(s, op, steps.first().copied()).await;
-    match (first, steps.get(1)) {
+    let Some(target) = steps.first().map(|t| (*t).clone()) else {
+        return void(s, op, None).await;
+    };
+    let hold = steps.get(1).map(|t| (*t).clone());
+    match (void(s, op, Some(&target)).await, hold) {
         (BankOutcome::Approved { .. }, Some(hold)) => {
-            let hold = (*hold).clone();
             release_hold(s, retry, op, hold, started).await
         }
+        (refusal @ BankOutcome::Declined { .. }, _) if maybe_already_voided(&refusal) => {
+            after_refusal(s, retry, op, &target, refusal, started).await
+        }
         (outcome, _) => outcome,
+    }
+}
+
+/// GVPS refusals of a void that can mean "already voided" (another cancel of the same order
+/// got there between the read and the void): `0201` nothing to void, `0210` the transaction
+/// is not voidable (also the answer past the end-of-day cut).
+const MAYBE_ALREADY_VOIDED: &[&str] = &["0201", "0210"];
+
+fn maybe_already_voided(outcome: &BankOutcome) -> bool {
+    matches!(outcome, BankOutcome::Declined { code, .. } if MAYBE_ALREADY_VOIDED.contains(&code.as_str()))
+}
+
+/// Step 1 was refused as if its target were voided already: the history, read again, says
+/// what is left. Everything voided → done (`Approved`: "already voided" is the cancel taking
+/// effect); the target voided meanwhile and only the hold left → the hold's void; history
+/// unreadable → `Unknown` (another cancel may have moved money); the target still live → the
+/// refusal stands (e.g. past the cut).
+async fn after_refusal(
+    s: &Session<'_, Garanti>,
+    retry: StepRetry,
+    op: &BankOperation,
+    tried: &OrderTxn,
+    refusal: BankOutcome,
+    started: Instant,
+) -> BankOutcome {
+    let history = match history(s, &op.order_id).await {
+        History::Read(h) => h,
+        History::NotFound(_) | History::Inconclusive(_) => {
+            return unknown(
+                "the void was refused as already voided and the order history could not be \
+                 read again"
+                    .to_owned(),
+            )
+        }
+    };
+    match cancel_steps(&history) {
+        CancelSteps::AlreadyCancelled => already_cancelled(),
+        CancelSteps::Voids(steps)
+            if steps.len() == 1 && steps[0].kind == "preauth" && steps[0].rrn != tried.rrn =>
+        {
+            let hold = steps[0].clone();
+            release_hold(s, retry, op, hold, started).await
+        }
+        _ => refusal,
     }
 }
 

@@ -61,7 +61,10 @@ impl Protocol for Garanti {
         cancel::cancel_order(s, self.retry, op).await
     }
 
-    /// `orderinq` for the order's status, then `orderhistoryinq` for voids and refunds.
+    /// `orderinq` for the order's status, then `orderhistoryinq` for voids and refunds. An
+    /// order `orderinq` found whose history says "no such order" (`0108`) or is incomplete is
+    /// unavailable: the two answers contradict each other, and "no refund seen" must never
+    /// read as "nothing refunded".
     async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
         let cfg = s.config();
         let inq = match s
@@ -79,7 +82,7 @@ impl Protocol for Garanti {
             .call(&read_request(cfg, TxnType::OrderHistoryInq, order_id))
             .await
         {
-            Ok(r) if is_not_found(&r) => Vec::new(),
+            Ok(r) if is_not_found(&r) => return BankStatus::unavailable("history:not-found"),
             Ok(r) if r.verdict() == Verdict::Approved => match parse_history(&r) {
                 Ok(h) => h,
                 Err(_) => return BankStatus::unavailable("response"),

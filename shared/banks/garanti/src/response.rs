@@ -8,13 +8,13 @@ use paygate_bankkit::{
 };
 use paygate_domain::{BankOutcome, BankStatus, PointsResult};
 
-use crate::status::{combine, is_not_found, parse_order_inq};
+use crate::status::is_not_found;
 
 pub use paygate_bankkit::Verdict;
 
-/// GVPS reason codes (with `Code` `92`) that are technical or set-up errors, not declines.
-/// Sources: MEWS fixtures (`0002`), a GVPS reason-code table (README), ActiveMerchant's
-/// fixture (`0651`).
+/// GVPS reason codes (with `Code` `92`) that are request, credential or set-up errors: the
+/// request was refused before anything was processed. Sources: MEWS fixtures (`0002`), a GVPS
+/// reason-code table (README), ActiveMerchant's fixture (`0651`).
 const TECHNICAL_REASONS: &[&str] = &[
     // The request itself: invalid characters, mandatory field, expiry format, order id length.
     "0001", "0002", "0003", "0231",
@@ -24,18 +24,21 @@ const TECHNICAL_REASONS: &[&str] = &[
     // Terminal set-up: no terminal, wrong merchant, no recurring/currency/3D/MOTO/GarantiPay
     // permission, IP not allowed, MD verification.
     "0752", "0753", "0756", "0759", "0763", "0764", "0769", "0785", "0804",
-    // "İşleminizi gerçekleştiremiyoruz", system errors, general exception.
-    "0122", "0770", "0771", "0773", "99", "9999",
 ];
-/// GVPS reason codes after which the host may have acted.
-const UNKNOWN_REASONS: &[&str] = &["9998"];
+/// GVPS reason codes after which the host may have acted: `9998` time-out, `0122`/`0770`/
+/// `0771`/`0773` "İşleminizi gerçekleştiremiyoruz", `99` system error ("call the bank"),
+/// `9999` general exception. None says the request was refused before processing, so a money
+/// request answered with one is `Unknown` (settled by reading the order), never "nothing moved".
+const UNKNOWN_REASONS: &[&str] = &["9998", "0122", "0770", "0771", "0773", "99", "9999"];
 /// ISO 8583 host codes that say the host had the request but cannot say what it did:
-/// `68` "response received too late", `96` "system malfunction". Never "nothing moved".
-const HOST_UNKNOWN: &[&str] = &["68", "96"];
-/// ISO 8583 host codes that are technical failures before processing rather than declines:
-/// `06` error, `19` re-enter transaction, `90` cut-off in progress, `91` issuer or switch
-/// inoperative, `92` no routing to the institution, `98`/`99` reserved / general error.
-const HOST_TECHNICAL: &[&str] = &["06", "19", "90", "91", "92", "98", "99"];
+/// `68` "response received too late", `91` issuer or switch inoperative (also a switch's
+/// answer when the issuer timed out), `96` "system malfunction", `99` general error.
+/// Never "nothing moved".
+const HOST_UNKNOWN: &[&str] = &["68", "91", "96", "99"];
+/// ISO 8583 host codes that are technical refusals before processing rather than declines:
+/// `06` error, `19` re-enter transaction, `90` cut-off in progress, `92` no routing to the
+/// institution, `98` reserved.
+const HOST_TECHNICAL: &[&str] = &["06", "19", "90", "92", "98"];
 
 /// Classifies an answer from its `Source`, `Code` and `ReasonCode`.
 pub fn classify(source: &str, code: &str, reason: &str) -> Verdict {
@@ -176,7 +179,8 @@ impl BankReply for GvpsResponse {
         )
     }
 
-    /// An `orderinq` answer alone (the query adds the history).
+    /// An `orderinq` answer alone: "no such order", or unavailable. A found order is read
+    /// with its history (`query`), which alone shows voids and refunds.
     fn status(&self) -> BankStatus {
         if is_not_found(self) {
             return BankStatus::not_found(&self.bank_code());
@@ -184,10 +188,7 @@ impl BankReply for GvpsResponse {
         if self.verdict() != Verdict::Approved {
             return BankStatus::unavailable(&self.bank_code());
         }
-        match parse_order_inq(self) {
-            Ok(inq) => combine(&inq, &[]),
-            Err(_) => BankStatus::unavailable("response"),
-        }
+        BankStatus::unavailable("history:unread")
     }
 
     fn points(&self) -> PointsResult {
@@ -274,22 +275,34 @@ mod tests {
             parse_response(timeout.as_bytes()).unwrap().outcome(),
             BankOutcome::Unknown { .. }
         ));
-        // "Response received too late" and "system malfunction" at the host: unknown.
-        for code in ["68", "96"] {
-            let late = gvps("HOST", code, code, "", "");
-            assert!(
-                matches!(
-                    parse_response(late.as_bytes()).unwrap().outcome(),
-                    BankOutcome::Unknown { .. }
-                ),
-                "{code}"
-            );
-        }
-        let issuer_down = gvps("HOST", "91", "91", "", "");
+        let cut_off = gvps("HOST", "90", "90", "", "");
         assert!(matches!(
-            parse_response(issuer_down.as_bytes()).unwrap().outcome(),
-            BankOutcome::Error { ref code, .. } if code == "91"
+            parse_response(cut_off.as_bytes()).unwrap().outcome(),
+            BankOutcome::Error { ref code, .. } if code == "90"
         ));
+    }
+
+    /// Answers after which the bank may have acted are unknown on a money request, never
+    /// "nothing moved": GVPS's system errors and the host's "too late", "issuer inoperative",
+    /// "system malfunction" and general error.
+    #[test]
+    fn may_have_acted_answers_are_unknown() {
+        let gvps_codes = ["9998", "0122", "0770", "0771", "0773", "99", "9999"];
+        let host_codes = ["68", "91", "96", "99"];
+        let answers = gvps_codes
+            .iter()
+            .map(|c| gvps("GVPS", "92", c, "İşleminizi gerçekleştiremiyoruz", ""))
+            .chain(host_codes.iter().map(|c| gvps("HOST", c, c, "", "")));
+        for doc in answers {
+            let r = parse_response(doc.as_bytes()).unwrap();
+            assert!(
+                matches!(r.outcome(), BankOutcome::Unknown { .. }),
+                "{}: {:?}",
+                r.bank_code(),
+                r.outcome()
+            );
+            assert!(!r.status().is_conclusive(), "{}", r.bank_code());
+        }
     }
 
     #[test]

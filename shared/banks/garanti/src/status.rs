@@ -173,9 +173,12 @@ pub fn void_target(history: &[OrderTxn]) -> Option<&OrderTxn> {
 pub enum CancelSteps<'a> {
     /// Every approved sale / pre-auth / post-auth is voided: nothing left to send.
     AlreadyCancelled,
-    /// Nothing approved to void (declined, or only refunds): the bank's own refusal is
-    /// asked for with a void without reference.
+    /// Sales / pre-authorizations in the history, none approved (declined): the bank's own
+    /// refusal is asked for with a void without reference.
     NothingLive,
+    /// No sale, pre-authorization or post-authorization in the history (empty included): the
+    /// order exists, so the history is incomplete and no void can be planned from it.
+    Incomplete,
     /// The voids to send, in order. GVPS voids only the latest transaction, so a captured
     /// pre-authorization needs the `postauth` voided first (the order is a pre-authorization
     /// again), then the `preauth` (the hold is released). A half-done cancel has only the
@@ -187,8 +190,10 @@ pub fn cancel_steps(history: &[OrderTxn]) -> CancelSteps<'_> {
     let Some(top) = void_target(history) else {
         return if history.iter().any(|t| t.is_sale_like() && t.approved()) {
             CancelSteps::AlreadyCancelled
-        } else {
+        } else if history.iter().any(OrderTxn::is_sale_like) {
             CancelSteps::NothingLive
+        } else {
+            CancelSteps::Incomplete
         };
     };
     let mut steps = vec![top];
@@ -213,11 +218,9 @@ pub fn refunded_total(history: &[OrderTxn]) -> i64 {
         .sum()
 }
 
-/// State and amount from the history alone (`None` when it has no transaction).
+/// State and amount from the history alone (`None` when it shows no sale, pre-authorization
+/// or post-authorization: nothing a found order can be read from).
 fn from_history(history: &[OrderTxn]) -> Option<(BankState, i64)> {
-    if history.is_empty() {
-        return None;
-    }
     let live = |kind: &str| history.iter().rev().find(|t| t.kind == kind && t.live());
     if let Some(t) = live("postauth").or_else(|| live("sales")) {
         return Some((BankState::Approved, t.auth_amount));
@@ -255,37 +258,44 @@ fn from_inq_status(status: &str) -> Option<BankState> {
     })
 }
 
-/// Combines the two answers of a found order. The history decides the state when it has
-/// transactions (it shows voids and every refund); `OrderInqResult/Status` is the fallback.
-/// Refunds turn an approved order into `partially_refunded` or `refunded`.
+/// Combines the two answers of an order `orderinq` found. The history decides the state (it
+/// shows voids and every refund); refunds turn an approved order into `partially_refunded` or
+/// `refunded`. Answers that contradict each other or leave the history incomplete are
+/// *unavailable*, never "nothing happened" (a refund read as absent can be sent again):
+///
+/// - a history without any sale, pre-authorization or post-authorization (empty included):
+///   the order exists, so its history is incomplete;
+/// - `OrderInqResult/Status` saying (partially) refunded while the history lists no live
+///   refund;
+/// - live refunds above the order's amount.
 pub fn combine(inq: &OrderInq, history: &[OrderTxn]) -> BankStatus {
-    let inq_amount = if inq.auth_amount > 0 {
-        inq.auth_amount
-    } else {
-        inq.preauth_amount
-    };
-    let (mut state, mut amount) = match from_history(history) {
-        Some((state, amount)) => (state, amount),
-        None => (
-            from_inq_status(&inq.status).unwrap_or(BankState::Unknown),
-            inq_amount,
-        ),
-    };
+    read_order(inq, history).unwrap_or_else(BankStatus::unavailable)
+}
+
+fn read_order(inq: &OrderInq, history: &[OrderTxn]) -> Result<BankStatus, &'static str> {
+    let (mut state, mut amount) = from_history(history).ok_or("history:incomplete")?;
     if amount == 0 {
-        amount = inq_amount;
+        amount = if inq.auth_amount > 0 {
+            inq.auth_amount
+        } else {
+            inq.preauth_amount
+        };
     }
-    let mut refunded = refunded_total(history);
-    if matches!(
-        state,
-        BankState::Approved | BankState::PartiallyRefunded | BankState::Refunded
-    ) {
-        if refunded == 0 && state == BankState::Refunded {
-            // The bank says refunded but lists no refund: take its word for the whole.
-            refunded = amount;
-        }
+    let refunded = refunded_total(history);
+    let said_refunded = matches!(
+        from_inq_status(&inq.status),
+        Some(BankState::Refunded | BankState::PartiallyRefunded)
+    );
+    if said_refunded && refunded == 0 {
+        return Err("history:refunds-missing");
+    }
+    if refunded > amount {
+        return Err("history:refunds-above-amount");
+    }
+    if state == BankState::Approved {
         state = if refunded == 0 {
             BankState::Approved
-        } else if refunded >= amount {
+        } else if refunded == amount {
             BankState::Refunded
         } else {
             BankState::PartiallyRefunded
@@ -299,7 +309,7 @@ pub fn combine(inq: &OrderInq, history: &[OrderTxn]) -> BankStatus {
             a.to_owned()
         }
     };
-    BankStatus {
+    Ok(BankStatus {
         found: true,
         state,
         amount,
@@ -307,7 +317,7 @@ pub fn combine(inq: &OrderInq, history: &[OrderTxn]) -> BankStatus {
         code: "00".to_owned(),
         auth_code: pick(&inq.auth_code, main.map(|t| t.auth_code.as_str())),
         rrn: pick(&inq.rrn, main.map(|t| t.rrn.as_str())),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -361,16 +371,10 @@ mod tests {
     #[test]
     fn mews_fixtures() {
         let sale = parse_order_inq(&r(INQ_SALE)).unwrap();
-        let st = combine(&sale, &[]);
-        assert_eq!(
-            (st.state, st.amount, st.refunded_amount),
-            (BankState::Approved, 101, 0)
+        let pre = combine(
+            &parse_order_inq(&r(INQ_PREAUTH)).unwrap(),
+            &[txn("preauth", "00", 101, "")],
         );
-        assert_eq!(
-            (st.rrn.as_str(), st.auth_code.as_str()),
-            ("300708704369", "304919")
-        );
-        let pre = combine(&parse_order_inq(&r(INQ_PREAUTH)).unwrap(), &[]);
         assert_eq!((pre.state, pre.amount), (BankState::Preauth, 101));
         assert!(is_not_found(&r(INQ_NOT_FOUND)));
         assert!(is_not_found(&r(HIST_NOT_FOUND)));
@@ -379,7 +383,14 @@ mod tests {
         assert_eq!(hist.len(), 2);
         assert_eq!(refunded_total(&hist), 0, "a failed refund does not count");
         let st = combine(&sale, &hist);
-        assert_eq!((st.state, st.amount), (BankState::Approved, 101));
+        assert_eq!(
+            (st.state, st.amount, st.refunded_amount),
+            (BankState::Approved, 101, 0)
+        );
+        assert_eq!(
+            (st.rrn.as_str(), st.auth_code.as_str()),
+            ("300708704369", "304919")
+        );
         assert_eq!(
             void_target(&hist).map(|t| t.rrn.as_str()),
             Some("230508300896")
@@ -462,14 +473,41 @@ mod tests {
         // A voided refund gives the money back to the order.
         h[2].void_date = "20260101".into();
         assert_eq!(combine(&inq, &h).state, BankState::PartiallyRefunded);
-        // Without history the status word decides; REFUNDED with no list counts in full.
-        let refunded = OrderInq {
-            status: "REFUNDED".into(),
+        // Refunds above the sale do not add up.
+        h.push(txn("refund", "00", 9_000, ""));
+        assert!(!combine(&inq, &h).is_conclusive());
+    }
+
+    /// A found order whose history is empty or shows no sale, or whose inquiry says refunded
+    /// while the history lists no refund, is unavailable: never "nothing refunded".
+    #[test]
+    fn contradictions_and_incomplete_histories_are_unavailable() {
+        let inq = |status: &str| OrderInq {
+            status: status.into(),
             auth_amount: 500,
             ..OrderInq::default()
         };
-        let st = combine(&refunded, &[]);
-        assert_eq!((st.state, st.refunded_amount), (BankState::Refunded, 500));
+        let sale = [txn("sales", "00", 500, "")];
+        for status in ["APPROVED", "REFUNDED", "WAITINGPOSTAUTH", ""] {
+            assert!(!combine(&inq(status), &[]).is_conclusive(), "{status}");
+            let only_refund = [txn("refund", "00", 100, "")];
+            assert!(!combine(&inq(status), &only_refund).is_conclusive());
+        }
+        for status in ["PARTIALLYREFUNDED", "REFUNDED"] {
+            let st = combine(&inq(status), &sale);
+            assert!(!st.is_conclusive(), "{status}: {st:?}");
+        }
+        let refunded = [txn("sales", "00", 500, ""), txn("refund", "00", 200, "")];
+        let st = combine(&inq("PARTIALLYREFUNDED"), &refunded);
+        assert_eq!(
+            (st.state, st.refunded_amount),
+            (BankState::PartiallyRefunded, 200)
+        );
+        assert_eq!(cancel_steps(&[]), CancelSteps::Incomplete);
+        assert_eq!(
+            cancel_steps(&[txn("refund", "00", 100, "")]),
+            CancelSteps::Incomplete
+        );
     }
 
     #[test]

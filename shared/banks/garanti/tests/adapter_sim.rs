@@ -279,7 +279,7 @@ async fn technical_errors_are_errors() {
     });
     match b.provider.capture(&b.account, &op("PA1", 10_000)).await {
         BankOutcome::Error { code, message } => {
-            assert_eq!(code, "9999");
+            assert_eq!(code, "90");
             assert!(
                 message.starts_with("İşleminizi gerçekleştiremiyoruz"),
                 "{message}"
@@ -298,7 +298,7 @@ async fn technical_errors_are_errors() {
     });
     let st = b.query("PA1").await;
     assert!(!st.is_conclusive());
-    assert_eq!(st.code, "9999");
+    assert_eq!(st.code, "90");
     b.set_faults(Faults {
         technical_errors: 1,
         ..Faults::default()
@@ -306,8 +306,31 @@ async fn technical_errors_are_errors() {
     let card = common::card(TEST_BONUS_CARD);
     assert!(matches!(
         b.provider.points_inquiry(&b.account, &card, Currency::Try).await,
-        PointsResult::Error { code, .. } if code == "9999"
+        PointsResult::Error { code, .. } if code == "90"
     ));
+}
+
+/// `orderinq` finds the order but its history lags (`0108`, or an empty list): the query is
+/// unavailable, never "approved, nothing refunded" (the refund could be sent again).
+#[tokio::test]
+async fn a_history_lagging_behind_the_inquiry_is_unavailable() {
+    let b = bank().await;
+    b.register("S1", 10_000, TestOrderState::Approved, false)
+        .await;
+    assert!(approved(
+        &b.provider.refund(&b.account, &op("S1", 2_000)).await
+    ));
+    for answer in ["notFound", "empty"] {
+        let lag = format!(r#"{{"orderId":"S1","answer":"{answer}"}}"#);
+        b.admin("/_sim/history-lag", lag.into_bytes()).await;
+        let st = b.query("S1").await;
+        assert!(!st.is_conclusive(), "{answer}: {st:?}");
+    }
+    let st = b.query("S1").await;
+    assert_eq!(
+        (st.state, st.refunded_amount),
+        (BankState::PartiallyRefunded, 2_000)
+    );
 }
 
 #[tokio::test]

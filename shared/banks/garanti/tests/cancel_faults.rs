@@ -206,3 +206,54 @@ async fn a_late_booking_answers_no_record_once() {
     assert_eq!(b.state.ledger_of(TERMINAL, "S1").unwrap().refunded, 1_000);
     assert_eq!(b.state.fault_plan().counts().late_booking, 1);
 }
+
+/// Two cancels of the same captured pre-authorization at once (a query and the reconciler
+/// resuming it): the one whose void meets "already voided" reads the history again and
+/// finishes (or finds finished) what is left. Both are approved; the bank voided twice.
+#[tokio::test]
+async fn concurrent_cancels_both_end_approved_and_void_once_each_step() {
+    let b = common::bank().await;
+    captured(&b, "PA1").await;
+    // Every answer waits 100 ms after processing: both history reads are served before
+    // either void, so the two cancels plan the same voids.
+    b.set_faults(paygate_bankkit::sim::Faults {
+        latency: Duration::from_millis(100),
+        ..Default::default()
+    });
+    let cancel = op("PA1", 6_000);
+    let (one, two) = tokio::join!(
+        b.provider.cancel(&b.account, &cancel),
+        b.provider.cancel(&b.account, &cancel),
+    );
+    for outcome in [&one, &two] {
+        assert!(
+            matches!(outcome, BankOutcome::Approved { .. }),
+            "{one:?} / {two:?}"
+        );
+    }
+    assert_eq!(voids(&b, "PA1"), 2);
+    assert_eq!(
+        b.state.ledger_of(TERMINAL, "PA1").unwrap().state,
+        OrderState::Voided
+    );
+}
+
+/// A history that shows no sale or pre-authorization of a found order is incomplete: the
+/// cancel sends nothing (a void without reference could reverse the capture alone) and is
+/// unknown.
+#[tokio::test]
+async fn a_cancel_on_an_empty_history_sends_nothing() {
+    let b = bank().await;
+    captured(&b, "PA1").await;
+    let before = ledger(&b, "PA1");
+    b.admin(
+        "/_sim/history-lag",
+        br#"{"orderId":"PA1","answer":"empty"}"#.to_vec(),
+    )
+    .await;
+    assert!(matches!(
+        b.provider.cancel(&b.account, &op("PA1", 6_000)).await,
+        BankOutcome::Unknown { .. }
+    ));
+    assert_eq!(ledger(&b, "PA1"), before);
+}

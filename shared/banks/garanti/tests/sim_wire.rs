@@ -169,7 +169,7 @@ async fn faults_via_the_admin_route() {
     let r = b.request("PROVAUT", TxnType::OrderInq, "S1", FIXED_AMOUNT);
     assert_eq!(
         reason(&b.post_raw(r.to_xml().into_bytes()).await),
-        ("92", "9999")
+        ("90", "90")
     );
     assert_eq!(
         reason(&b.post_raw(r.to_xml().into_bytes()).await),

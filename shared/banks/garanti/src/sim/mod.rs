@@ -12,6 +12,9 @@
 //! - `POST /_sim/faults` — [`FaultsBody`] JSON: latency, technical errors, dropped
 //!   connections (the kit's, as every simulator).
 //! - `POST /_sim/rewards` — [`RewardCard`] JSON: set a card's points balances.
+//! - `POST /_sim/history-lag` — [`HistoryLagBody`] JSON: the next `orderhistoryinq` of the
+//!   order lags behind `orderinq` (answers `0108`, or an approved empty list), as a history
+//!   service behind the inquiry's would.
 //!
 //! The admin bodies are read by the kit's pure `sim::bodies::json` (what the fuzz target
 //! `test_helper_bodies` runs), refused as axum's `Json` extractor refuses them.
@@ -85,6 +88,24 @@ impl std::fmt::Debug for RewardCard {
     }
 }
 
+/// How the next `orderhistoryinq` of an order lags behind `orderinq` (`POST /_sim/history-lag`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum HistoryLag {
+    /// `92/0108`: no record of the order.
+    NotFound,
+    /// Approved, with an empty `OrderTxnList`.
+    Empty,
+}
+
+/// The body of `POST /_sim/history-lag`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryLagBody {
+    pub order_id: String,
+    pub answer: HistoryLag,
+}
+
 /// What the simulated terminal accepts: the terminal (its numbers, its two users and their
 /// passwords) and the cards it knows points for.
 #[derive(Debug, Clone)]
@@ -139,9 +160,18 @@ pub struct Sim {
     creds: SimCredentials,
     state: Arc<SimState>,
     rewards: Mutex<HashMap<String, Vec<Reward>>>,
+    history_lag: Mutex<HashMap<String, HistoryLag>>,
 }
 
 impl Sim {
+    /// The lag set for the order's next history read, consumed.
+    fn take_history_lag(&self, order_id: &str) -> Option<HistoryLag> {
+        self.history_lag
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(order_id)
+    }
+
     fn rewards_of(&self, card: &str) -> Option<Vec<Reward>> {
         self.rewards
             .lock()
@@ -168,6 +198,7 @@ pub fn router(creds: SimCredentials, state: Arc<SimState>) -> Router {
         creds,
         state,
         rewards: Mutex::new(rewards),
+        history_lag: Mutex::new(HashMap::new()),
     });
     Router::new()
         .route("/VPServlet", post(servlet))
@@ -175,6 +206,7 @@ pub fn router(creds: SimCredentials, state: Arc<SimState>) -> Router {
         .route("/_sim/end-of-day", post(sim::admin::end_of_day::<Sim>))
         .route("/_sim/faults", post(sim::admin::set_faults::<Sim>))
         .route("/_sim/rewards", post(set_rewards))
+        .route("/_sim/history-lag", post(set_history_lag))
         .with_state(sim)
 }
 
@@ -248,5 +280,17 @@ async fn set_rewards(State(sim): State<Arc<Sim>>, JsonBytes(body): JsonBytes) ->
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .insert(card.number, card.rewards);
+    StatusCode::OK.into_response()
+}
+
+async fn set_history_lag(State(sim): State<Arc<Sim>>, JsonBytes(body): JsonBytes) -> Response {
+    let lag: HistoryLagBody = match bodies::json(&body) {
+        Ok(l) => l,
+        Err(refused) => return refused.into_response(),
+    };
+    sim.history_lag
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(lag.order_id, lag.answer);
     StatusCode::OK.into_response()
 }

@@ -10,7 +10,7 @@ use paygate_bankkit::{
 
 use super::{
     wire::{inq_view, msg, txn_views, Answer, OrderBlock},
-    Sim,
+    HistoryLag, Sim,
 };
 use crate::{
     hash::{hash_data, HashInput},
@@ -322,11 +322,13 @@ fn order_inq(sim: &Sim, f: &Fields) -> Answer {
 
 fn order_history(sim: &Sim, f: &Fields) -> Answer {
     let hidden = hidden(sim, f);
+    let lag = sim.take_history_lag(&f.order_id);
     let book = sim.state.book();
     match book
         .get(&sim.creds.terminal.terminal_id, &f.order_id)
-        .filter(|_| !hidden)
+        .filter(|_| !hidden && lag != Some(HistoryLag::NotFound))
     {
+        Some(_) if lag == Some(HistoryLag::Empty) => Answer::query(OrderBlock::History(Vec::new())),
         Some(o) => Answer::query(OrderBlock::History(txn_views(o, book.today()))),
         None => {
             let mut a = Answer::gvps("0108", msg::ORDER_NOT_FOUND);

@@ -32,8 +32,6 @@ pub mod msg {
     pub const USER_NOT_ON_TERMINAL: &str = "Kullanıcı bu terminalde tanımlı değildir.";
     pub const NO_TERMINAL: &str = "Terminal kaydı yok";
     pub const WRONG_MERCHANT: &str = "Bu terminal için yanlış işyeri numarası girilmiştir.";
-    pub const GENERAL_EXCEPTION: &str =
-        "İşleminizi gerçekleştiremiyoruz. Lütfen daha sonra tekrar deneyiniz.";
     pub const HOST_DECLINE: &str = "İşleminizi gerçekleştiremiyoruz.Tekrar deneyiniz";
 }
 
@@ -138,11 +136,11 @@ impl Answer {
         }
     }
 
-    /// The injected technical error.
+    /// The injected technical error: a refusal before processing, the host's `90` "cut-off in
+    /// progress" (simulator's choice; GVPS's own `9999` "General Exception" does not say
+    /// nothing moved, so the adapter reads it as unknown).
     pub fn technical() -> Self {
-        let mut a = Self::gvps("9999", msg::GENERAL_EXCEPTION);
-        a.sys_err_msg = "General Exception :null".into();
-        a
+        Self::host("90", msg::HOST_DECLINE, "RPC-90 condition was raised")
     }
 
     pub fn with_sys(mut self, sys: &str) -> Self {
