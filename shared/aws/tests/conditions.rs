@@ -293,3 +293,95 @@ async fn a_transaction_of_another_payment_is_refused() {
     assert!(matches!(res, Err(StoreError::Corrupt(_))), "{res:?}");
     assert_eq!(env.payments.get_payment(&a.id).await.unwrap(), None);
 }
+
+/// Two settlers (a query and the reconciler) record the same outcome of one operation — a
+/// declined refund, which carries no event — over the same version, a moment apart. Through
+/// a client whose tokens DynamoDB keeps (10 minutes), the second must meet the first one's
+/// write through its condition, not be refused for reusing the first one's token; our own
+/// resend of a write is still applied once; and a token mismatch is never taken as success
+/// or as a refusal: it is "unknown", which the caller resolves by reading back.
+#[tokio::test]
+async fn a_second_settler_of_the_same_outcome_meets_the_condition_not_a_token_mismatch() {
+    use paygate_aws::{
+        dynamo::{
+            faults::{client, DynamoFault, FaultPlan},
+            DynamoPayments,
+        },
+        moto::{MotoServer, REGION},
+    };
+    use paygate_domain::{BankOutcome, EventId};
+    let env = Env::new("tokens").await;
+    let plan = FaultPlan::new();
+    plan.honour_tokens();
+    let moto = MotoServer::shared().unwrap();
+    let faulty = client(&moto.endpoint, REGION, &plan, paygate_aws::retry_config());
+    let payments = DynamoPayments::new(faulty, &env.names.payments, &env.names.events);
+    // GIVEN a refund reserved on a captured payment
+    let p = captured(10_000);
+    payments.save(create(&p)).await.unwrap();
+    let txn = transaction(&p, TransactionType::Refund, 2_500, T0);
+    let planned = p
+        .plan(TransactionType::Refund, Some(2_500), T0, Default::default())
+        .unwrap();
+    let reserved = p.reserve(planned, txn.id.clone(), T0);
+    payments
+        .save(PaymentChange {
+            payment: reserved.clone(),
+            expect: Expectation::Version {
+                version: p.version,
+                status: p.status,
+                no_pending: true,
+                min_refundable: Some(2_500),
+            },
+            transaction: Some(txn.clone()),
+            event: None,
+        })
+        .await
+        .unwrap();
+    let declined = BankOutcome::Declined {
+        code: "05".into(),
+        message: "do not honour".into(),
+        after_cutoff: false,
+    };
+    let settle = |at_ms: i64| {
+        let s = reserved
+            .settle(
+                &txn,
+                &declined,
+                EventId::parse(&format!("evt_s{at_ms}")).unwrap(),
+                T0.plus_millis(at_ms),
+            )
+            .unwrap();
+        assert_eq!(s.event, None);
+        PaymentChange {
+            payment: s.payment,
+            expect: Expectation::over(&reserved),
+            transaction: Some(s.transaction),
+            event: s.event,
+        }
+    };
+    let (first, second) = (settle(1_000), settle(1_001));
+
+    // WHEN the first settler writes, then the second
+    payments.save(first.clone()).await.unwrap();
+    let late = payments.save(second).await;
+
+    // THEN the second is refused on its condition, with the payment as the first wrote it
+    match late {
+        Err(StoreError::Conflict { current: Some(now) }) => assert_eq!(*now, first.payment),
+        other => panic!("expected a conflict with the stored payment, got {other:?}"),
+    }
+    // AND the first settler's resend of its own write is applied once and answers success
+    payments.save(first.clone()).await.unwrap();
+    assert_eq!(
+        payments.get_payment(&p.id).await.unwrap(),
+        Some(first.payment.clone())
+    );
+    // AND a token mismatch is neither a success nor a refusal: unknown, to be read back
+    plan.script("TransactWriteItems", [Some(DynamoFault::TokenMismatch)]);
+    let mismatch = payments.save(first).await;
+    assert!(
+        matches!(&mismatch, Err(StoreError::Unavailable(m)) if m.contains("IdempotentParameterMismatch")),
+        "{mismatch:?}"
+    );
+}

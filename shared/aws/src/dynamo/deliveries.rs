@@ -25,7 +25,7 @@ use crate::dynamo::{
         attr, decode_attempt, decode_delivery, encode_attempt, encode_delivery, ATTEMPT_SK_PREFIX,
         DELIVERY_SK,
     },
-    write::{conditional, request_token, transact_puts, CONDITIONAL_CHECK_FAILED},
+    write::{conditional, transact_puts, CONDITIONAL_CHECK_FAILED},
 };
 
 /// The key of a delivery's own item (its attempts share the partition).
@@ -168,12 +168,9 @@ impl DeliveryStore for DynamoDeliveries {
             ])))
             .build()
             .map_err(|e| build_error("delivery put", e))?;
-        let token = request_token(&[
-            "attempt",
-            attempt.delivery_id.as_str(),
-            &attempt.number.to_string(),
-        ]);
-        match transact_puts(&self.client, token, [attempt_put, delivery_put]).await? {
+        // The token follows the content: a second worker's other outcome for this attempt
+        // meets the conditions (`false`), never a token mismatch.
+        match transact_puts(&self.client, "attempt", [attempt_put, delivery_put]).await? {
             Ok(()) => Ok(true),
             Err(cancelled) if cancelled.any(&[CONDITIONAL_CHECK_FAILED]) => Ok(false),
             // TransactionConflict (another write on the delivery at the same moment) or a

@@ -9,6 +9,14 @@
 //!   (`TransactionCanceledException` with a `TransactionConflict` reason for a
 //!   `TransactWriteItems`, `TransactionConflictException` otherwise); nothing applied.
 //! * [`DynamoFault::Throttled`]: `ThrottlingException`; nothing applied.
+//! * [`DynamoFault::TokenMismatch`] (scripted only, never drawn at random):
+//!   `IdempotentParameterMismatchException` for a `TransactWriteItems`; nothing applied.
+//!
+//! moto ignores `ClientRequestToken`s; [`FaultPlan::honour_tokens`] makes the layer keep
+//! them as DynamoDB does (its 10-minute window taken as lasting the whole test): a
+//! `TransactWriteItems` whose token was sent before with other parameters is refused with
+//! `IdempotentParameterMismatchException`, and one whose token and parameters were sent
+//! before and succeeded answers success without being applied again.
 //!
 //! Faults are scripted per operation (the `X-Amz-Target` name, e.g. `TransactWriteItems`)
 //! or drawn at random from a seed over the write operations, so runs repeat exactly. Every
@@ -39,9 +47,11 @@ pub enum DynamoFault {
     ServerError,
     TransactionConflict,
     Throttled,
+    TokenMismatch,
 }
 
 impl DynamoFault {
+    /// The faults random plans draw from ([`DynamoFault::TokenMismatch`] is scripted only).
     pub const ALL: [DynamoFault; 4] = [
         Self::LostAnswer,
         Self::ServerError,
@@ -60,6 +70,25 @@ struct State {
     rng: Option<(u64, u32)>,
     injected: HashMap<DynamoFault, usize>,
     tokens: Vec<String>,
+    /// With [`FaultPlan::honour_tokens`]: each `ClientRequestToken` seen, with the request's
+    /// other parameters and whether it succeeded.
+    seen_tokens: Option<HashMap<String, SeenToken>>,
+}
+
+#[derive(Debug)]
+struct SeenToken {
+    params: serde_json::Value,
+    succeeded: Arc<Mutex<bool>>,
+}
+
+/// What [`FaultPlan::token_check`] decided for a `TransactWriteItems`.
+enum TokenCheck {
+    /// Send it (and, when given, record whether it succeeded).
+    Send(Option<Arc<Mutex<bool>>>),
+    /// A repeat of a request that succeeded: answer success without sending.
+    Replay,
+    /// The token came before with other parameters.
+    Mismatch,
 }
 
 /// The plan shared by a test and the clients built over it.
@@ -84,6 +113,46 @@ impl FaultPlan {
     /// evenly; the draws follow `seed`.
     pub fn random(&self, seed: u64, per_mille: u32) {
         self.lock().rng = Some((seed.max(1), per_mille));
+    }
+
+    /// From now on `TransactWriteItems` tokens are kept as DynamoDB keeps them (see the
+    /// module documentation).
+    pub fn honour_tokens(&self) {
+        self.lock().seen_tokens.get_or_insert_with(HashMap::new);
+    }
+
+    fn token_check(&self, body: &[u8]) -> TokenCheck {
+        let mut s = self.lock();
+        let Some(seen) = s.seen_tokens.as_mut() else {
+            return TokenCheck::Send(None);
+        };
+        let Some(mut params) = serde_json::from_slice::<serde_json::Value>(body).ok() else {
+            return TokenCheck::Send(None);
+        };
+        let Some(token) = params
+            .as_object_mut()
+            .and_then(|o| o.remove("ClientRequestToken"))
+            .and_then(|t| t.as_str().map(str::to_owned))
+        else {
+            return TokenCheck::Send(None);
+        };
+        match seen.get(&token) {
+            Some(prev) if prev.params != params => TokenCheck::Mismatch,
+            Some(prev) if *prev.succeeded.lock().unwrap_or_else(|e| e.into_inner()) => {
+                TokenCheck::Replay
+            }
+            _ => {
+                let succeeded = Arc::new(Mutex::new(false));
+                seen.insert(
+                    token,
+                    SeenToken {
+                        params,
+                        succeeded: succeeded.clone(),
+                    },
+                );
+                TokenCheck::Send(Some(succeeded))
+            }
+        }
     }
 
     /// Stops random faults and drops any scripted ones left.
@@ -204,11 +273,11 @@ impl HttpConnector for FaultyConnector {
             .to_owned();
         let body = request.body().bytes().unwrap_or_default().to_vec();
         let Some(fault) = self.plan.decide(&op, &body) else {
-            return self.inner.call(request);
+            return self.send(&op, &body, request);
         };
         match fault {
             DynamoFault::LostAnswer => {
-                let sent = self.inner.call(request);
+                let sent = self.send(&op, &body, request);
                 HttpConnectorFuture::new(async move {
                     // Applied at the server; the answer never arrives.
                     let _ = sent.await;
@@ -255,8 +324,55 @@ impl HttpConnector for FaultyConnector {
                 "injected: transaction is ongoing for the item",
                 None,
             ))),
+            DynamoFault::TokenMismatch => HttpConnectorFuture::ready(Ok(token_mismatch())),
         }
     }
+}
+
+impl FaultyConnector {
+    /// Sends `request` on to moto, keeping `TransactWriteItems` tokens as DynamoDB does when
+    /// the plan says so.
+    fn send(&self, op: &str, body: &[u8], request: HttpRequest) -> HttpConnectorFuture {
+        if op != "TransactWriteItems" {
+            return self.inner.call(request);
+        }
+        match self.plan.token_check(body) {
+            TokenCheck::Mismatch => HttpConnectorFuture::ready(Ok(token_mismatch())),
+            TokenCheck::Replay => HttpConnectorFuture::ready(Ok(json_response(200, "{}"))),
+            TokenCheck::Send(None) => self.inner.call(request),
+            TokenCheck::Send(Some(succeeded)) => {
+                let sent = self.inner.call(request);
+                HttpConnectorFuture::new(async move {
+                    let answer = sent.await;
+                    if matches!(&answer, Ok(r) if r.status().is_success()) {
+                        *succeeded.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                    }
+                    answer
+                })
+            }
+        }
+    }
+}
+
+fn token_mismatch() -> HttpResponse {
+    error_response(
+        400,
+        "IdempotentParameterMismatchException",
+        "Request parameters did not match the original request with the same client token",
+        None,
+    )
+}
+
+fn json_response(status: u16, body: &str) -> HttpResponse {
+    let mut resp = HttpResponse::new(
+        aws_smithy_runtime_api::http::StatusCode::from(
+            http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR),
+        ),
+        SdkBody::from(body.to_owned()),
+    );
+    resp.headers_mut()
+        .insert("content-type", "application/x-amz-json-1.0");
+    resp
 }
 
 fn error_response(

@@ -24,9 +24,7 @@ use crate::dynamo::{
         PAYMENT_SK, TXN_SK_PREFIX,
     },
     read::{get_item, query_all, sort_key_prefix_query},
-    write::{
-        put_alone, request_token, transact_items, CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT,
-    },
+    write::{put_alone, transact_items, CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT},
 };
 
 /// A condition expression with its placeholders.
@@ -205,20 +203,6 @@ impl DynamoPayments {
                     .map_err(|e| build_error("event put", e))?,
             );
         }
-        // One logical write per payment version: the version we write, and what we write
-        // with it, name it.
-        let version = change.payment.version.to_string();
-        let txn = change.transaction.as_ref().map(|t| t.id.to_string());
-        let txn_status = change.transaction.as_ref().map(|t| t.status.as_str());
-        let event = change.event.as_ref().map(|e| e.id.to_string());
-        let token = request_token(&[
-            "payment",
-            change.payment.id.as_str(),
-            &version,
-            txn.as_deref().unwrap_or(""),
-            txn_status.unwrap_or(""),
-            event.as_deref().unwrap_or(""),
-        ]);
         let n_puts = puts.len();
         let mut items: Vec<TransactWriteItem> = puts
             .into_iter()
@@ -240,7 +224,9 @@ impl DynamoPayments {
                     .build(),
             );
         }
-        let Err(cancelled) = transact_items(&self.client, token, items).await? else {
+        // The token is the digest of what is sent (`transaction_token`): a resend of this
+        // write is applied once, another writer's write never shares it.
+        let Err(cancelled) = transact_items(&self.client, "payment", items).await? else {
             return Ok(());
         };
         if cancelled.code(0) == Some(CONDITIONAL_CHECK_FAILED) {

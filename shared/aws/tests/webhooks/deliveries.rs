@@ -205,6 +205,40 @@ async fn record_attempt_writes_each_attempt_once_and_advances_the_delivery() {
 }
 
 #[tokio::test]
+async fn a_second_worker_recording_the_same_attempt_meets_the_condition_not_a_token_mismatch() {
+    use paygate_aws::{
+        dynamo::{
+            faults::{client, FaultPlan},
+            DynamoDeliveries,
+        },
+        moto::{MotoServer, REGION},
+    };
+    // GIVEN a pending delivery, through a client whose tokens DynamoDB keeps (10 minutes)
+    let env = Env::new("tokens").await;
+    let plan = FaultPlan::new();
+    plan.honour_tokens();
+    let moto = MotoServer::shared().unwrap();
+    let faulty = client(&moto.endpoint, REGION, &plan, paygate_aws::retry_config());
+    let deliveries = DynamoDeliveries::new(faulty, &env.names.deliveries);
+    let d = delivery(&endpoint_id("tok"), T0);
+    assert!(deliveries.create_delivery(&d).await.unwrap());
+    let schedule = RetrySchedule::default();
+
+    // WHEN two workers (a lease taken over) record attempt 1, with other outcomes
+    let a = attempt(&d, 1, T0, 500);
+    let b = attempt(&d, 1, T0.plus_millis(SEC), 200);
+    let after_a = d.after_attempt(&a, &schedule).delivery;
+    assert!(deliveries.record_attempt(&a, &after_a).await.unwrap());
+    let second = deliveries
+        .record_attempt(&b, &d.after_attempt(&b, &schedule).delivery)
+        .await;
+
+    // THEN the second is refused on its conditions (theirs stands), not for reusing a token
+    assert!(matches!(second, Ok(false)), "{second:?}");
+    assert_eq!(deliveries.get_delivery(&d.id).await.unwrap(), Some(after_a));
+}
+
+#[tokio::test]
 async fn an_existing_attempt_item_blocks_the_whole_record() {
     // GIVEN a pending delivery whose attempt-1 item exists already (a stray write)
     let env = Env::new("stray").await;
