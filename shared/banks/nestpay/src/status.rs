@@ -46,10 +46,12 @@ impl TxLine {
         self.proc_ret_cd.trim().is_empty()
     }
 
-    /// A transaction whose outcome is not final yet: pending (`PN`), a technical reversal
-    /// needed (`R`), or "time-out, reversal is trying" (`PROC_RET_CD` `92`).
+    /// A transaction whose outcome is not final, or not known: pending (`PN`), a technical
+    /// reversal needed (`R`), "time-out, reversal is trying" (`PROC_RET_CD` `92`), or a host
+    /// code after which the bank may have acted (`68`, `91`, `96`: see `response`).
     fn in_progress(&self) -> bool {
-        matches!(self.trans_stat.as_str(), "PN" | "R") || self.proc_ret_cd.trim() == "92"
+        matches!(self.trans_stat.as_str(), "PN" | "R")
+            || matches!(self.proc_ret_cd.trim(), "68" | "91" | "92" | "96")
     }
 
     /// An approved refund that still stands.
@@ -393,6 +395,8 @@ mod tests {
         );
         for refund in [
             "C\tD\t2500\t2500\t\t\t\t\t\t92\tT2",
+            // A refund refused with "system malfunction": the bank may have acted.
+            "C\tD\t2500\t2500\t\t\t\t\t\t96\tT2",
             "C\tPN\t2500\t2500\t\t\t\t\t\t00\tT2",
             "C\tR\t2500\t2500\t\t\t\t\t\t00\tT2",
         ] {

@@ -71,9 +71,13 @@ pub fn voided(f: &Fields) -> bool {
     flag(f, "IsVoided") || f.get("TxnStatus") == "V"
 }
 
-/// A transaction whose outcome is still open (neither done, voided nor failed).
+/// A transaction whose outcome is still open (neither done, voided nor failed), or was
+/// answered with a code after which the bank may have acted (`V036`, `96` …: see
+/// [`crate::response::classify`]).
 fn in_progress(f: &Fields) -> bool {
     !matches!(f.get("TxnStatus"), "Y" | "V" | "N")
+        || (!f.code().is_empty()
+            && crate::response::classify(f.code()) == paygate_bankkit::Verdict::Unknown)
 }
 
 /// Whether the main transaction is a live sale (a sale or a captured pre-authorization).
@@ -145,8 +149,9 @@ pub fn combine(line: &Fields, history: Option<&[Fields]>) -> BankStatus {
     };
     let code = line.bank_code();
     if line.code() != "00" {
-        // A main transaction the bank refused.
-        return if line.get("TxnResult") == "Failed" || line.get("TxnStatus") == "N" {
+        // A main transaction the bank refused (unless its code says it may have acted).
+        let refused = line.get("TxnResult") == "Failed" || line.get("TxnStatus") == "N";
+        return if refused && !in_progress(line) {
             status(
                 BankState::Declined,
                 line.amount("PurchAmount").unwrap_or(0),
@@ -339,9 +344,11 @@ mod tests {
             refund("50.00", "00", "Y"),
         ];
         assert!(!combine(&sale, Some(&h2)).is_conclusive());
-        // A refund still in progress.
+        // A refund still in progress, or refused with "Sistem hatası" (may have acted).
         let h3 = [sale.clone(), refund("25.00", "00", "P")];
         assert!(!combine(&sale, Some(&h3)).is_conclusive());
+        let h4 = [sale.clone(), refund("25.00", "V036", "N")];
+        assert!(!combine(&sale, Some(&h4)).is_conclusive());
         // Fully refunded.
         let full = line(
             "Auth",
@@ -385,6 +392,10 @@ mod tests {
         ]);
         let st = combine(&declined, None);
         assert_eq!((st.state, st.code.as_str()), (BankState::Declined, "05"));
+        let mut unsure = declined.clone();
+        unsure.0.retain(|(k, _)| k != "ProcReturnCode");
+        unsure.0.push(("ProcReturnCode".into(), "V036".into()));
+        assert!(!combine(&unsure, None).is_conclusive());
         let pending = line("Auth", "P", "1.00", &[]);
         assert!(!combine(&pending, None).is_conclusive());
     }
