@@ -337,11 +337,24 @@ pub struct MerchantClient<'a> {
 
 impl MerchantClient<'_> {
     async fn post(&self, segments: &[&str], body: &Value) -> Result<Value, CliError> {
+        self.post_keyed(segments, body, None).await
+    }
+
+    /// POST with an `Idempotency-Key`, when given.
+    async fn post_keyed(
+        &self,
+        segments: &[&str],
+        body: &Value,
+        idempotency_key: Option<String>,
+    ) -> Result<Value, CliError> {
         let url = api_url(self.base, segments, &[])?;
-        let headers = vec![
+        let mut headers = vec![
             ("authorization", format!("Bearer {}", self.api_key)),
             ("content-type", "application/json".to_owned()),
         ];
+        if let Some(key) = idempotency_key {
+            headers.push(("idempotency-key", key));
+        }
         send(
             self.http,
             Method::POST,
@@ -357,16 +370,38 @@ impl MerchantClient<'_> {
         self.post(&["v1", "test_helpers", "payments"], body).await
     }
 
-    /// `POST /v1/payments/{id}/{operation}` (capture, cancel, refund, query).
+    /// `POST /v1/payments/{id}/{operation}` (capture, cancel, refund, query). Every money
+    /// operation carries a fresh `Idempotency-Key`, so a retry of it can never move money
+    /// twice.
     pub async fn operation(
         &self,
         payment: &str,
         operation: &str,
         body: &Value,
     ) -> Result<Value, CliError> {
-        self.post(&["v1", "payments", payment, operation], body)
+        let key = is_money_operation(operation)
+            .then(new_idempotency_key)
+            .transpose()?;
+        self.post_keyed(&["v1", "payments", payment, operation], body, key)
             .await
     }
+}
+
+/// Whether `operation` moves money (and so is sent with an `Idempotency-Key`).
+pub fn is_money_operation(operation: &str) -> bool {
+    matches!(operation, "capture" | "cancel" | "refund")
+}
+
+/// A fresh key: 128 random bits, hex.
+pub fn new_idempotency_key() -> Result<String, CliError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|_| CliError::usage("no randomness available for an Idempotency-Key"))?;
+    Ok(format!("paygate-cli-{}", hex_of(&bytes)))
+}
+
+fn hex_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -39,12 +39,13 @@ pub const LATENCY_MS: u64 = 2_500;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TechnicalError {
     /// A code that says the request was not processed: the transaction fails, nothing is
-    /// pending (Nestpay `CORE-1001`, Garanti, Posnet, PayFlex `9998`, InterVPOS `91`).
+    /// pending (Nestpay `CORE-1001`, Garanti's host `90` "cut-off in progress").
     Fails,
     /// An answer that does not say the bank did nothing, so the outcome is unknown until the
     /// bank's records settle it: PayFor's `V036` "Sistem hatası" (the host may have acted;
-    /// see its README) and Akbank POS's HTTP 503 (a 5xx may come from behind the bank's
-    /// front door after it acted; the kit reads every 5xx as unknown).
+    /// see its README), Posnet's `0400`, PayFlex's `9998`, InterVPOS's `91` (each bank's
+    /// README: code → outcome) and Akbank POS's HTTP 503 (a 5xx may come from behind the
+    /// bank's front door after it acted; the kit reads every 5xx as unknown).
     Unknown,
 }
 
@@ -104,7 +105,7 @@ pub const YAPIKREDI: Bank = Bank {
     book_key: "mid",
     same_day_refund_refusal: Some("0411"),
     late_after_processing: true,
-    technical_error: TechnicalError::Fails,
+    technical_error: TechnicalError::Unknown,
 };
 
 /// VakıfBank over PayFlex V4: same-day refunds allowed, cancel until the cut (`1082` after).
@@ -115,7 +116,7 @@ pub const VAKIFBANK: Bank = Bank {
     book_key: "merchantId",
     same_day_refund_refusal: None,
     late_after_processing: true,
-    technical_error: TechnicalError::Fails,
+    technical_error: TechnicalError::Unknown,
 };
 
 /// Denizbank over InterVPOS: refunds only after the cut (`E42` before), voids only before it
@@ -127,7 +128,7 @@ pub const DENIZBANK: Bank = Bank {
     book_key: "shopCode",
     same_day_refund_refusal: Some("E42"),
     late_after_processing: true,
-    technical_error: TechnicalError::Fails,
+    technical_error: TechnicalError::Unknown,
 };
 
 /// QNB over PayFor: refunds only after the cut (`V014` before).

@@ -83,3 +83,58 @@ fn signing_adds_the_token_and_hides_it_from_debug() {
         "{debug}"
     );
 }
+
+/// Sends one merchant operation to a one-shot local server; returns the request it saw.
+async fn seen_request(operation: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = Url::parse(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
+    let server = tokio::spawn(async move {
+        let (mut conn, _) = listener.accept().await.unwrap();
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&seen).contains("\r\n\r\n{}") {
+            let n = conn.read(&mut buf).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+        }
+        let body = r#"{"payment":{}}"#;
+        let answer = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        conn.write_all(answer.as_bytes()).await.unwrap();
+        String::from_utf8_lossy(&seen).to_lowercase()
+    });
+    let http = reqwest::Client::new();
+    let api = MerchantClient {
+        http: &http,
+        base: &base,
+        api_key: "sk_test_x",
+    };
+    api.operation("pay_1", operation, &serde_json::json!({}))
+        .await
+        .unwrap();
+    server.await.unwrap()
+}
+
+#[tokio::test]
+async fn every_money_operation_carries_a_fresh_idempotency_key() {
+    let mut keys = Vec::new();
+    for op in ["capture", "cancel", "refund", "refund"] {
+        let req = seen_request(op).await;
+        let key = req
+            .lines()
+            .find_map(|l| l.strip_prefix("idempotency-key: "))
+            .unwrap_or_else(|| panic!("{op} was sent without a key: {req}"))
+            .to_owned();
+        assert!(key.starts_with("paygate-cli-") && key.len() == 44, "{key}");
+        keys.push(key);
+    }
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 4, "one key per operation");
+    assert!(!seen_request("query").await.contains("idempotency-key"));
+}
