@@ -34,6 +34,35 @@ pub fn retry_config() -> RetryConfig {
     RetryConfig::standard().with_max_attempts(3)
 }
 
+/// Time limits of every AWS call of a deployed function: one attempt at most
+/// [`ATTEMPT_TIMEOUT`], the whole operation (its retries included) at most
+/// [`OPERATION_TIMEOUT`]. Without them a call hangs until the function's own timeout, after
+/// the bank may have answered; with them, a write after a bank call fails in time to be
+/// retried or read back (`paygate_payments::commit`) inside the function's deadline.
+pub fn timeout_config() -> aws_config::timeout::TimeoutConfig {
+    aws_config::timeout::TimeoutConfig::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .operation_attempt_timeout(ATTEMPT_TIMEOUT)
+        .operation_timeout(OPERATION_TIMEOUT)
+        .build()
+}
+
+/// Connecting to an AWS endpoint.
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+/// One attempt of an AWS call (DynamoDB answers in milliseconds; a slow attempt is retried).
+pub const ATTEMPT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+/// One AWS call, its retries included.
+pub const OPERATION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The local stand-in (moto, one Python process) is far slower than AWS under a test suite's
+/// load: the same kind of limits, loose enough never to fire on a busy CI machine.
+fn local_timeout_config() -> aws_config::timeout::TimeoutConfig {
+    aws_config::timeout::TimeoutConfig::builder()
+        .operation_attempt_timeout(std::time::Duration::from_secs(30))
+        .operation_timeout(std::time::Duration::from_secs(90))
+        .build()
+}
+
 /// The three clients, built from one SDK configuration.
 #[derive(Debug, Clone)]
 pub struct Clients {
@@ -52,7 +81,8 @@ impl Clients {
     pub async fn from_env() -> Self {
         let mut loader = aws_config::defaults(BehaviorVersion::latest())
             .http_client(https_client())
-            .retry_config(retry_config());
+            .retry_config(retry_config())
+            .timeout_config(timeout_config());
         if std::env::var_os("AWS_ACCESS_KEY_ID").is_some() {
             loader = loader.credentials_provider(
                 aws_config::environment::EnvironmentVariableCredentialsProvider::new(),
@@ -154,5 +184,25 @@ fn local_config(endpoint: &str, region: &str, retry: RetryConfig) -> SdkConfig {
             "test", "test", None, None, "static",
         )))
         .retry_config(retry)
+        .timeout_config(local_timeout_config())
         .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every AWS call is bounded, and a write after a bank call (a few attempts of it, see
+    /// `paygate_payments::commit`) fits the functions' 29 s with the bank's budget spent.
+    #[test]
+    fn every_call_is_bounded_in_time() {
+        let deployed = timeout_config();
+        assert_eq!(deployed.operation_attempt_timeout(), Some(ATTEMPT_TIMEOUT));
+        assert_eq!(deployed.operation_timeout(), Some(OPERATION_TIMEOUT));
+        assert_eq!(deployed.connect_timeout(), Some(CONNECT_TIMEOUT));
+        assert!(ATTEMPT_TIMEOUT < OPERATION_TIMEOUT);
+        let local = Clients::local("http://127.0.0.1:9", "eu-central-1");
+        let t = local.dynamo.config().timeout_config().cloned().unwrap();
+        assert!(t.operation_timeout().is_some() && t.operation_attempt_timeout().is_some());
+    }
 }
