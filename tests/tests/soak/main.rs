@@ -1,412 +1,173 @@
-//! The money-safety soak: hundreds of merchant requests, concurrent, through the real
-//! handlers (half of them with an `Idempotency-Key`, clients retrying what they may retry
-//! and re-sending some answered requests as if the answer had been lost), against the
-//! Nestpay simulator with random bank faults (time-outs and dropped connections before and
-//! after applying, technical errors, late bookings) over DynamoDB (moto) with random write
-//! faults (lost answers, 500s, transaction conflicts, throttling). Then the faults stop and
-//! the reconciler runs until nothing is left to settle.
+//! The money-safety soak: hundreds of merchant intents, concurrent, through the real
+//! handlers and the `Idempotency-Key` wrapper, against the Nestpay simulator with random
+//! bank faults (time-outs and dropped connections before and after applying, technical
+//! errors, late bookings) over DynamoDB (moto) with random write faults (lost answers, 500s,
+//! transaction conflicts, throttling), while the harness kills handlers (drops their
+//! future, as a Lambda dies) after the bank call, after the commit, and around storing the
+//! idempotent answer.
 //!
-//! The checker compares every payment with the bank's ledger: amounts equal, no operation
-//! applied twice at the bank, exactly one event per approved operation, nothing unknown.
-//! It prints its figures (`cargo test -p paygate-tests --test soak -- --nocapture`, or
-//! `make chaos` for a longer run: `PAYGATE_SOAK_OPS`, `PAYGATE_SOAK_SEED`).
+//! Time moves as it does in production: no request outlives its Lambda, so the shared clock
+//! moves only between phases. Phase 1 runs every intent; the intents still asking for a
+//! retry (time-outs, 5xx, 409s) retry in later rounds, each after the clock has passed the
+//! idempotency lease and the stale threshold, each followed by a reconciler run; faults
+//! stop after two rounds; then the not-found grace passes and the reconciler settles the
+//! rest; last, every keyed intent is retried once more (an answer lost), which must be
+//! replayed or final and move no money.
+//!
+//! The checker (`checker.rs`) compares every payment with the bank's ledger and every intent
+//! with the money it moved (no intent executed twice, refunds equal to the distinct approved
+//! refund intents). It prints its figures (`cargo test -p paygate-tests --test soak --
+//! --nocapture`, or `make chaos` for a longer run: `PAYGATE_SOAK_OPS`, `PAYGATE_SOAK_SEED`).
+//!
+//! `plan.rs`: the intents; `client.rs`: the SDK-like client; `harness.rs`: the stack;
+//! `kills.rs`: the kill points and what the harness records per intent.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod checker;
+mod client;
+mod harness;
+mod kills;
+mod plan;
+
 use std::{
-    collections::{BTreeMap, HashMap},
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Arc, Mutex,
-    },
-    time::Duration,
+    collections::BTreeMap,
+    sync::atomic::Ordering,
+    time::{Duration, Instant},
 };
 
 use futures::{stream, StreamExt};
-use lambda_http::{
-    aws_lambda_events::apigw::{ApiGatewayRequestAuthorizer, ApiGatewayV2httpRequestContext},
-    request::RequestContext,
-    Body, Request, RequestExt, Response,
-};
-use paygate_aws::dynamo::{
-    create_tables,
-    faults::{client, FaultPlan},
-    table_names, DynamoEvents, DynamoPayments,
-};
-use paygate_aws::moto::{unique_prefix, MotoServer, REGION};
-use paygate_aws::retry_config;
-use paygate_bank_nestpay::{
-    sim::{self, SimCredentials},
-    NestpayProvider, API_PATH,
-};
-use paygate_bankkit::{
-    sim::{FaultOdds, OrderState},
-    AccountCredentials, BankTransport, MemoryCredentials,
-};
-use paygate_domain::testkit::{ManualClock, MemoryAccounts, MemoryPublisher};
+use paygate_bankkit::sim::FaultOdds;
 use paygate_domain::{
-    ids::ApiKeyId,
-    ports::{Expectation, PaymentChange, PaymentReader, PaymentWriter, TestOrder, TestOrderState},
-    AccountId, Currency, MerchantId, Mode, OperationSet, Payment, PaymentId, PaymentStatus,
-    PosAccount, Timestamp, TransactionStatus, TransactionType,
+    idempotency::LEASE_MS, PaymentId, PaymentStatus, StaleAfter, NOT_FOUND_GRACE_MS,
 };
-use paygate_payments::{
-    run_reconciler, BankAccess, EventSink, OperationDeps, Principal, Providers, ReconcilerDeps,
-    ReconcilerLimits,
+
+use crate::{
+    client::{Figures, Intent, Phase},
+    harness::{Answer, Soak},
+    plan::{Rng, PREAUTH, SALE},
 };
-use serde_json::{json, Value};
 
-const T0: Timestamp = Timestamp::from_unix_millis(1_795_255_200_000);
-const CLIENT_ID: &str = "700655000200";
-const SALE: i64 = 100_000;
-const PREAUTH: i64 = 50_000;
+/// Intents served at once in phase 1 and in the last retries (the DynamoDB server takes one
+/// call at a time); the later phases serve every payment at once, one intent each.
+const CONCURRENCY: usize = 16;
+/// Retry rounds after phase 1; the first ones with faults still on.
+const ROUNDS: [&str; 3] = ["retry round 1", "retry round 2", "retry round 3"];
+const ROUNDS_WITH_FAULTS: usize = 2;
+/// Requests a client sends at most in one phase before it waits for the next one.
+const TRIES: usize = 2;
+const PHASE_1: Phase = Phase {
+    name: "phase 1",
+    tries: TRIES,
+    kills: true,
+};
+/// Everything is settled and nothing fails any more: the queued intents retry until they
+/// get a final answer.
+const AFTER_GRACE: Phase = Phase {
+    name: "after the grace",
+    tries: 10,
+    kills: false,
+};
+const LAST_RETRY: &str = "last retry";
 
-/// A tiny deterministic generator (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-/// Unique ids (the soak's ids need not be random, only distinct).
+/// How long each stage took.
 #[derive(Default)]
-struct Ids(AtomicUsize);
-impl paygate_domain::ports::IdGenerator for Ids {
-    fn opaque(&self) -> String {
-        format!("s{}", self.0.fetch_add(1, Ordering::Relaxed))
+struct Timings(Vec<(&'static str, Duration)>);
+
+impl Timings {
+    fn since(&mut self, stage: &'static str, started: &mut Instant) {
+        self.0.push((stage, started.elapsed()));
+        *started = Instant::now();
     }
 }
 
-#[derive(Debug, Clone)]
-enum Op {
-    Capture(Option<i64>),
-    Cancel,
-    Refund(Option<i64>),
-    Query,
-}
-
-impl Op {
-    fn path(&self) -> &'static str {
-        match self {
-            Op::Capture(_) => "capture",
-            Op::Cancel => "cancel",
-            Op::Refund(_) => "refund",
-            Op::Query => "query",
-        }
-    }
-    fn body(&self) -> Value {
-        match self {
-            Op::Capture(Some(a)) | Op::Refund(Some(a)) => json!({ "amount": a }),
-            _ => json!({}),
-        }
+impl std::fmt::Display for Timings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self.0.iter().map(|(s, d)| format!("{s} {d:.1?}")).collect();
+        f.write_str(&parts.join(", "))
     }
 }
 
-struct Soak {
-    ops: OperationDeps,
-    idem: paygate_http::Idempotency,
-    reconciler: ReconcilerDeps,
-    dynamo_faults: FaultPlan,
-    bank: Arc<paygate_bankkit::sim::SimState>,
-    payments: Arc<DynamoPayments>,
-    events: DynamoEvents,
-    clock: Arc<ManualClock>,
-    account: PosAccount,
-    _server: paygate_bankkit::sim::SimServer,
+/// Runs phase 1: every intent, [`CONCURRENCY`] at a time, whatever their payment; returns
+/// those still asking for a retry.
+async fn first_phase<'a>(soak: &Soak, figures: &Figures, intents: &'a [Intent]) -> Vec<&'a Intent> {
+    soak.trace.set_phase(PHASE_1.name);
+    stream::iter(intents)
+        .map(|intent| async move {
+            client::run(soak, figures, intent, &PHASE_1)
+                .await
+                .then_some(intent)
+        })
+        .buffer_unordered(CONCURRENCY)
+        .filter_map(|i| async move { i })
+        .collect()
+        .await
 }
 
-fn principal() -> Principal {
-    Principal {
-        merchant_id: MerchantId::parse("mch_soak").unwrap(),
-        mode: Mode::Test,
-        key_id: ApiKeyId::parse("key_soak").unwrap(),
-    }
-}
-
-fn request(id: &PaymentId, op: &Op, key: Option<&str>) -> Request {
-    let mut b = lambda_http::http::Request::builder()
-        .method("POST")
-        .uri(format!("/v1/payments/{id}/{}", op.path()))
-        .header("content-type", "application/json");
-    if let Some(k) = key {
-        b = b.header("Idempotency-Key", k);
-    }
-    let req = b.body(Body::Text(op.body().to_string())).unwrap();
-    let mut auth = ApiGatewayRequestAuthorizer::default();
-    auth.fields = paygate_http::principal_fields(&Ok(principal()));
-    let mut ctx = ApiGatewayV2httpRequestContext::default();
-    ctx.authorizer = Some(auth);
-    req.with_path_parameters(HashMap::from([("id".to_owned(), id.to_string())]))
-        .with_request_context(RequestContext::ApiGatewayV2(ctx))
-}
-
-fn status_and_code(resp: &Response<Body>) -> (u16, String, bool) {
-    let text = match resp.body() {
-        Body::Text(t) => t.clone(),
-        _ => String::new(),
-    };
-    let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-    (
-        resp.status().as_u16(),
-        v["error"]["code"].as_str().unwrap_or("").to_owned(),
-        resp.headers()
-            .get("idempotent-replayed")
-            .is_some_and(|h| h == "true"),
-    )
-}
-
-async fn setup(seed: u64) -> Soak {
-    let moto = MotoServer::shared().expect("moto server starts");
-    let prefix = unique_prefix("soak");
-    create_tables(&moto.client(), &prefix).await.unwrap();
-    let names = table_names(&prefix);
-    let dynamo_faults = FaultPlan::new();
-    let faulty = client(&moto.endpoint, REGION, &dynamo_faults, retry_config());
-    let clock = Arc::new(ManualClock::at(T0));
-    let ids: Arc<Ids> = Arc::new(Ids::default());
-
-    let accepted = SimCredentials::default().with(CLIENT_ID, "ISBANKAPI", "ISBANK07", true);
-    let (server, state) = sim::start(accepted).await.unwrap();
-    state.fault_plan().set_hang(Duration::from_millis(400));
-    let creds = Arc::new(MemoryCredentials::default());
-    let account = PosAccount {
-        id: AccountId::parse("acc_soak").unwrap(),
-        merchant_id: principal().merchant_id,
-        provider_code: paygate_bank_nestpay::PROVIDER_CODE.into(),
-        bank_code: "0064".into(),
-        bank_name: "Türkiye İş Bankası".into(),
-        supported: OperationSet::all(),
-        label: String::new(),
-        mode: Mode::Test,
-    };
-    creds.insert(
-        account.id.clone(),
-        AccountCredentials::new(
-            format!("{}{API_PATH}", server.url),
-            vec![
-                ("clientId".to_owned(), CLIENT_ID.to_owned()),
-                ("name".to_owned(), "ISBANKAPI".to_owned()),
-                ("password".to_owned(), "ISBANK07".to_owned()),
-            ],
-        ),
-    );
-    let provider = Arc::new(NestpayProvider::new(
-        paygate_bank_nestpay::Nestpay,
-        BankTransport::new(Duration::from_millis(250)).unwrap(),
-        creds,
-    ));
-    let accounts = Arc::new(MemoryAccounts::default());
-    accounts.insert(account.clone());
-    let payments = Arc::new(DynamoPayments::new(
-        faulty.clone(),
-        &names.payments,
-        &names.events,
-    ));
-    let ops = || OperationDeps {
-        payments: payments.clone(),
-        banks: BankAccess::new(
-            accounts.clone(),
-            Providers::new().register(provider.clone()),
-        ),
-        clock: clock.clone(),
-        ids: ids.clone(),
-        events: EventSink {
-            publisher: Arc::new(MemoryPublisher::default()),
-        },
-        stale_after: paygate_domain::StaleAfter::DEFAULT,
-    };
-    let _ = seed;
-    Soak {
-        idem: paygate_http::Idempotency {
-            store: Arc::new(paygate_aws::dynamo::DynamoIdempotency::new(
-                faulty.clone(),
-                &names.idempotency,
-            )),
-            clock: clock.clone(),
-            ids: ids.clone(),
-        },
-        reconciler: ReconcilerDeps {
-            ops: ops(),
-            unsettled: payments.clone(),
-            limits: ReconcilerLimits {
-                batch: 1_000,
-                concurrency: 8,
-                alarm_after_ms: 30 * 60 * 1000,
-            },
-        },
-        ops: ops(),
-        dynamo_faults,
-        bank: state,
-        payments,
-        events: DynamoEvents::new(moto.client(), &names.events),
-        clock,
-        account,
-        _server: server,
-    }
-}
-
-impl Soak {
-    async fn create(&self, id: &PaymentId, status: PaymentStatus, amount: i64) {
-        let order = format!("SOAK{}", id.as_str().trim_start_matches("pay_"));
-        self.payments
-            .save(PaymentChange {
-                payment: Payment {
-                    id: id.clone(),
-                    merchant_id: self.account.merchant_id.clone(),
-                    mode: Mode::Test,
-                    account_id: self.account.id.clone(),
-                    order_id: order.clone(),
-                    currency: Currency::Try,
-                    amount,
-                    captured_amount: if status == PaymentStatus::Captured {
-                        amount
-                    } else {
-                        0
-                    },
-                    refunded_amount: 0,
-                    status,
-                    pending: None,
-                    auth_code: String::new(),
-                    rrn: String::new(),
-                    version: 1,
-                    created_at: T0,
-                    updated_at: T0,
-                },
-                expect: Expectation::Absent,
-                transaction: None,
-                event: None,
-            })
-            .await
-            .unwrap();
-        let provider = self.ops.banks.provider(&self.account).unwrap();
-        provider
-            .test_orders()
-            .unwrap()
-            .register(
-                &self.account,
-                &TestOrder {
-                    order_id: order,
-                    amount,
-                    currency: Currency::Try,
-                    state: if status == PaymentStatus::Captured {
-                        TestOrderState::Approved
-                    } else {
-                        TestOrderState::Preauth
-                    },
-                    // Sales are past the bank's end of day, so refunds go through (and cancels
-                    // are declined); pre-authorizations are today's (capture, cancel).
-                    settled: status == PaymentStatus::Captured,
-                },
-            )
-            .await
-            .unwrap();
-    }
-
-    async fn send(&self, id: &PaymentId, op: &Op, key: Option<&str>) -> (u16, String, bool) {
-        let req = request(id, op, key);
-        let run = async {
-            match op {
-                Op::Query => paygate_http::handlers::query(&self.ops, &req).await,
-                Op::Capture(_) => {
-                    paygate_http::handlers::money_operation(
-                        &self.ops,
-                        &req,
-                        TransactionType::Capture,
-                    )
-                    .await
-                }
-                Op::Cancel => {
-                    paygate_http::handlers::money_operation(
-                        &self.ops,
-                        &req,
-                        TransactionType::Cancel,
-                    )
-                    .await
-                }
-                Op::Refund(_) => {
-                    paygate_http::handlers::money_operation(
-                        &self.ops,
-                        &req,
-                        TransactionType::Refund,
-                    )
-                    .await
-                }
-            }
-        };
-        status_and_code(&paygate_http::idempotent(&self.idem, &req, run).await)
-    }
-}
-
-#[derive(Default, Debug)]
-struct Figures {
-    requests: AtomicUsize,
-    retries: AtomicUsize,
-    resent_answered: AtomicUsize,
-    answers: Mutex<BTreeMap<String, usize>>,
-}
-
-/// One merchant's request, retried as a careful client would: the same request again (with
-/// the same key, if it has one) after answers that say nothing happened or that it is
-/// still running; and, now and then, re-sent after an answer as if that answer was lost.
-async fn merchant(
+/// Runs a later phase: the queued intents retry, one payment's after the other in their
+/// order (every payment at once); once one of them still asks for a retry (the
+/// payment's operation is still unsettled, or its own key still held), the rest of that
+/// payment's wait for the next phase. Returns the intents still queued.
+async fn retry_phase<'a>(
     soak: &Soak,
     figures: &Figures,
-    id: PaymentId,
-    op: Op,
-    key: Option<String>,
-    resend: bool,
-) {
-    let mut tries = 0;
+    queued: Vec<&'a Intent>,
+    phase: &Phase,
+) -> Vec<&'a Intent> {
+    soak.trace.set_phase(phase.name);
+    let mut by_payment: BTreeMap<&PaymentId, Vec<&'a Intent>> = BTreeMap::new();
+    for i in queued {
+        by_payment.entry(&i.plan.payment).or_default().push(i);
+    }
+    let payments = by_payment.len().max(1);
+    stream::iter(by_payment.into_values())
+        .map(|mut group| async move {
+            group.sort_by_key(|i| i.plan.n);
+            let mut rest = group.into_iter();
+            while let Some(intent) = rest.next() {
+                if client::run(soak, figures, intent, phase).await {
+                    return std::iter::once(intent).chain(rest).collect();
+                }
+            }
+            Vec::new()
+        })
+        .buffer_unordered(payments)
+        .concat()
+        .await
+}
+
+/// How many `queued` intents ended their phase on each answer.
+fn queued_by_answer(queued: &[&Intent]) -> BTreeMap<String, usize> {
+    let mut by = BTreeMap::new();
+    for i in queued {
+        let last = i.answers.lock().unwrap().last().map(|(_, a)| a.label());
+        *by.entry(last.unwrap_or_default()).or_default() += 1;
+    }
+    by
+}
+
+/// Runs the reconciler until nothing is due, the clock moving past the not-found grace
+/// between runs; how many runs it took.
+async fn settle_all(soak: &Soak) -> usize {
+    soak.advance(StaleAfter::DEFAULT.millis() + 1);
+    let _ = soak.reconcile().await;
+    let mut rounds = 0;
     loop {
-        tries += 1;
-        figures.requests.fetch_add(1, Ordering::Relaxed);
-        let (status, code, replayed) = soak.send(&id, &op, key.as_deref()).await;
-        let label = if replayed {
-            format!("{status} {code} (replayed)")
-        } else {
-            format!("{status} {code}")
-        };
-        *figures.answers.lock().unwrap().entry(label).or_default() += 1;
-        if code == "operation_outcome_unknown" && tries < 4 {
-            // As the answer says: query the payment (which settles what the bank can tell),
-            // then send the request again (same key: this answer freed it).
-            figures.retries.fetch_add(1, Ordering::Relaxed);
-            let (qs, qc, _) = soak.send(&id, &Op::Query, None).await;
-            *figures
-                .answers
-                .lock()
-                .unwrap()
-                .entry(format!("{qs} {qc} (query before retry)"))
-                .or_default() += 1;
-            continue;
+        soak.advance(NOT_FOUND_GRACE_MS);
+        let r = soak
+            .reconcile()
+            .await
+            .expect("the reconciler runs without faults");
+        rounds += 1;
+        if r.due == 0 || rounds > 20 {
+            return rounds;
         }
-        let retry = matches!(
-            code.as_str(),
-            "internal_error" | "concurrent_modification" | "idempotency_key_in_use"
-        );
-        if retry && tries < 4 {
-            figures.retries.fetch_add(1, Ordering::Relaxed);
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            continue;
-        }
-        if resend && tries == 1 {
-            figures.resent_answered.fetch_add(1, Ordering::Relaxed);
-            continue;
-        }
-        return;
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn money_is_never_moved_twice_lost_or_left_unknown_under_faults() {
+async fn money_is_never_moved_twice_lost_or_left_unknown_under_faults_and_kills() {
+    let mut timings = Timings::default();
+    let (all_started, mut started) = (Instant::now(), Instant::now());
     let seed: u64 = std::env::var("PAYGATE_SOAK_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -415,11 +176,11 @@ async fn money_is_never_moved_twice_lost_or_left_unknown_under_faults() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(500);
-    let soak = setup(seed).await;
+    let soak = harness::setup().await;
     let mut rng = Rng(seed | 1);
 
     // 40 sales and 20 pre-authorizations.
-    let mut ids = Vec::new();
+    let mut payments = Vec::new();
     for i in 0..60 {
         let id = PaymentId::parse(&format!("pay_soak{i}")).unwrap();
         let (status, amount) = if i < 40 {
@@ -428,165 +189,145 @@ async fn money_is_never_moved_twice_lost_or_left_unknown_under_faults() {
             (PaymentStatus::Authorized, PREAUTH)
         };
         soak.create(&id, status, amount).await;
-        ids.push((id, status));
+        payments.push((id, status));
     }
+    let intents: Vec<Intent> = plan::intents(&mut rng, seed, &payments, n_ops)
+        .into_iter()
+        .map(Intent::new)
+        .collect();
+    timings.since("set-up", &mut started);
 
-    // Faults on from here: DynamoDB writes 4 %, bank money requests 2 % per kind (12 %).
+    // Faults on: DynamoDB writes 4 %, bank money requests 2 % per kind (12 %).
     soak.dynamo_faults.random(seed, 40);
     soak.bank.fault_plan().random(seed, FaultOdds::uniform(20));
-
-    let mut plan = Vec::new();
-    for n in 0..n_ops {
-        let (id, status) = ids[usize::try_from(rng.below(ids.len() as u64)).unwrap()].clone();
-        let roll = rng.below(100);
-        let op = match (status, roll) {
-            (_, 0..=9) => Op::Query,
-            (PaymentStatus::Authorized, 10..=59) => Op::Capture(
-                (rng.below(2) == 0).then(|| 1 + i64::try_from(rng.below(PREAUTH as u64)).unwrap()),
-            ),
-            (_, 10..=14) => Op::Cancel,
-            _ => Op::Refund(
-                (rng.below(20) != 0).then(|| 1 + i64::try_from(rng.below(6_000)).unwrap()),
-            ),
-        };
-        let key = (rng.below(2) == 0).then(|| format!("idem-{seed}-{n}"));
-        let resend = rng.below(10) == 0;
-        plan.push((id, op, key, resend));
-    }
     let figures = Figures::default();
-    stream::iter(plan)
-        .map(|(id, op, key, resend)| merchant(&soak, &figures, id, op, key, resend))
-        .buffer_unordered(16)
-        .collect::<Vec<()>>()
-        .await;
+    let mut queued = first_phase(&soak, &figures, &intents).await;
+    let mut queue_sizes = vec![queued_by_answer(&queued)];
+    timings.since(PHASE_1.name, &mut started);
 
-    // Faults off; reservations go stale; late bookings show up to a first query within the
-    // grace period; then the grace passes and the reconciler settles the rest.
-    soak.dynamo_faults.clear();
-    soak.bank.fault_plan().off();
+    // Retry rounds: the clock passes the lease and the stale threshold (no request is
+    // running); the queued intents retry with their keys (meeting stale reservations their
+    // killed requests left, or a payment those already changed); then the reconciler runs.
+    let mut failed_reconciler_runs = 0;
+    for (round, name) in ROUNDS.into_iter().enumerate() {
+        if round == ROUNDS_WITH_FAULTS {
+            soak.faults_off();
+        }
+        soak.advance(LEASE_MS.max(StaleAfter::DEFAULT.millis()) + 1);
+        let round = Phase {
+            name,
+            tries: TRIES,
+            kills: true,
+        };
+        queued = retry_phase(&soak, &figures, queued, &round).await;
+        queue_sizes.push(queued_by_answer(&queued));
+        if soak.reconcile().await.is_none() {
+            failed_reconciler_runs += 1;
+        }
+        timings.since(name, &mut started);
+    }
+    soak.faults_off();
     let dynamo_injected = soak.dynamo_faults.injected();
     let bank_counts = soak.bank.fault_plan().counts();
-    soak.clock
-        .advance_millis(paygate_domain::StaleAfter::DEFAULT.millis() + 1);
-    run_reconciler(&soak.reconciler).await.unwrap();
-    let mut rounds = 0;
-    loop {
-        soak.clock
-            .advance_millis(paygate_domain::NOT_FOUND_GRACE_MS);
-        let r = run_reconciler(&soak.reconciler).await.unwrap();
-        rounds += 1;
-        if r.due == 0 || rounds > 20 {
-            break;
-        }
-    }
 
-    // The checker.
-    // No fan-out runs here, so every event is still in the outbox's unsent index.
-    let events = soak.events.list_unsent(100_000).await.unwrap();
-    let mut events_by_payment: HashMap<PaymentId, usize> = HashMap::new();
-    for e in &events {
-        *events_by_payment.entry(e.payment_id.clone()).or_default() += 1;
+    // Past the not-found grace: the reconciler settles everything; what is still queued
+    // retries once more, and whatever that moved is settled too.
+    let mut reconciler_rounds = settle_all(&soak).await;
+    let left = retry_phase(&soak, &figures, queued, &AFTER_GRACE).await;
+    reconciler_rounds += settle_all(&soak).await;
+    timings.since(AFTER_GRACE.name, &mut started);
+
+    // Every keyed intent once more, as after a lost answer.
+    soak.trace.set_phase(LAST_RETRY);
+    let keyed: Vec<&Intent> = intents.iter().filter(|i| i.plan.key.is_some()).collect();
+    let soak_ref = &soak;
+    let last: Vec<(usize, Answer)> = stream::iter(keyed)
+        .map(|i| async move { (i.plan.n, client::last_retry(soak_ref, i).await) })
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await;
+    reconciler_rounds += settle_all(&soak).await;
+    timings.since(LAST_RETRY, &mut started);
+
+    let mut report = checker::check(&soak, &payments, &intents).await;
+    for i in &left {
+        report.violations.push(format!(
+            "{}: still asks for a retry after the grace; {}",
+            i.plan.describe(),
+            checker::story(&soak.trace, i)
+        ));
     }
-    let mut mismatches = Vec::new();
-    let mut approved_total = 0;
-    for (id, _) in &ids {
-        let p = soak.payments.get_payment(id).await.unwrap().unwrap();
-        let txns = soak.payments.list_transactions(id).await.unwrap();
-        let ledger = soak.bank.ledger_of(CLIENT_ID, &p.order_id).unwrap();
-        if p.pending.is_some() {
-            mismatches.push(format!("{id}: still pending {:?}", p.pending));
-        }
-        for t in &txns {
-            if !t.status.is_final() {
-                mismatches.push(format!(
-                    "{id}: transaction {} is {}",
-                    t.id,
-                    t.status.as_str()
-                ));
-            }
-        }
-        let approved: Vec<_> = txns
-            .iter()
-            .filter(|t| t.status == TransactionStatus::Approved)
-            .collect();
-        approved_total += approved.len();
-        // Money operations the bank applied (not the initial sale / pre-authorization).
-        let bank_ops = ledger
-            .operations
-            .iter()
-            .filter(|o| matches!(o.kind, "postauth" | "void" | "refund"))
-            .count();
-        if bank_ops != approved.len() {
-            mismatches.push(format!(
-                "{id}: the bank applied {bank_ops} operations, the gateway approved {} ({:?})",
-                approved.len(),
-                ledger
-                    .operations
-                    .iter()
-                    .map(|o| (o.kind, o.amount, o.voided))
-                    .collect::<Vec<_>>()
-            ));
-        }
-        if ledger.refunded != p.refunded_amount {
-            mismatches.push(format!(
-                "{id}: refunded at the bank {}, recorded {}",
-                ledger.refunded, p.refunded_amount
-            ));
-        }
-        let expected_state = match p.status {
-            PaymentStatus::Authorized => OrderState::Preauth,
-            PaymentStatus::Cancelled => OrderState::Voided,
-            _ => OrderState::Sale,
-        };
-        if ledger.state != expected_state {
-            mismatches.push(format!(
-                "{id}: bank {:?}, recorded {}",
-                ledger.state, p.status
-            ));
-        }
-        if matches!(
-            p.status,
-            PaymentStatus::Captured | PaymentStatus::PartiallyRefunded | PaymentStatus::Refunded
-        ) && ledger.amount != p.captured_amount
-        {
-            mismatches.push(format!(
-                "{id}: captured at the bank {}, recorded {}",
-                ledger.amount, p.captured_amount
-            ));
-        }
-        let evs = events_by_payment.get(id).copied().unwrap_or(0);
-        if evs != approved.len() {
-            mismatches.push(format!(
-                "{id}: {evs} events for {} approved operations",
-                approved.len()
-            ));
-        }
+    let calls = soak.trace.bank_calls();
+    let (last_violations, last_refused) =
+        checker::last_retry_violations(&soak.trace, &intents, &last, &calls, LAST_RETRY);
+    report.violations.extend(last_violations);
+    timings.since("checker", &mut started);
+
+    let mut last_answers = BTreeMap::<String, usize>::new();
+    for (_, a) in &last {
+        *last_answers.entry(a.label()).or_default() += 1;
     }
-    println!("soak (seed {seed}):");
-    println!("  operations planned {n_ops}, requests sent {}, client retries {}, answered requests re-sent {}",
+    println!("soak (seed {seed}, {n_ops} intents, {} keyed):", last.len());
+    println!(
+        "  requests sent {}, client retries {} ({} after a query), answered requests re-sent {}",
         figures.requests.load(Ordering::Relaxed),
         figures.retries.load(Ordering::Relaxed),
-        figures.resent_answered.load(Ordering::Relaxed));
+        figures.queries_before_retry.load(Ordering::Relaxed),
+        figures.resent_answered.load(Ordering::Relaxed)
+    );
+    println!(
+        "  kills: {:?} (planned {})",
+        figures
+            .kills
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(k, n)| (k.name(), *n))
+            .collect::<Vec<_>>(),
+        intents.iter().filter(|i| i.plan.kill.is_some()).count()
+    );
+    println!("  intents queued for a retry, by last answer:");
+    for (stage, q) in std::iter::once(PHASE_1.name)
+        .chain(ROUNDS)
+        .zip(&queue_sizes)
+    {
+        println!("    after {stage}: {q:?}");
+    }
+    println!("    left after the grace: {}", left.len());
     println!("  answers: {:?}", figures.answers.lock().unwrap());
+    println!("  last retries: {last_answers:?}; declined or refused at the bank: {last_refused}");
     println!("  DynamoDB faults injected: {dynamo_injected:?}");
     println!("  bank faults injected: {bank_counts:?}");
-    println!("  reconciler rounds after the grace: {rounds}");
     println!(
-        "  approved operations {approved_total}, events {}",
-        events.len()
+        "  bank money requests {}; reconciler runs after the grace {reconciler_rounds}, failed runs under faults {failed_reconciler_runs}",
+        calls.len()
     );
-    println!("  mismatches: {}", mismatches.len());
-    for m in &mismatches {
+    println!(
+        "  approved operations {}, events {}; intents that sent more than one transaction {}",
+        report.approved, report.events, report.intents_with_several_bank_transactions
+    );
+    println!("  double executions: {}", report.double_executions);
+    println!("  violations: {}", report.violations.len());
+    for m in &report.violations {
         println!("    {m}");
     }
-    assert!(mismatches.is_empty(), "{} mismatches", mismatches.len());
+    println!("  took {:.1?} ({timings})", all_started.elapsed());
     assert!(
-        approved_total > n_ops / 5,
-        "the soak did real work: {approved_total}"
+        report.violations.is_empty(),
+        "{} violations ({} double executions), seed {seed}",
+        report.violations.len(),
+        report.double_executions
+    );
+    assert!(
+        report.approved > n_ops / 5,
+        "the soak did real work: {}",
+        report.approved
     );
     let faults: usize = dynamo_injected.values().sum();
     assert!(
         faults > 10 && bank_counts.total() > 10,
         "faults were injected"
     );
+    let kills: usize = figures.kills.lock().unwrap().values().sum();
+    assert!(kills > 10, "handlers were killed: {kills}");
 }
