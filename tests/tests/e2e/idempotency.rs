@@ -129,3 +129,63 @@ async fn a_declined_capture_is_replayed_and_a_new_key_runs_again() {
     assert_eq!((status, replayed), (StatusCode::OK, false), "{body}");
     assert_eq!(body["payment"]["capturedAmount"], json!(4_000));
 }
+
+/// A keyed refund whose bank answer is lost (the simulator applies 9900 and drops the
+/// answer) stays bound to its transaction: retries with the key are never sent to the bank
+/// again; once the payment is queried (settled from the bank's records) the key answers
+/// with that very transaction, marked replayed.
+#[tokio::test]
+async fn a_key_whose_refund_went_unanswered_answers_with_that_refund_once_settled() {
+    let stack = Stack::start_labeled("idem-bound").await;
+    let key = keys().anatolia_test;
+    let id = stack.payment_in(key, "captured", 20_000).await;
+    let path = format!("/v1/payments/{id}/refund");
+    let body = r#"{"amount":9900}"#;
+
+    let first = post_with_key(&stack, &path, "refund-lost", body).await;
+    expect_error(&(first.0, first.1.clone()), 422, "provider_error");
+    let txn = first.1["error"]["details"]["transaction"]["id"].clone();
+    assert_eq!(
+        first.1["error"]["details"]["transaction"]["status"],
+        "unknown"
+    );
+
+    // An SDK's retry: the same transaction's state, never a second refund.
+    let again = post_with_key(&stack, &path, "refund-lost", body).await;
+    match again.0.as_u16() {
+        409 => {
+            assert_eq!(again.1["error"]["code"], "operation_outcome_unknown");
+            assert_eq!(again.1["error"]["details"]["transactionId"], txn);
+            assert_eq!(again.1["error"]["details"]["idempotencyKey"], "bound");
+        }
+        // the dev server's reconciler may have settled it already
+        200 => assert_eq!(again.1["transaction"]["id"], txn),
+        other => panic!("unexpected {other}: {}", again.1),
+    }
+
+    let (status, _) = stack
+        .post(&format!("/v1/payments/{id}/query"), key, json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let settled = post_with_key(&stack, &path, "refund-lost", body).await;
+    assert_eq!(
+        (settled.0, settled.2),
+        (StatusCode::OK, true),
+        "{}",
+        settled.1
+    );
+    assert_eq!(settled.1["transaction"]["id"], txn);
+    assert_eq!(settled.1["transaction"]["status"], "approved");
+    assert_eq!(settled.1["payment"]["refundedAmount"], 9_900);
+
+    let payment = stack.payment(key, &id).await;
+    let server = stack.server();
+    let ledger = DynamoSimLedger::new(server.client.clone(), &server.tables.simbank);
+    let account = AccountId::parse(payment["accountId"].as_str().unwrap()).unwrap();
+    let order = ledger
+        .load(&account, payment["orderId"].as_str().unwrap())
+        .await
+        .unwrap()
+        .expect("the order is at the bank");
+    assert_eq!(order.refunded, 9_900, "one refund at the bank");
+}
