@@ -50,6 +50,7 @@ async fn a_scheduled_run_settles_an_unanswered_refund() {
             publisher: publisher.clone(),
         },
         stale_after: paygate_domain::StaleAfter::DEFAULT,
+        pending_grace: paygate_domain::PendingGrace::DEFAULT,
     };
     let id = PaymentId::parse("pay_r").unwrap();
     store.insert(Payment {

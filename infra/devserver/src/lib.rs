@@ -255,12 +255,14 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
 }
 
 /// A local stack's names, under the template's variables: its tables and queues, the
-/// secret prefixes and the stage.
+/// secret prefixes and the stage; and `PAYGATE_PENDING_NOT_FOUND_GRACE_MS` when this
+/// process's environment sets it (`make dev`), checked by the same builders as deployed.
 pub fn local_names(
     tables: &TableNames,
     queues: &paygate_aws::sqs::QueueUrls,
     bank_secret_prefix: &str,
 ) -> Names {
+    let pending_grace = std::env::var(paygate_compose::PENDING_NOT_FOUND_GRACE_ENV).ok();
     Names::local(
         tables,
         queues,
@@ -271,7 +273,13 @@ pub fn local_names(
                 admin::SECRET_PREFIX,
             ),
             (paygate_compose::STAGE_ENV, "local"),
-        ],
+        ]
+        .into_iter()
+        .chain(
+            pending_grace
+                .as_deref()
+                .map(|v| (paygate_compose::PENDING_NOT_FOUND_GRACE_ENV, v)),
+        ),
     )
 }
 

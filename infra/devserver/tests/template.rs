@@ -404,7 +404,6 @@ fn every_function_gets_the_table_variables_it_reads() {
         (
             "PointsInquiryFunction",
             &[
-                "IDEMPOTENCY_TABLE",
                 "POS_ACCOUNTS_TABLE",
                 "BINS_TABLE",
                 "SIMBANK_TABLE",

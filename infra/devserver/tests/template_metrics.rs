@@ -44,7 +44,13 @@ fn alarms_watch_only_metrics_the_code_emits() {
                 NAMES.contains(&name.as_str()),
                 "{id}: {name} is never emitted"
             );
-            assert_eq!(dims, ["Stage"], "{id}: {name}");
+            // `Stage`, and `Scope` where the code reports one (the throttling metrics).
+            match name.as_str() {
+                "ThrottledRequests" | "ThrottleStoreErrors" if dims.len() == 2 => {
+                    assert_eq!(dims, ["Stage", "Scope"], "{id}: {name}");
+                }
+                _ => assert_eq!(dims, ["Stage"], "{id}: {name}"),
+            }
         }
     }
     assert!(ours >= 6, "only {ours} alarm metrics on {NAMESPACE}");
@@ -55,6 +61,8 @@ fn alarms_watch_only_metrics_the_code_emits() {
         "WebhookFailureRateAlarm",
         "EventsDLQAlarm",
         "DeliveriesDLQAlarm",
+        "ThrottleStoreErrorsAlarm",
+        "PointsThrottledAlarm",
     ] {
         assert_eq!(
             t["Resources"][alarm]["Type"].as_str(),
@@ -62,6 +70,30 @@ fn alarms_watch_only_metrics_the_code_emits() {
             "{alarm}"
         );
     }
+}
+
+#[test]
+fn the_throttling_alarms_watch_store_errors_of_every_scope_and_points_refusals() {
+    let t = template();
+    let p = &t["Resources"]["ThrottleStoreErrorsAlarm"]["Properties"];
+    assert_eq!(s(&p["MetricName"]), "ThrottleStoreErrors");
+    assert_eq!(
+        p["Dimensions"].as_sequence().map(Vec::len),
+        Some(1),
+        "every scope"
+    );
+    let p = &t["Resources"]["PointsThrottledAlarm"]["Properties"];
+    assert_eq!(s(&p["MetricName"]), "ThrottledRequests");
+    let scope = p["Dimensions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|d| s(&d["Name"]) == "Scope")
+        .map(|d| s(&d["Value"]));
+    assert_eq!(
+        scope.as_deref(),
+        Some(paygate_domain::throttle::Scope::Points.as_str())
+    );
 }
 
 #[test]

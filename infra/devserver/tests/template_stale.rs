@@ -82,3 +82,39 @@ fn every_function_that_writes_payments_and_only_those_gets_the_threshold() {
         [paygate_compose::STALE_IN_FLIGHT_ENV]
         .is_null());
 }
+
+#[test]
+fn the_pending_grace_defaults_to_the_code_and_reaches_the_functions_that_finalize() {
+    let t = template();
+    let p = &t["Parameters"]["PendingNotFoundGraceMs"];
+    assert_eq!(p["Type"].as_str(), Some("Number"));
+    assert_eq!(
+        p["Default"].as_i64(),
+        Some(paygate_domain::PendingGrace::DEFAULT.millis())
+    );
+    assert_eq!(
+        p["MinValue"].as_u64(),
+        Some(paygate_compose::MIN_PENDING_NOT_FOUND_GRACE_MS)
+    );
+    assert_eq!(
+        p["MaxValue"].as_u64(),
+        Some(paygate_compose::MAX_PENDING_NOT_FOUND_GRACE_MS)
+    );
+    let mut given = Vec::new();
+    for (function, r) in resources_of_type(&t, "AWS::Serverless::Function") {
+        let var = &r["Properties"]["Environment"]["Variables"]
+            [paygate_compose::PENDING_NOT_FOUND_GRACE_ENV];
+        if !var.is_null() {
+            assert_eq!(
+                intrinsic(var, "Ref").as_deref(),
+                Some("PendingNotFoundGraceMs"),
+                "{function}"
+            );
+            given.push(function);
+        }
+    }
+    given.sort();
+    // The functions that finalize pending payments (query and the reconciler); the other
+    // money functions build with the default and never use it.
+    assert_eq!(given, ["QueryPaymentFunction", "ReconcilerFunction"]);
+}

@@ -16,7 +16,7 @@
 //! | `WebhookFailures` (1 unless the attempt succeeded, else 0) | Count | Stage |
 //! | `DeliveryLag` (event created → first attempt) | Milliseconds | Stage |
 //! | `ThrottledRequests` | Count | Stage+Scope, Stage |
-//! | `ThrottleStoreErrors` | Count | Stage |
+//! | `ThrottleStoreErrors` | Count | Stage+Scope, Stage |
 
 use std::sync::Arc;
 
@@ -189,7 +189,9 @@ pub fn record(stage: &str, metric: &Metric, now: Timestamp) -> EmfRecord {
         Metric::Throttled { scope } => r
             .dimension("Scope", scope.as_str())
             .metrics(&[&["Scope"], &[]], &[("ThrottledRequests", Count, 1)]),
-        Metric::ThrottleStoreError => r.metrics(&[&[]], &[("ThrottleStoreErrors", Count, 1)]),
+        Metric::ThrottleStoreError { scope } => r
+            .dimension("Scope", scope.as_str())
+            .metrics(&[&["Scope"], &[]], &[("ThrottleStoreErrors", Count, 1)]),
     }
 }
 
@@ -321,7 +323,7 @@ mod tests {
             },
             Metric::DeliveryLag { millis: 1 },
             Metric::Throttled { scope: Scope::Api },
-            Metric::ThrottleStoreError,
+            Metric::ThrottleStoreError { scope: Scope::Api },
         ];
         for m in &all {
             for (_, metrics) in directives(&parsed(m)) {
@@ -436,10 +438,16 @@ mod tests {
                 vec![m("ThrottledRequests", "Count")]
             )]
         );
-        let e = parsed(&Metric::ThrottleStoreError);
+        let e = parsed(&Metric::ThrottleStoreError {
+            scope: Scope::Points,
+        });
+        assert_eq!(e["Scope"], "points");
         assert_eq!(
             directives(&e),
-            vec![(vec![set(&[])], vec![m("ThrottleStoreErrors", "Count")])]
+            vec![(
+                vec![set(&["Scope"]), set(&[])],
+                vec![m("ThrottleStoreErrors", "Count")]
+            )]
         );
     }
 }

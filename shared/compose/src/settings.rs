@@ -4,7 +4,7 @@
 use std::{sync::Arc, time::Duration};
 
 use paygate_aws::metrics::{EmfMetrics, Output};
-use paygate_domain::{metrics::Metrics, StaleAfter};
+use paygate_domain::{metrics::Metrics, PendingGrace, StaleAfter};
 
 use crate::{ConfigError, Names, Wiring};
 
@@ -89,6 +89,38 @@ pub(crate) fn stale_after(w: &Wiring, bank_work: Duration) -> Result<StaleAfter,
         }
     };
     check_stale_after(stale, bank_work)
+}
+
+/// Environment variable: milliseconds after a `pending` payment's creation before the bank's
+/// "no record of this order" fails it — its customer may still be in a 3-D Secure session —
+/// read by the functions that finalize pending payments (query, the reconciler); default
+/// 900,000 (15 minutes), at least [`MIN_PENDING_NOT_FOUND_GRACE_MS`] and at most
+/// [`MAX_PENDING_NOT_FOUND_GRACE_MS`]. A record at the bank finalizes the payment at once
+/// whatever it is.
+pub const PENDING_NOT_FOUND_GRACE_ENV: &str = "PAYGATE_PENDING_NOT_FOUND_GRACE_MS";
+/// The smallest pending grace accepted (ms): an operation's own grace, 3 minutes, which a
+/// pending payment never gets less of.
+pub const MIN_PENDING_NOT_FOUND_GRACE_MS: u64 = 180_000;
+/// The largest pending grace accepted (ms): a day.
+pub const MAX_PENDING_NOT_FOUND_GRACE_MS: u64 = 86_400_000;
+
+/// The pending grace (`PAYGATE_PENDING_NOT_FOUND_GRACE_MS`, else [`PendingGrace::DEFAULT`]),
+/// within [`MIN_PENDING_NOT_FOUND_GRACE_MS`]..=[`MAX_PENDING_NOT_FOUND_GRACE_MS`].
+pub(crate) fn pending_grace(names: &Names) -> Result<PendingGrace, ConfigError> {
+    let default = u64::try_from(PendingGrace::DEFAULT.millis()).unwrap_or(900_000);
+    let ms = positive(names, PENDING_NOT_FOUND_GRACE_ENV, default)?;
+    if !(MIN_PENDING_NOT_FOUND_GRACE_MS..=MAX_PENDING_NOT_FOUND_GRACE_MS).contains(&ms) {
+        return Err(ConfigError::OutOfRange {
+            key: PENDING_NOT_FOUND_GRACE_ENV.to_owned(),
+            reason: format!(
+                "{ms} ms; it must be at least {MIN_PENDING_NOT_FOUND_GRACE_MS} ms (an \
+                 operation's own grace for late bookings) and at most \
+                 {MAX_PENDING_NOT_FOUND_GRACE_MS} ms"
+            ),
+        });
+    }
+    PendingGrace::from_millis(ms)
+        .ok_or_else(|| ConfigError::Malformed(PENDING_NOT_FOUND_GRACE_ENV.to_owned()))
 }
 
 /// `PAYGATE_STALE_IN_FLIGHT_MS` of this process's environment (`None`: unset), for the dev

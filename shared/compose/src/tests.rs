@@ -133,6 +133,29 @@ fn the_stale_threshold_is_read_and_reaches_the_operations() {
 }
 
 #[test]
+fn the_pending_grace_is_read_checked_and_reaches_query_and_the_reconciler() {
+    use paygate_domain::PendingGrace;
+    let key = crate::PENDING_NOT_FOUND_GRACE_ENV;
+    let op = MoneyOperation::build(&wiring(&[])).unwrap();
+    assert_eq!(op.ops.pending_grace, PendingGrace::DEFAULT);
+    assert_eq!(op.ops.pending_grace.millis(), 15 * 60 * 1000);
+    let ms = |v: &str| PendingGrace::from_millis(v.parse().unwrap()).unwrap();
+    // The bounds: the operations' 3 minutes, and a day.
+    for ok in ["180000", "86400000"] {
+        let op = MoneyOperation::build(&wiring(&[(key, ok)])).unwrap();
+        assert_eq!(op.ops.pending_grace, ms(ok));
+        let r = Reconciler::build(&wiring(&[(key, ok)])).unwrap();
+        assert_eq!(r.reconciler.ops.pending_grace, ms(ok));
+    }
+    refused::<MoneyOperation>(key, "0");
+    refused::<Reconciler>(key, "15m");
+    let e = out_of_range::<MoneyOperation>(&[(key, "179999")]);
+    assert!(e.contains(key) && e.contains("at least 180000 ms"), "{e}");
+    let e = out_of_range::<Reconciler>(&[(key, "86400001")]);
+    assert!(e.contains("at most 86400000 ms"), "{e}");
+}
+
+#[test]
 fn a_stale_threshold_a_running_operation_could_outlive_stops_the_builder() {
     // Malformed: not a positive whole number of milliseconds.
     refused::<MoneyOperation>(crate::STALE_IN_FLIGHT_ENV, "0");

@@ -61,6 +61,8 @@ pub(crate) fn throttle(w: &Wiring) -> Result<Throttle, ConfigError> {
         limits,
         clock: w.clock.clone(),
         metrics: metrics(w),
+        // Built once per function instance: the in-process gate lives as long as it.
+        gate: Arc::default(),
     })
 }
 

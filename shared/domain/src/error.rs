@@ -84,4 +84,8 @@ pub mod code {
     pub const API_KEY_INACTIVE: &str = "api_key_inactive";
     pub const API_KEY_LIMIT_REACHED: &str = "api_key_limit_reached";
     pub const RATE_LIMITED: &str = "rate_limited";
+    /// 503: the request's rate limit could not be checked and its scope fails closed
+    /// (points inquiry, `paygate_domain::throttle::Scope::fails_closed`); nothing was run.
+    pub const RATE_LIMIT_UNAVAILABLE: &str = "rate_limit_unavailable";
+    pub const SERVICE_UNAVAILABLE: &str = "service_unavailable";
 }

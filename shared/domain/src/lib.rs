@@ -42,8 +42,8 @@ pub use ids::{
 };
 pub use money::{Currency, MAX_AMOUNT};
 pub use payment::{
-    Payment, PaymentStatus, PendingOperation, PendingState, Planned, Settlement, StaleAfter,
-    StatusVerdict, NOT_FOUND_GRACE_MS,
+    Payment, PaymentStatus, PendingGrace, PendingOperation, PendingState, Planned, Settlement,
+    StaleAfter, StatusVerdict, NOT_FOUND_GRACE_MS,
 };
 pub use time::{TimeRange, Timestamp};
 pub use transaction::{Transaction, TransactionStatus, TransactionType};

@@ -90,10 +90,11 @@ pub enum Metric {
     WebhookAttempt { result: AttemptResult },
     /// From an event's creation to its delivery's first attempt.
     DeliveryLag { millis: u64 },
-    /// A request refused with `429 rate_limited`.
+    /// A request refused with `429 rate_limited` (by the in-process gate or the counters).
     Throttled { scope: Scope },
-    /// The throttling counters could not be reached; the request was let through.
-    ThrottleStoreError,
+    /// The throttling counters could not be reached: the request was let through, or, for a
+    /// scope that fails closed (points inquiry), refused with `503 rate_limit_unavailable`.
+    ThrottleStoreError { scope: Scope },
 }
 
 /// Where metrics go.

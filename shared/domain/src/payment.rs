@@ -413,8 +413,10 @@ impl Payment {
     }
 }
 
+mod grace;
 mod reconcile;
 mod stale;
+pub use grace::PendingGrace;
 pub use reconcile::{
     reconcile_backoff_ms, StatusVerdict, NOT_FOUND_GRACE_MS, RECONCILE_FIRST_BACKOFF_MS,
     RECONCILE_MAX_BACKOFF_MS,

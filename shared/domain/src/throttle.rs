@@ -1,22 +1,32 @@
-//! Per-API-key throttling: the pure decision over shared counters.
+//! Per-API-key throttling: the pure decisions, over shared counters and an in-process gate.
 //!
 //! Algorithm: two fixed windows counted on one item per key, scope and clock minute. Each
-//! request adds one to the minute's total and to its second's count (one DynamoDB
-//! `UpdateItem` with `ADD`, shared by every Lambda instance) and gets both counts back; it is
-//! allowed while the second's count is within the **burst** and the minute's within the
-//! **sustained rate** (per minute). Refused requests count too (a client that ignores
-//! `Retry-After` gains nothing), and a window's counts start again at zero when it ends, so
-//! `Retry-After` is the whole seconds until the window that refused ends: 1 for the burst,
-//! up to 60 for the minute. A fixed window lets up to twice its limit through across a
-//! boundary (the end of one window and the start of the next); that is the price of one
-//! write per request.
+//! request that reaches the counters adds one to the minute's total and to its second's
+//! count (one DynamoDB `UpdateItem` with `ADD`, shared by every Lambda instance) and gets
+//! both counts back; it is allowed while the second's count is within the **burst** and the
+//! minute's within the **sustained rate** (per minute). Refused requests that reached the
+//! counters count too (a client that ignores `Retry-After` gains nothing), and a window's
+//! counts start again at zero when it ends, so `Retry-After` is the whole seconds until the
+//! window that refused ends: 1 for the burst, up to 60 for the minute. A fixed window lets
+//! up to twice its limit through across a boundary (the end of one window and the start of
+//! the next); that is the price of one write per request.
+//!
+//! In front of the counters, each Lambda instance keeps an in-process gate per key and scope
+//! ([`local::LocalGate`]): token buckets sized from the same limits, and the memory of the
+//! counters' last refusal (until its window ends). A request the gate refuses is answered
+//! `429` without reaching the counters, so a flood from one key is refused in memory. The
+//! gate only ever refuses: a request goes through only if the gate *and* the counters allow
+//! it, so it can never be more permissive than the configured limits.
 //!
 //! Points inquiry has its own, stricter limit under its own counter ([`Scope::Points`]): it
-//! answers whether a card is valid, so it must not be an unthrottled oracle.
+//! answers whether a card is valid, so it must not be an unthrottled oracle. When its counter
+//! cannot be read it is refused ([`Scope::fails_closed`]); the other routes are let through.
 
 use async_trait::async_trait;
 
 use crate::{error::StoreError, Timestamp};
+
+pub mod local;
 
 /// One limit: at most `burst` requests in any clock second and `per_minute` in any clock
 /// minute. Both are at least 1.
@@ -87,7 +97,23 @@ impl Scope {
             Self::Points => "points",
         }
     }
+
+    /// Whether a request of this scope is refused when its limit cannot be checked (the
+    /// counters unreachable). Points inquiry fails **closed**: it sends a card number and
+    /// CVV to the bank and answers whether they are valid, so an attacker who can make the
+    /// counters fail (a counter-store outage, or a flood past the per-item write ceiling)
+    /// must not get an unthrottled oracle; a points balance is never urgent. Every other
+    /// route fails **open**: they move or read the merchant's own payments, the in-process
+    /// gate still bounds each instance, and refusing every capture or refund while the
+    /// counters are down would turn a counter outage into a payment outage.
+    pub const fn fails_closed(self) -> bool {
+        matches!(self, Self::Points)
+    }
 }
+
+/// `Retry-After` (whole seconds) of a request refused because its limit could not be
+/// checked ([`Scope::fails_closed`]).
+pub const UNCHECKED_RETRY_AFTER_SECS: u32 = 5;
 
 /// How long a window's item is kept after its minute starts (DynamoDB TTL deletes it some
 /// time after; it is never read again once its minute is over).
@@ -140,23 +166,38 @@ pub enum Verdict {
 
 /// The decision for one request, from the counts its own increment returned.
 pub fn decide(limit: RateLimit, counts: Counts, now: Timestamp) -> Verdict {
-    let ms = now.unix_millis();
-    let until = |window_ms: i64| {
-        let left = window_ms - ms.rem_euclid(window_ms);
-        // Whole seconds, rounded up: a client that waits that long is in the next window.
-        u32::try_from((left + 999) / 1000).unwrap_or(1).max(1)
-    };
-    if counts.minute > u64::from(limit.per_minute) {
-        Verdict::Limited {
-            retry_after_secs: until(60_000),
-        }
-    } else if counts.second > u64::from(limit.burst) {
-        Verdict::Limited {
-            retry_after_secs: until(1_000),
-        }
-    } else {
-        Verdict::Allow
+    match refused_until(limit, counts, now) {
+        None => Verdict::Allow,
+        Some(until) => Verdict::Limited {
+            retry_after_secs: secs_until(now, until),
+        },
     }
+}
+
+/// When the window that refuses this request ends, if one does: the minute's end when the
+/// minute is over its limit, else the second's end when the second is. Until then every
+/// request of the key and scope is refused too (a window's counts only grow), which is what
+/// the in-process gate remembers ([`local::LocalGate::hold`]).
+pub fn refused_until(limit: RateLimit, counts: Counts, now: Timestamp) -> Option<Timestamp> {
+    let ms = now.unix_millis();
+    let end =
+        |window_ms: i64| Timestamp::from_unix_millis(ms - ms.rem_euclid(window_ms) + window_ms);
+    if counts.minute > u64::from(limit.per_minute) {
+        Some(end(60_000))
+    } else if counts.second > u64::from(limit.burst) {
+        Some(end(1_000))
+    } else {
+        None
+    }
+}
+
+/// Whole seconds from `now` until `until`, rounded up (a client that waits that long is past
+/// it), at least 1.
+pub fn secs_until(now: Timestamp, until: Timestamp) -> u32 {
+    let left = until.unix_millis().saturating_sub(now.unix_millis());
+    u32::try_from(left.saturating_add(999) / 1000)
+        .unwrap_or(u32::MAX)
+        .max(1)
 }
 
 /// The shared counters: adds one request to `window` (its minute and its second) and

@@ -147,6 +147,7 @@ async fn world() -> World {
                 publisher: Arc::new(MemoryPublisher::default()),
             },
             stale_after: StaleAfter::DEFAULT,
+            pending_grace: paygate_domain::PendingGrace::DEFAULT,
         },
         idem: Idempotency {
             store: keys.clone(),

@@ -89,6 +89,7 @@ async fn world() -> World {
                 publisher: Arc::new(MemoryPublisher::default()),
             },
             stale_after: paygate_domain::StaleAfter::DEFAULT,
+            pending_grace: paygate_domain::PendingGrace::DEFAULT,
         },
         store,
     }

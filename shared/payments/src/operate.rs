@@ -35,6 +35,9 @@ pub struct OperationDeps {
     /// How long an operation may stay in flight before it counts as stale (its outcome
     /// unknown, settled from the bank's records).
     pub stale_after: StaleAfter,
+    /// How long after its creation a `pending` payment the bank has no record of stays
+    /// pending (`PAYGATE_PENDING_NOT_FOUND_GRACE_MS`).
+    pub pending_grace: paygate_domain::PendingGrace,
 }
 
 /// Read and write access to payments.

@@ -121,7 +121,9 @@ async fn finalize(
     bank: &BankStatus,
 ) -> Result<Payment, OpError> {
     let event_id = EventId::generate(deps.ids.as_ref());
-    let Some((next, event)) = payment.finalize_pending(bank, event_id, deps.clock.now()) else {
+    let Some((next, event)) =
+        payment.finalize_pending(bank, event_id, deps.clock.now(), deps.pending_grace)
+    else {
         return Ok(payment);
     };
     let change = PaymentChange {

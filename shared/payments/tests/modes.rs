@@ -156,6 +156,7 @@ fn world() -> World {
                 publisher: Arc::new(MemoryPublisher::default()),
             },
             stale_after: paygate_domain::StaleAfter::DEFAULT,
+            pending_grace: paygate_domain::PendingGrace::DEFAULT,
         },
         points: PointsDeps {
             banks: BankAccess::new(accounts, providers),

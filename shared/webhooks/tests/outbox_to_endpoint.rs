@@ -108,6 +108,7 @@ async fn world() -> World {
                 publisher: fast_path.clone(),
             },
             stale_after: paygate_domain::StaleAfter::DEFAULT,
+            pending_grace: paygate_domain::PendingGrace::DEFAULT,
         },
         clock,
         store,

@@ -103,6 +103,7 @@ fn world() -> World {
             ids: Arc::new(SeqIds::default()),
             events: EventSink { publisher },
             stale_after: paygate_domain::StaleAfter::DEFAULT,
+            pending_grace: paygate_domain::PendingGrace::DEFAULT,
         },
         store,
         principal: Principal {

@@ -2,7 +2,7 @@
 //! card number never echoed.
 
 use paygate_tests::{card_number, expect_error, keys, points_body, Reply, Stack, StatusCode};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const PATH: &str = "/v1/payments/points/inquiry";
 
@@ -201,5 +201,168 @@ async fn a_card_the_bank_refuses_answers_ok_false() {
             assert_eq!(b["balances"], serde_json::json!([]), "{b}");
             assert_eq!(b["totalAmount"], 0, "{b}");
         }
+    }
+}
+
+/// PCI DSS: a points inquiry sent with an `Idempotency-Key` (twice) through the dev server —
+/// the very handler the Lambda runs, over DynamoDB (moto) — leaves no card data in any table:
+/// every item of every table of the stack, every attribute (names and values, nested ones
+/// too), holds neither the card number nor the CVV, nor their SHA-256 (hex, either case), nor
+/// the SHA-256 of the body, nor the request fingerprint the idempotency layer keeps for a
+/// keyed request (a digest of the body: card number, CVV, expiry, holder).
+#[tokio::test]
+async fn a_points_inquiry_with_an_idempotency_key_stores_no_card_data_in_any_table() {
+    use sha2::{Digest, Sha256};
+
+    let stack = Stack::start_labeled("points-pci").await;
+    let pan = card_number("45436099", 16, "");
+    // A CVV and expiry no seeded value holds as a number of their own.
+    let (cvv, exp_month, exp_year) = ("8264", "11", "2031");
+    let body = json!({
+        "card": {"number": pan, "expMonth": exp_month, "expYear": exp_year, "cvv": cvv, "holder": "Ayşe Yılmaz"},
+        "currency": "TRY"
+    })
+    .to_string();
+    let mut replayed = Vec::new();
+    for _ in 0..2 {
+        let resp = stack
+            .http
+            .post(format!("{}{PATH}", stack.url))
+            .header("authorization", format!("Bearer {}", keys().anatolia_test))
+            .header("content-type", "application/json")
+            .header("idempotency-key", "points-pci-1")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+        replayed.push(resp.headers().get("idempotent-replayed").is_some());
+        let text = resp.text().await.unwrap();
+        assert!(!text.contains(&pan), "{text}");
+    }
+
+    let sha = |b: &[u8]| hex::encode(Sha256::digest(b));
+    let fingerprint = paygate_http::idempotency::fingerprint("POST", PATH, body.as_bytes());
+    let mut needles: Vec<(String, String)> = vec![
+        ("card number".into(), pan.clone()),
+        ("sha256(card number)".into(), sha(pan.as_bytes())),
+        ("sha256(cvv)".into(), sha(cvv.as_bytes())),
+        ("sha256(body)".into(), sha(body.as_bytes())),
+        (
+            "request fingerprint".into(),
+            fingerprint.as_str().to_owned(),
+        ),
+    ];
+    for (what, n) in needles.clone() {
+        if what.starts_with("sha") || what.starts_with("request") {
+            needles.push((format!("{what} (upper case)"), n.to_ascii_uppercase()));
+        }
+    }
+    // The CVV is short: it counts as a whole run of digits (a number of its own), not
+    // inside longer numbers such as timestamps.
+    let digit_runs = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .filter(|r| !r.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+
+    let server = stack.server();
+    let stack_tables: std::collections::BTreeSet<String> = server
+        .tables
+        .env_pairs()
+        .into_iter()
+        .map(|(_, name)| name)
+        .collect();
+    // Every table of the stack: those the code defines, and any other under its prefix.
+    let prefix = server
+        .tables
+        .payments
+        .strip_suffix(paygate_aws::dynamo::schema::PAYMENTS.logical_id)
+        .unwrap()
+        .to_owned();
+    let mut listed = std::collections::BTreeSet::new();
+    let mut start: Option<String> = None;
+    loop {
+        let out = server
+            .client
+            .list_tables()
+            .set_exclusive_start_table_name(start.clone())
+            .send()
+            .await
+            .unwrap();
+        listed.extend(
+            out.table_names()
+                .iter()
+                .filter(|n| n.starts_with(&prefix))
+                .cloned(),
+        );
+        start = out.last_evaluated_table_name().map(str::to_owned);
+        if start.is_none() {
+            break;
+        }
+    }
+    assert_eq!(listed, stack_tables, "the stack's tables");
+
+    let mut found = Vec::new();
+    let mut items = 0;
+    for table in &listed {
+        let mut start = None;
+        loop {
+            let out = server
+                .client
+                .scan()
+                .table_name(table)
+                .set_exclusive_start_key(start.clone())
+                .send()
+                .await
+                .unwrap();
+            for item in out.items() {
+                items += 1;
+                for (name, value) in item {
+                    let mut texts = Vec::new();
+                    attribute_texts(value, &mut texts);
+                    texts.push(name.clone());
+                    for t in texts {
+                        for (what, needle) in &needles {
+                            if t.contains(needle.as_str()) {
+                                found.push(format!("{table}.{name}: {what}"));
+                            }
+                        }
+                        if digit_runs(&t).iter().any(|r| r == cvv) {
+                            found.push(format!("{table}.{name}: the cvv"));
+                        }
+                    }
+                }
+            }
+            start = out.last_evaluated_key().cloned();
+            if start.is_none() {
+                break;
+            }
+        }
+    }
+    assert!(items > 20, "only {items} items scanned");
+    assert!(found.is_empty(), "card data stored: {found:#?}");
+    // The key was ignored: the second inquiry asked the bank again.
+    assert_eq!(replayed, [false, false]);
+}
+
+/// Every string, number and binary (as text, lossy) inside an attribute value.
+fn attribute_texts(v: &aws_sdk_dynamodb::types::AttributeValue, out: &mut Vec<String>) {
+    use aws_sdk_dynamodb::types::AttributeValue as A;
+    match v {
+        A::S(s) | A::N(s) => out.push(s.clone()),
+        A::B(b) => {
+            out.push(String::from_utf8_lossy(b.as_ref()).into_owned());
+            out.push(hex::encode(b.as_ref()));
+        }
+        A::Ss(v) | A::Ns(v) => out.extend(v.iter().cloned()),
+        A::Bs(v) => out.extend(v.iter().map(|b| hex::encode(b.as_ref()))),
+        A::L(v) => v.iter().for_each(|x| attribute_texts(x, out)),
+        A::M(m) => m.iter().for_each(|(k, x)| {
+            out.push(k.clone());
+            attribute_texts(x, out);
+        }),
+        _ => {}
     }
 }

@@ -78,6 +78,7 @@ async fn world(label: &str) -> World {
             publisher: Arc::new(MemoryPublisher::default()),
         },
         stale_after: paygate_domain::StaleAfter::DEFAULT,
+        pending_grace: paygate_domain::PendingGrace::DEFAULT,
     };
     let events = paygate_aws::dynamo::DynamoEvents::new(faulty, &names.events);
     World {

@@ -85,6 +85,7 @@ async fn a_half_done_cancel_is_completed_by_the_reconciler() {
             publisher: publisher.clone(),
         },
         stale_after: paygate_domain::StaleAfter::DEFAULT,
+        pending_grace: paygate_domain::PendingGrace::DEFAULT,
     };
     // An authorization of 90.00 TL, registered at the bank and captured for 60.00 TL.
     let order = "PGHALF1";

@@ -197,6 +197,7 @@ pub async fn setup() -> Soak {
             publisher: Arc::new(MemoryPublisher::default()),
         },
         stale_after: paygate_domain::StaleAfter::DEFAULT,
+        pending_grace: paygate_domain::PendingGrace::DEFAULT,
     };
     Soak {
         idem: paygate_http::Idempotency {

@@ -6,6 +6,21 @@
 //!
 //! The SDK retries a call whose answer was lost; `ADD` is not idempotent, so such a request
 //! may count twice. Over-counting errs on the strict side and only within one window.
+//!
+//! **One item per key and minute, and its write ceiling.** DynamoDB serves one item from one
+//! partition: about 1,000 write units a second (an item here is far under 1 KB: one unit a
+//! write). Past that the item's writes are throttled, the SDK's retries run out and the call
+//! fails — for points inquiry a `503` (it fails closed), for the other routes the request is
+//! let through. What keeps a key's item under the ceiling is the in-process gate in front of
+//! it (`paygate_domain::throttle::local`): a request it refuses never writes, and after the
+//! counters refuse a key the instance holds it in memory until the refusing window ends. So
+//! whatever the request rate, the item takes at most `burst + n` writes a second and
+//! `per_minute + n` a minute, `n` the instances serving the key (a property test holds this
+//! bound): with the defaults, `2 + n` for points inquiry and `50 + n` for the other routes —
+//! the ceiling needs about 950 instances busy with one key in the same second. Sharding the
+//! item over N items would divide the writes but each decision would then read all N
+//! (their reads meeting the same per-item ceiling, 3,000 units a second), for a bound the gate
+//! already gives; so the counter stays one item.
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::{types::ReturnValue, Client};

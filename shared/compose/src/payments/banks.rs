@@ -174,6 +174,7 @@ fn operation_deps(w: &Wiring, stale: StaleAfter) -> Result<OperationDeps, Config
             publisher: event_publisher(&w.aws.sqs, &w.names.queue(&EVENTS_QUEUE)?),
         },
         stale_after: stale,
+        pending_grace: settings::pending_grace(&w.names)?,
     })
 }
 

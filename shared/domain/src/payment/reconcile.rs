@@ -4,9 +4,11 @@
 //! Conservative by rule: only a conclusive answer settles. A failed query ("could not
 //! tell") settles nothing. A conclusion that the operation did *not* happen — the bank has
 //! no record, or shows the order unchanged — counts only once [`NOT_FOUND_GRACE_MS`] has
-//! passed since the operation started (or the payment was created): banks book late, and
-//! reading a late booking as "nothing moved" would free the amount for a second movement.
-//! A conclusion that it *did* happen settles at once.
+//! passed since the operation started: banks book late, and reading a late booking as
+//! "nothing moved" would free the amount for a second movement. A `pending` payment the
+//! bank has no record of fails only once its own, longer grace has passed since its
+//! creation ([`super::PendingGrace`]: a 3-D session can outlast three minutes). A
+//! conclusion that it *did* happen settles at once.
 
 use super::{Payment, PaymentStatus, Settlement};
 use crate::{
@@ -18,8 +20,8 @@ use crate::{
     transaction::{Transaction, TransactionType},
 };
 
-/// How long after an operation started (or a pending payment was created) a "did not
-/// happen" answer from the bank is believed.
+/// How long after an operation started a "did not happen" answer from the bank is believed
+/// (a pending payment's "no record" waits for [`super::PendingGrace`]).
 pub const NOT_FOUND_GRACE_MS: i64 = 180_000;
 
 /// What a status answer means for an unsettled operation.
@@ -96,12 +98,15 @@ impl Payment {
 
     /// Finalizes a `pending` payment from the bank's status answer. `None` when the payment
     /// is not pending or the answer is not conclusive (it then stays pending); "no record"
-    /// counts only after the grace period from the payment's creation.
+    /// counts only once `grace` has passed since the payment's creation (its customer may
+    /// still be in a 3-D session); a record — approved, declined, a pre-authorization, … —
+    /// finalizes it at once.
     pub fn finalize_pending(
         &self,
         status: &BankStatus,
         event_id: EventId,
         now: Timestamp,
+        grace: super::PendingGrace,
     ) -> Option<(Payment, EventRecord)> {
         if self.status != PaymentStatus::Pending || self.pending.is_some() {
             return None;
@@ -109,7 +114,7 @@ impl Payment {
         if !status.is_conclusive() {
             return None;
         }
-        if !status.found && within_grace(self.created_at, now) {
+        if !status.found && !grace.has_passed(self.created_at, now) {
             return None;
         }
         let mut p = self.clone();

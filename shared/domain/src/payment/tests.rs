@@ -464,38 +464,79 @@ fn pending_payment_is_finalized_by_bank_state() {
             EventType::PaymentFailed,
         ),
     ];
-    let after_grace = T0.plus_millis(NOT_FOUND_GRACE_MS);
+    let grace = PendingGrace::DEFAULT;
+    let after_grace = T0.plus_millis(grace.millis());
     for (found, state, next, ev) in cases {
         let (np, event) = p
-            .finalize_pending(&status(found, state), EventId::generate(&ids), after_grace)
+            .finalize_pending(
+                &status(found, state),
+                EventId::generate(&ids),
+                after_grace,
+                grace,
+            )
             .unwrap();
         assert_eq!(np.status, next);
         assert_eq!(event.event_type, ev);
     }
     assert!(p
-        .finalize_pending(&BankStatus::unavailable("91"), EventId::generate(&ids), T0)
+        .finalize_pending(
+            &BankStatus::unavailable("91"),
+            EventId::generate(&ids),
+            T0,
+            grace
+        )
         .is_none());
-    // "No record" inside the grace period never fails a pending payment; a record does
+    // "No record" inside the pending grace never fails a pending payment — not even past
+    // the operations' three minutes (a 3-D session can last longer); a record does
     // finalize it at once.
+    let no_record = status(false, BankState::Unknown);
+    for at in [NOT_FOUND_GRACE_MS, grace.millis() - 1] {
+        assert!(
+            p.finalize_pending(
+                &no_record,
+                EventId::generate(&ids),
+                T0.plus_millis(at),
+                grace
+            )
+            .is_none(),
+            "at {at} ms"
+        );
+    }
+    for found in [
+        BankState::Approved,
+        BankState::Declined,
+        BankState::Preauth,
+        BankState::Cancelled,
+    ] {
+        assert!(p
+            .finalize_pending(&status(true, found), EventId::generate(&ids), T0, grace)
+            .is_some());
+    }
+    // The configured grace decides.
+    let five = PendingGrace::from_millis(300_000).unwrap();
     assert!(p
         .finalize_pending(
-            &status(false, BankState::Unknown),
+            &no_record,
             EventId::generate(&ids),
-            T0.plus_millis(NOT_FOUND_GRACE_MS - 1)
+            T0.plus_millis(299_999),
+            five
         )
         .is_none());
-    assert!(p
+    let (failed, _) = p
         .finalize_pending(
-            &status(true, BankState::Approved),
+            &no_record,
             EventId::generate(&ids),
-            T0
+            T0.plus_millis(300_000),
+            five,
         )
-        .is_some());
+        .unwrap();
+    assert_eq!(failed.status, PaymentStatus::Failed);
     assert!(payment(PaymentStatus::Captured, 1)
         .finalize_pending(
             &status(true, BankState::Approved),
             EventId::generate(&ids),
-            T0
+            T0,
+            grace
         )
         .is_none());
 }

@@ -41,6 +41,7 @@ fn world() -> World {
             },
             clock: clock.clone(),
             metrics: metrics.clone(),
+            gate: Arc::default(),
         },
         counter,
         clock,
@@ -109,18 +110,50 @@ async fn a_burst_over_the_limit_is_refused_with_429_and_retry_after_without_runn
     assert_eq!(retry_after(&refused), Some("1"));
     assert_eq!(body(&refused)["error"]["code"], "rate_limited");
     assert_eq!(w.runs(), 3, "the refused request did not run");
+    assert_eq!(w.counter.calls(), 3, "refused in memory: never counted");
     assert_eq!(
         w.metrics.all(),
         vec![Metric::Throttled { scope: Scope::Api }]
     );
-    // The next second has room again (the minute still has one).
+    // The next second has room again; the sustained rate (5 a minute) has one more, then
+    // waits for its next token: 12 s a token, 1 s of it gone → 11.
     w.clock.advance_millis(1_000);
     assert_eq!(w.call(Scope::Api, &req).await.status(), 200);
-    // The minute's limit (5, refused requests counted) waits for the next minute:
-    // 13.5 s into it, 46.5 s left → 47.
+    assert_eq!(w.call(Scope::Api, &req).await.status(), 200);
     let over = w.call(Scope::Api, &req).await;
     assert_eq!(over.status(), 429);
-    assert_eq!(retry_after(&over), Some("47"));
+    assert_eq!(retry_after(&over), Some("11"));
+    assert_eq!((w.runs(), w.counter.calls()), (5, 5));
+}
+
+#[tokio::test]
+async fn a_refusal_by_the_counters_holds_the_key_in_memory_until_its_window_ends() {
+    let w = world();
+    let req = request(Some("key_a"), None);
+    // Other instances used up the key's minute (5).
+    let window = Window::at("key_a", Scope::Api, w.clock.now());
+    for _ in 0..5 {
+        w.counter.hit(&window).await.unwrap();
+    }
+    // The counters refuse: 12.5 s into the minute, 47.5 s left → 48.
+    let refused = w.call(Scope::Api, &req).await;
+    assert_eq!(refused.status(), 429);
+    assert_eq!(retry_after(&refused), Some("48"));
+    // A flood of the same key is refused in memory until the minute ends: one write.
+    for _ in 0..200 {
+        let again = w.call(Scope::Api, &req).await;
+        assert_eq!(again.status(), 429);
+        assert_eq!(retry_after(&again), Some("48"));
+    }
+    assert_eq!(w.counter.calls(), 6);
+    assert_eq!(w.runs(), 0);
+    w.clock.advance_millis(47_499);
+    assert_eq!(retry_after(&w.call(Scope::Api, &req).await), Some("1"));
+    assert_eq!(w.counter.calls(), 6);
+    // The next minute: counted again, and allowed.
+    w.clock.advance_millis(1);
+    assert_eq!(w.call(Scope::Api, &req).await.status(), 200);
+    assert_eq!((w.runs(), w.counter.calls()), (1, 7));
 }
 
 #[tokio::test]
@@ -150,15 +183,70 @@ async fn a_request_without_a_key_is_not_counted_and_gets_its_401_from_the_handle
 }
 
 #[tokio::test]
-async fn when_the_counters_fail_requests_go_through_with_a_metric() {
+async fn when_the_counters_fail_requests_go_through_within_the_gate_with_a_metric() {
     let w = world();
     w.counter.fail(true);
     let req = request(Some("key_a"), None);
-    for _ in 0..5 {
-        assert_eq!(w.call(Scope::Api, &req).await.status(), 200);
+    let answers: Vec<u16> = {
+        let mut out = Vec::new();
+        for _ in 0..5 {
+            out.push(w.call(Scope::Api, &req).await.status().as_u16());
+        }
+        out
+    };
+    // Fail open, bounded by the instance's gate (a burst of 3).
+    assert_eq!(answers, [200, 200, 200, 429, 429]);
+    assert_eq!(w.runs(), 3);
+    let store_error = Metric::ThrottleStoreError { scope: Scope::Api };
+    let throttled = Metric::Throttled { scope: Scope::Api };
+    assert_eq!(
+        w.metrics.all(),
+        vec![
+            store_error.clone(),
+            store_error.clone(),
+            store_error,
+            throttled.clone(),
+            throttled
+        ]
+    );
+}
+
+#[tokio::test]
+async fn points_fails_closed_when_its_counters_fail_and_a_flood_never_reaches_them() {
+    let w = world();
+    w.counter.fail(true);
+    let req = request(Some("key_a"), None);
+    let first = w.call(Scope::Points, &req).await;
+    assert_eq!(first.status(), 503);
+    assert_eq!(retry_after(&first), Some("5"));
+    assert_eq!(body(&first)["error"]["code"], "rate_limit_unavailable");
+    // The rest of the flood is refused in memory (a burst of 1): never counted, never run.
+    for _ in 0..100 {
+        assert_eq!(w.call(Scope::Points, &req).await.status(), 429);
     }
-    assert_eq!(w.runs(), 5, "fail open");
-    assert_eq!(w.metrics.all(), vec![Metric::ThrottleStoreError; 5]);
+    assert_eq!(w.runs(), 0, "nothing ran");
+    assert_eq!(w.counter.calls(), 1);
+    // Each second lets one more try the counters: still down, still refused.
+    w.clock.advance_millis(1_000);
+    assert_eq!(w.call(Scope::Points, &req).await.status(), 503);
+    assert_eq!(w.runs(), 0);
+    let metrics = w.metrics.all();
+    assert_eq!(
+        metrics
+            .iter()
+            .filter(|m| **m
+                == Metric::ThrottleStoreError {
+                    scope: Scope::Points
+                })
+            .count(),
+        2
+    );
+    // Back: points inquiries run again, once the gate has a token (the two refused tries
+    // took the sustained rate's two; one comes back every 30 s).
+    w.counter.fail(false);
+    w.clock.advance_millis(30_000);
+    assert_eq!(w.call(Scope::Points, &req).await.status(), 200);
+    assert_eq!(w.runs(), 1);
 }
 
 #[tokio::test]
@@ -200,9 +288,16 @@ async fn a_throttled_request_records_nothing_under_its_idempotency_key() {
         .get(crate::idempotency::IDEMPOTENT_REPLAYED_HEADER)
         .is_none());
     assert_eq!(w.runs(), 4);
-    // The minute's limit (5) is reached, refused requests counted: a replay of k1's answer
-    // is a request like any other and is refused too.
+    // A replay is a request like any other: k1's answer again (not run), counted, and then
+    // the sustained rate (5 a minute) is used up.
     w.clock.advance_millis(1_000);
-    assert_eq!(call("k1").await.status(), 429);
+    let replay = call("k1").await;
+    assert_eq!(replay.status(), 200);
+    assert!(replay
+        .headers()
+        .get(crate::idempotency::IDEMPOTENT_REPLAYED_HEADER)
+        .is_some());
+    assert_eq!(w.counter.calls(), 5);
+    assert_eq!(call("k2").await.status(), 429);
     assert_eq!(w.runs(), 4);
 }

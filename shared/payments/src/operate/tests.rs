@@ -66,6 +66,7 @@ fn world_stale(stored: StaleAfter, stale: StaleAfter) -> World {
             publisher: publisher.clone(),
         },
         stale_after: stale,
+        pending_grace: paygate_domain::PendingGrace::DEFAULT,
     };
     World {
         deps,
@@ -526,7 +527,7 @@ async fn query_finalizes_pending_payments() {
             // "No record" inside the grace period fails nothing: banks book late.
             let q = query_payment(&w.deps, &w.principal, &pid).await.unwrap();
             assert_eq!(q.payment.status, PaymentStatus::Pending);
-            w.clock.advance_millis(paygate_domain::NOT_FOUND_GRACE_MS);
+            w.clock.advance_millis(w.deps.pending_grace.millis());
         }
         let q = query_payment(&w.deps, &w.principal, &pid).await.unwrap();
         assert_eq!(q.payment.status, next, "{id}");

@@ -332,7 +332,13 @@ async fn pending_payments_are_finalized_and_no_record_waits_for_the_grace() {
     assert_eq!(run_reconciler(&deps).await.unwrap().due, 0, "backing off");
     clock.advance_millis(1);
     assert_eq!(run_reconciler(&deps).await.unwrap().deferred, 1);
-    clock.advance_millis(NOT_FOUND_GRACE_MS);
+    // Past an operation's three minutes, still inside the pending grace (a 3-D session can
+    // last longer): still pending.
+    clock.set(T0.plus_millis(NOT_FOUND_GRACE_MS + 1));
+    let report = run_reconciler(&deps).await.unwrap();
+    assert_eq!((report.due, report.deferred), (1, 1), "{report:?}");
+    assert_eq!(store.payment(&none).unwrap().status, PaymentStatus::Pending);
+    clock.set(T0.plus_millis(deps.ops.pending_grace.millis()));
     let report = run_reconciler(&deps).await.unwrap();
     assert_eq!(report.settled, 1, "{report:?}");
     assert_eq!(store.payment(&none).unwrap().status, PaymentStatus::Failed);
