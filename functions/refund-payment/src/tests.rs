@@ -157,6 +157,7 @@ async fn world() -> World {
             limits: paygate_domain::throttle::Limits::default(),
             clock,
             metrics: Arc::new(paygate_domain::metrics::NoMetrics),
+            gate: Arc::default(),
         },
     };
     World {

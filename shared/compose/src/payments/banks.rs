@@ -213,19 +213,17 @@ impl MoneyOperation {
     }
 }
 
-/// `POST /v1/points/inquiry`.
+/// `POST /v1/points/inquiry`. No `Idempotency-Key` records: the inquiry is a read, and a
+/// record would keep a digest of the card (see `fn_points_inquiry`).
 pub struct PointsInquiry {
     pub points: PointsDeps,
-    /// `Idempotency-Key` records.
-    pub idempotency: Idempotency,
-    /// Per-API-key throttling (points inquiry's own, stricter limit).
+    /// Per-API-key throttling (points inquiry's own, stricter limit; fails closed).
     pub throttle: Throttle,
 }
 
 impl Build for PointsInquiry {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
         Ok(Self {
-            idempotency: idempotency(w)?,
             throttle: throttle(w)?,
             points: PointsDeps {
                 banks: bank_access(w)?,
