@@ -9,7 +9,7 @@
 //! metric, also alarmed); a payment it could not settle this time is tried again later.
 
 use aws_lambda_events::eventbridge::EventBridgeEvent;
-use paygate_payments::{run_reconciler, OpError, RunReport};
+use paygate_payments::{run_reconciler_until, Deadline, OpError, RunReport};
 
 /// Dependencies, built once per Lambda instance by `paygate_compose`.
 pub use paygate_compose::Reconciler as Deps;
@@ -20,8 +20,18 @@ pub const METRIC_NAMESPACE: &str = paygate_aws::metrics::NAMESPACE;
 pub const OVER_LIMIT_METRIC: &str = "UnsettledOverLimit";
 
 /// One run; its figures go to the log as an EMF record (CloudWatch turns it into metrics).
-pub async fn handle(deps: &Deps, _event: EventBridgeEvent) -> Result<RunReport, OpError> {
-    match run_reconciler(&deps.reconciler).await {
+pub async fn handle(deps: &Deps, event: EventBridgeEvent) -> Result<RunReport, OpError> {
+    handle_until(deps, event, None).await
+}
+
+/// [`handle`] within the invocation's deadline: payments are taken up only while the time
+/// left covers a bank call and its commit (the rest wait for the next run).
+pub async fn handle_until(
+    deps: &Deps,
+    _event: EventBridgeEvent,
+    deadline: Option<Deadline>,
+) -> Result<RunReport, OpError> {
+    match run_reconciler_until(&deps.reconciler, deadline).await {
         Ok(report) => {
             // Figures only when there was something to do: an idle minute costs no log line
             // (the alarm treats missing data as not breaching).

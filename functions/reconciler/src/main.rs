@@ -8,7 +8,10 @@ async fn main() -> Result<(), Error> {
     let deps: fn_reconciler::Deps = paygate_compose::from_env().await?;
     let deps = &deps;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<_>| async move {
-        Ok::<_, Error>(fn_reconciler::handle(deps, event.payload).await?)
+        let now_ms = deps.reconciler.ops.clock.now().unix_millis();
+        let deadline =
+            paygate_payments::Deadline::from_epoch_millis(event.context.deadline, now_ms);
+        Ok::<_, Error>(fn_reconciler::handle_until(deps, event.payload, Some(deadline)).await?)
     }))
     .await
 }

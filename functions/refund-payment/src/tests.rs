@@ -95,6 +95,9 @@ fn account() -> PosAccount {
 async fn world() -> World {
     let clock = Arc::new(ManualClock::at(T0));
     let payments = Arc::new(MemoryPayments::default());
+    // A keyed refund binds its key in the idempotency records with its reservation.
+    let keys = Arc::new(MemoryIdempotency::default());
+    payments.link_idempotency(keys.clone());
     let accounts = Arc::new(MemoryAccounts::default());
     accounts.insert(account());
     let sim = Arc::new(SimBank::new(
@@ -148,7 +151,7 @@ async fn world() -> World {
             pending_grace: paygate_domain::PendingGrace::DEFAULT,
         },
         idempotency: paygate_http::Idempotency {
-            store: Arc::new(MemoryIdempotency::default()),
+            store: keys,
             clock: clock.clone(),
             ids,
         },

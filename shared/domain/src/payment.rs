@@ -86,6 +86,10 @@ pub struct PendingOperation {
     pub amount: i64,
     pub state: PendingState,
     pub started_at: Timestamp,
+    /// Until when a query or the reconciler holds the right to resume this half-done
+    /// two-step cancel at the bank (`Payment::claim_resume`); internal, not in the API.
+    #[serde(skip)]
+    pub resume_until: Option<Timestamp>,
 }
 
 /// The payment aggregate.
@@ -326,6 +330,7 @@ impl Payment {
             amount: planned.amount,
             state: PendingState::InFlight,
             started_at: now,
+            resume_until: None,
         });
         next.version += 1;
         next.updated_at = now;
@@ -400,6 +405,7 @@ impl Payment {
             BankOutcome::Unknown { reason } => {
                 if let Some(p) = payment.pending.as_mut() {
                     p.state = PendingState::Unknown;
+                    p.resume_until = None;
                 }
                 txn.status = TransactionStatus::Unknown;
                 txn.bank_message = reason.clone();
@@ -418,8 +424,8 @@ mod reconcile;
 mod stale;
 pub use grace::PendingGrace;
 pub use reconcile::{
-    reconcile_backoff_ms, StatusVerdict, NOT_FOUND_GRACE_MS, RECONCILE_FIRST_BACKOFF_MS,
-    RECONCILE_MAX_BACKOFF_MS,
+    reconcile_backoff_ms, resumed_cancel_outcome, StatusVerdict, NOT_FOUND_GRACE_MS,
+    RECONCILE_FIRST_BACKOFF_MS, RECONCILE_MAX_BACKOFF_MS, RESUME_LEASE_MS,
 };
 pub use stale::StaleAfter;
 

@@ -249,6 +249,11 @@ impl From<OpError> for ApiError {
                 "The payment was changed by another request. Retry.",
             ),
             OpError::KeyTakenOver => crate::idempotency::key_in_use(),
+            OpError::NoTimeLeft => Self::new(
+                S::SERVICE_UNAVAILABLE,
+                code::SERVICE_UNAVAILABLE,
+                "Not enough time was left in this request to reach the bank and record its answer. Nothing was sent to the bank; retry.",
+            ),
             OpError::NoAccountForCard => Self::new(
                 S::BAD_REQUEST,
                 code::NO_ACCOUNT_FOR_CARD,

@@ -6,11 +6,12 @@ use paygate_domain::{
     idempotency::{Binding, KeyClaim},
     money::Amount,
     payment::PaymentView,
+    ports::Clock,
     AccountId, BankStatus, CardDetails, PaymentId, Transaction, TransactionType,
 };
 use paygate_payments::{
-    operate::get_payment, points_inquiry, query_payment, run_keyed_operation, OpError,
-    OperationDeps, PointsDeps, PointsRequest, Principal,
+    operate::get_payment, points_inquiry, query_payment_until, run_keyed_operation, Deadline,
+    OpError, OperationDeps, PointsDeps, PointsRequest, Principal,
 };
 use serde::Serialize;
 
@@ -81,6 +82,17 @@ pub fn path_payment_id(req: &Request) -> Result<PaymentId, ApiError> {
         .ok_or_else(|| ApiError::not_found("payment"))
 }
 
+/// The request's deadline: its Lambda invocation's deadline (epoch milliseconds, read
+/// against `clock`, the system clock in a function); none outside Lambda (the dev server,
+/// tests).
+pub fn request_deadline(req: &Request, clock: &dyn Clock) -> Option<Deadline> {
+    let ctx = req.lambda_context_ref()?;
+    Some(Deadline::from_epoch_millis(
+        ctx.deadline,
+        clock.now().unix_millis(),
+    ))
+}
+
 /// An optional `amount` field: minor units, valid by the domain's rule ([`Amount`]).
 fn amount_field(f: &Fields<'_>) -> Result<Option<i64>, ApiError> {
     let amount = f.opt_i64("amount")?.map(Amount::new).transpose()?;
@@ -113,12 +125,20 @@ async fn money_operation_inner(
     let who = caller(req)?;
     let id = path_payment_id(req)?;
     let amount = operation_amount(req, kind)?;
-    let r = run_keyed_operation(ops, &who, &id, kind, amount, claim)
-        .await
-        .map_err(|e| OperationError {
-            unsettled: e.leaves_unsettled(),
-            error: e.into(),
-        })?;
+    let r = run_keyed_operation(
+        ops,
+        &who,
+        &id,
+        kind,
+        amount,
+        claim,
+        request_deadline(req, ops.clock.as_ref()),
+    )
+    .await
+    .map_err(|e| OperationError {
+        unsettled: e.leaves_unsettled(),
+        error: e.into(),
+    })?;
     Ok(OperationBody {
         payment: r.payment.view(),
         transaction: r.transaction,
@@ -228,7 +248,7 @@ async fn query_inner(ops: &OperationDeps, req: &Request) -> Result<QueryBody, Ap
     let who = caller(req)?;
     let id = path_payment_id(req)?;
     Fields::new(&parse_object(req)?).only(&[])?;
-    let r = query_payment(ops, &who, &id).await?;
+    let r = query_payment_until(ops, &who, &id, request_deadline(req, ops.clock.as_ref())).await?;
     Ok(QueryBody {
         payment: r.payment.view(),
         bank: BankBody::from(&r.bank),

@@ -20,14 +20,42 @@ use crate::{error::OpError, providers::Providers};
 pub struct BankAccess {
     pub accounts: Arc<dyn AccountLookup>,
     pub providers: Providers,
+    /// The longest one operation's bank calls can take (every call and step retry of it).
+    pub bank_budget: std::time::Duration,
 }
+
+/// [`BankAccess::bank_budget`] unless configured: three calls of the transport's default
+/// 8 s timeout.
+pub const DEFAULT_BANK_BUDGET: std::time::Duration = std::time::Duration::from_secs(24);
 
 impl BankAccess {
     pub fn new(accounts: Arc<dyn AccountLookup>, providers: Providers) -> Self {
         Self {
             accounts,
             providers,
+            bank_budget: DEFAULT_BANK_BUDGET,
         }
+    }
+
+    /// Refuses (`OpError::NoTimeLeft`) a bank call the time left before `deadline` cannot
+    /// cover together with the write of its answer.
+    pub fn ensure_time_for_bank(&self, deadline: Option<crate::Deadline>) -> Result<(), OpError> {
+        match deadline {
+            Some(d) if !d.covers_bank_call(self.bank_budget) => {
+                tracing::warn!(
+                    remaining_ms = u64::try_from(d.remaining().as_millis()).unwrap_or(u64::MAX),
+                    "not enough time left for a bank call and its commit; nothing sent"
+                );
+                Err(OpError::NoTimeLeft)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// With `budget` as the longest an operation's bank calls can take.
+    pub fn with_bank_budget(mut self, budget: std::time::Duration) -> Self {
+        self.bank_budget = budget;
+        self
     }
 
     /// The payment's POS account, provided it serves the payment's mode. A missing account

@@ -68,6 +68,20 @@ pub async fn record_settlement<S>(
 where
     S: PaymentReader + PaymentWriter + ?Sized,
 {
+    record_settlement_until(store, reserved, settlement, None).await
+}
+
+/// [`record_settlement`], starting no attempt after `until` (the request's deadline less
+/// what answering needs); the reservation then stays, as after the last attempt.
+pub async fn record_settlement_until<S>(
+    store: &S,
+    reserved: &Payment,
+    settlement: &Settlement,
+    until: Option<tokio::time::Instant>,
+) -> Result<Recorded, NotRecorded>
+where
+    S: PaymentReader + PaymentWriter + ?Sized,
+{
     let change = PaymentChange {
         payment: settlement.payment.clone(),
         expect: Expectation::over(reserved),
@@ -100,6 +114,11 @@ where
             }
         }
         if attempt < COMMIT_ATTEMPTS {
+            if until.is_some_and(|u| tokio::time::Instant::now() + backoff >= u) {
+                tracing::warn!(payment_id = %reserved.id, attempt,
+                    "no time left for another write of the bank's answer; left to the reconciler");
+                break;
+            }
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(MAX_BACKOFF);
         }

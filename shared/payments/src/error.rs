@@ -44,6 +44,10 @@ pub enum OpError {
     NotRecorded {
         transaction_id: paygate_domain::TransactionId,
     },
+    /// The request's time left could not cover a bank call and the write of its answer:
+    /// nothing was reserved or sent; the caller may retry.
+    #[error("not enough time left for the bank call")]
+    NoTimeLeft,
     /// The payment kept changing under us; the caller may retry.
     #[error("concurrent modification")]
     Contended,

@@ -8,6 +8,7 @@
 pub mod auth;
 pub mod bank_access;
 pub mod commit;
+pub mod deadline;
 pub mod error;
 pub mod operate;
 pub mod points;
@@ -19,6 +20,7 @@ pub mod reconciler;
 
 pub use auth::{authenticate, hash_api_key, AuthError, Principal};
 pub use bank_access::BankAccess;
+pub use deadline::Deadline;
 pub use error::OpError;
 pub use operate::{
     get_payment, run_keyed_operation, run_operation, OperationDeps, OperationResult,
@@ -26,6 +28,8 @@ pub use operate::{
 pub use points::{points_inquiry, PointsDeps, PointsRequest, PointsResponse};
 pub use providers::Providers;
 pub use publish::EventSink;
-pub use query::{query_payment, QueryResult};
-pub use reconcile::{reconcile_payment, Reconciled};
-pub use reconciler::{run_reconciler, ReconcilerDeps, ReconcilerLimits, RunReport};
+pub use query::{query_payment, query_payment_until, QueryResult};
+pub use reconcile::{reconcile_payment, reconcile_payment_until, Reconciled};
+pub use reconciler::{
+    run_reconciler, run_reconciler_until, ReconcilerDeps, ReconcilerLimits, RunReport,
+};

@@ -15,7 +15,8 @@ use paygate_domain::{
 use crate::{
     auth::Principal,
     bank_access::BankAccess,
-    commit::{record_settlement, Recorded, FIRST_BACKOFF, MAX_BACKOFF},
+    commit::{record_settlement_until, Recorded, FIRST_BACKOFF, MAX_BACKOFF},
+    deadline::Deadline,
     error::OpError,
     publish::EventSink,
 };
@@ -81,12 +82,15 @@ pub async fn run_operation(
     kind: TransactionType,
     amount: Option<i64>,
 ) -> Result<OperationResult, OpError> {
-    run_keyed_operation(deps, principal, id, kind, amount, None).await
+    run_keyed_operation(deps, principal, id, kind, amount, None, None).await
 }
 
 /// Runs a capture, cancel or refund end to end. With `claim` (a request holding an
 /// `Idempotency-Key`), the reservation binds the key to the reserved transaction in the same
-/// atomic write, so that no later request with the key can plan a second movement.
+/// atomic write, so that no later request with the key can plan a second movement. With
+/// `deadline`, nothing is reserved or sent unless the time left covers the bank's budget and
+/// the write of its answer (`OpError::NoTimeLeft`), and that write stops retrying in time.
+#[allow(clippy::too_many_arguments)]
 pub async fn run_keyed_operation(
     deps: &OperationDeps,
     principal: &Principal,
@@ -94,8 +98,10 @@ pub async fn run_keyed_operation(
     kind: TransactionType,
     amount: Option<i64>,
     claim: Option<&KeyClaim>,
+    deadline: Option<Deadline>,
 ) -> Result<OperationResult, OpError> {
-    let (reserved, txn, account) = reserve(deps, principal, id, kind, amount, claim).await?;
+    let (reserved, txn, account) =
+        reserve(deps, principal, id, kind, amount, claim, deadline).await?;
     let op = reserved
         .pending
         .as_ref()
@@ -121,7 +127,7 @@ pub async fn run_keyed_operation(
         EventId::generate(deps.ids.as_ref()),
         deps.clock.now(),
     )?;
-    let result = commit(deps, &reserved, settlement)
+    let result = commit(deps, &reserved, settlement, deadline)
         .await
         .and_then(|(payment, transaction)| answer(payment, transaction, &outcome));
     report(deps, kind.as_str(), &result, |_| OperationOutcome::Approved);
@@ -176,8 +182,10 @@ pub(crate) async fn commit(
     deps: &OperationDeps,
     reserved: &Payment,
     settlement: Settlement,
+    deadline: Option<Deadline>,
 ) -> Result<(Payment, Transaction), OpError> {
-    match record_settlement(deps.payments.as_ref(), reserved, &settlement).await {
+    let until = deadline.map(|d| d.commit_until());
+    match record_settlement_until(deps.payments.as_ref(), reserved, &settlement, until).await {
         Ok(Recorded::Ours) => {
             if let Some(event) = &settlement.event {
                 deps.events.after_commit(event).await;
@@ -246,11 +254,13 @@ async fn reserve(
     kind: TransactionType,
     amount: Option<i64>,
     claim: Option<&KeyClaim>,
+    deadline: Option<Deadline>,
 ) -> Result<(Payment, Transaction, PosAccount), OpError> {
     let mut payment = get_payment(deps.payments.as_ref(), principal, id).await?;
     let account = deps.banks.account_for_payment(&payment).await?;
     let operation = operation_of(kind);
     deps.banks.ensure_supports(&account, operation)?;
+    deps.banks.ensure_time_for_bank(deadline)?;
     if !deps.banks.supports(&account, Operation::Query) {
         // An operation the bank leaves unanswered could never be settled on this account.
         return Err(OpError::NotSettleable {

@@ -7,7 +7,7 @@ use crate::{
     auth::Principal,
     error::OpError,
     operate::{get_payment, report, OperationDeps},
-    reconcile::reconcile_payment,
+    reconcile::reconcile_payment_until,
 };
 
 #[derive(Debug)]
@@ -21,11 +21,23 @@ pub async fn query_payment(
     principal: &Principal,
     id: &PaymentId,
 ) -> Result<QueryResult, OpError> {
+    query_payment_until(deps, principal, id, None).await
+}
+
+/// [`query_payment`] within the request's `deadline` (a resumed cancel needs time).
+pub async fn query_payment_until(
+    deps: &OperationDeps,
+    principal: &Principal,
+    id: &PaymentId,
+    deadline: Option<crate::Deadline>,
+) -> Result<QueryResult, OpError> {
     let payment = get_payment(deps.payments.as_ref(), principal, id).await?;
-    let result = reconcile_payment(deps, payment).await.map(|r| QueryResult {
-        payment: r.payment,
-        bank: r.bank,
-    });
+    let result = reconcile_payment_until(deps, payment, deadline)
+        .await
+        .map(|r| QueryResult {
+            payment: r.payment,
+            bank: r.bank,
+        });
     report(deps, "query", &result, |r| {
         if r.bank.found && r.bank.state == BankState::Unknown {
             OperationOutcome::Unknown

@@ -3,6 +3,7 @@
 //! merchant's `query` and the scheduled reconciler both come here, so they settle alike.
 
 use paygate_domain::{
+    payment::resumed_cancel_outcome,
     ports::{Expectation, PaymentChange, PosProvider},
     BankStatus, EventId, Operation, Payment, PosAccount, StatusVerdict, StoreError,
 };
@@ -43,13 +44,23 @@ pub async fn reconcile_payment(
     deps: &OperationDeps,
     payment: Payment,
 ) -> Result<Reconciled, OpError> {
+    reconcile_payment_until(deps, payment, None).await
+}
+
+/// [`reconcile_payment`] within `deadline`: a half-done cancel is resumed at the bank only
+/// when the time left covers the call and its commit (otherwise it stays for the next try).
+pub async fn reconcile_payment_until(
+    deps: &OperationDeps,
+    payment: Payment,
+    deadline: Option<crate::Deadline>,
+) -> Result<Reconciled, OpError> {
     let account = deps.banks.account_for_payment(&payment).await?;
     deps.banks.ensure_supports(&account, Operation::Query)?;
     let provider = deps.banks.provider(&account)?;
     let bank = provider.query(&account, &payment.order_id).await;
     let now = deps.clock.now();
     let (payment, resumed) = if payment.unsettled(now, deps.stale_after).is_some() {
-        settle_operation(deps, provider.as_ref(), &account, payment, &bank).await?
+        settle_operation(deps, provider.as_ref(), &account, payment, &bank, deadline).await?
     } else {
         (finalize(deps, payment, &bank).await?, false)
     };
@@ -79,6 +90,7 @@ async fn settle_operation(
     account: &PosAccount,
     payment: Payment,
     bank: &BankStatus,
+    deadline: Option<crate::Deadline>,
 ) -> Result<(Payment, bool), OpError> {
     let Some(op) = payment.pending.clone() else {
         return Ok((payment, false));
@@ -94,24 +106,57 @@ async fn settle_operation(
         StatusVerdict::Wait => return Ok((payment, false)),
         StatusVerdict::Settled(s) => (*s, false),
         StatusVerdict::ResumeCancel => {
-            // The capture is reversed, the authorization still held: finish the cancel. The
-            // adapters' cancel reads the order first and sends only the missing reversal.
+            // The capture is reversed, the authorization still held: finish the cancel. Only
+            // the holder of a claim written on the payment sends the missing step, so a query
+            // and the reconciler never both do; the adapters' cancel reads the order first
+            // and sends only what is missing.
+            if deps.banks.ensure_time_for_bank(deadline).is_err() {
+                return Ok((payment, false));
+            }
+            let Some(claimed) = claim_resume(deps, &payment).await? else {
+                return Ok((payment, false));
+            };
             let outcome = provider
-                .cancel(account, &bank_request(&payment, &txn, &op))
+                .cancel(account, &bank_request(&claimed, &txn, &op))
                 .await;
             tracing::info!(payment_id = %payment.id, transaction_id = %txn.id,
+                approved = matches!(outcome, paygate_domain::BankOutcome::Approved { .. }),
                 "resumed a half-done cancel");
-            (
-                payment.settle(&txn, &outcome, event_id, deps.clock.now())?,
-                true,
-            )
+            // Anything but an approval leaves the cancel unknown, never "not done".
+            let outcome = resumed_cancel_outcome(outcome);
+            let settlement = claimed.settle(&txn, &outcome, event_id, deps.clock.now())?;
+            let (payment, _) = commit(deps, &claimed, settlement, deadline).await?;
+            return Ok((payment, true));
         }
     };
     let (settlement, resumed) = settlement;
     tracing::info!(payment_id = %payment.id, transaction_id = %txn.id,
         status = settlement.transaction.status.as_str(), "settled an unknown operation");
-    let (payment, _) = commit(deps, &payment, settlement).await?;
+    let (payment, _) = commit(deps, &payment, settlement, deadline).await?;
     Ok((payment, resumed))
+}
+
+/// Writes the claim to resume `payment`'s half-done cancel, conditionally on its version.
+/// `None` when another claim holds, someone else changed the payment first, or the write's
+/// outcome is unknown (a lost answer's claim simply runs out; the next try resumes).
+async fn claim_resume(deps: &OperationDeps, payment: &Payment) -> Result<Option<Payment>, OpError> {
+    let Some(claimed) = payment.claim_resume(deps.clock.now()) else {
+        tracing::info!(payment_id = %payment.id, "another query or the reconciler is resuming this cancel");
+        return Ok(None);
+    };
+    let change = PaymentChange {
+        payment: claimed.clone(),
+        expect: Expectation::over(payment),
+        transaction: None,
+        event: None,
+    };
+    match deps.payments.save(change).await {
+        Ok(()) => Ok(Some(claimed)),
+        Err(e) => {
+            tracing::info!(payment_id = %payment.id, error = %e, "the claim to resume a cancel was not taken");
+            Ok(None)
+        }
+    }
 }
 
 /// Finalizes a pending payment; a lost answer or a race is resolved by reading back.

@@ -22,7 +22,7 @@ use paygate_domain::{
 };
 use serde::Serialize;
 
-use crate::{operate::OperationDeps, reconcile::needs_settling, reconcile_payment};
+use crate::{operate::OperationDeps, reconcile::needs_settling, reconcile_payment_until};
 
 /// How many payments one run takes at most, and how many it settles at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +82,15 @@ enum One {
 
 /// One run: every due payment, `limits.concurrency` at a time.
 pub async fn run_reconciler(deps: &ReconcilerDeps) -> Result<RunReport, crate::OpError> {
+    run_reconciler_until(deps, None).await
+}
+
+/// [`run_reconciler`] within the invocation's `deadline`: a payment is taken up only while
+/// the time left covers a bank call and its commit; the rest stay due for the next run.
+pub async fn run_reconciler_until(
+    deps: &ReconcilerDeps,
+    deadline: Option<crate::Deadline>,
+) -> Result<RunReport, crate::OpError> {
     let now = deps.ops.clock.now();
     let due = deps
         .unsettled
@@ -98,7 +107,7 @@ pub async fn run_reconciler(deps: &ReconcilerDeps) -> Result<RunReport, crate::O
         ..RunReport::default()
     };
     let results: Vec<One> = stream::iter(due.items)
-        .map(|d| reconcile_one(deps, d))
+        .map(|d| reconcile_one(deps, d, deadline))
         .buffer_unordered(deps.limits.concurrency.max(1))
         .collect()
         .await;
@@ -130,7 +139,15 @@ pub async fn run_reconciler(deps: &ReconcilerDeps) -> Result<RunReport, crate::O
     Ok(report)
 }
 
-async fn reconcile_one(deps: &ReconcilerDeps, due: DuePayment) -> One {
+async fn reconcile_one(
+    deps: &ReconcilerDeps,
+    due: DuePayment,
+    deadline: Option<crate::Deadline>,
+) -> One {
+    if deps.ops.banks.ensure_time_for_bank(deadline).is_err() {
+        // Left as it is: still due, taken up by the next run.
+        return One::Deferred { over_limit: None };
+    }
     let ops = &deps.ops;
     let id = due.payment.id.clone();
     let over_limit = |p: &paygate_domain::Payment| {
@@ -181,7 +198,7 @@ async fn reconcile_one(deps: &ReconcilerDeps, due: DuePayment) -> One {
     } else {
         1
     };
-    match reconcile_payment(ops, fresh.clone()).await {
+    match reconcile_payment_until(ops, fresh.clone(), deadline).await {
         Ok(r) if !r.unsettled => {
             tracing::info!(payment_id = %id, status = r.payment.status.as_str(), "reconciled");
             One::Settled
@@ -194,7 +211,6 @@ async fn reconcile_one(deps: &ReconcilerDeps, due: DuePayment) -> One {
         }
         Err(e) => {
             tracing::warn!(payment_id = %id, error = %e, "reconciling failed; will retry");
-            eprintln!("DEBUGX {e:?}");
             defer(deps, &fresh, tries).await;
             One::Error {
                 over_limit: over_limit(&fresh),

@@ -73,6 +73,8 @@ async fn a_half_done_cancel_is_completed_by_the_reconciler() {
     let accounts = Arc::new(MemoryAccounts::default());
     accounts.insert(account.clone());
     let publisher = Arc::new(MemoryPublisher::default());
+    // One id sequence for every function here, as real ids never repeat.
+    let ids = Arc::new(SeqIds::default());
     let ops = || OperationDeps {
         payments: store.clone(),
         banks: BankAccess::new(
@@ -80,7 +82,7 @@ async fn a_half_done_cancel_is_completed_by_the_reconciler() {
             Providers::new().register(provider.clone()),
         ),
         clock: clock.clone(),
-        ids: Arc::new(SeqIds::default()),
+        ids: ids.clone(),
         events: EventSink {
             publisher: publisher.clone(),
         },
@@ -167,13 +169,34 @@ async fn a_half_done_cancel_is_completed_by_the_reconciler() {
         "hold open"
     );
 
-    // The reconciler resumes the cancel: only the authorization's reversal is sent.
-    let before = state.fault_plan().counts().money_requests;
+    // The reconciler resumes the cancel, and the bank refuses the missing step again (a
+    // maintenance window): the cancel stays unknown — never "captured, nothing pending",
+    // which the bank's reversed capture would contradict.
     let reconciler = ReconcilerDeps {
         ops: ops(),
         unsettled: store.clone(),
         limits: ReconcilerLimits::default(),
     };
+    state.fault_plan().script([Fault::TechnicalError; 4]);
+    let r = run_reconciler(&reconciler).await.unwrap();
+    assert_eq!((r.settled, r.deferred), (0, 1), "{r:?}");
+    let p = store.payment(&id).unwrap();
+    assert_eq!(p.status, PaymentStatus::Captured);
+    assert_eq!(
+        p.pending.as_ref().map(|op| op.state),
+        Some(paygate_domain::PendingState::Unknown),
+        "the cancel stays unknown"
+    );
+    assert_eq!(
+        state.ledger_of(MID, &key).unwrap().state,
+        OrderState::Preauth,
+        "hold still open"
+    );
+    state.fault_plan().off();
+    clock.advance_millis(paygate_domain::payment::reconcile_backoff_ms(1) + 1);
+
+    // The next run resumes it again: only the authorization's reversal is sent.
+    let before = state.fault_plan().counts().money_requests;
     let r = run_reconciler(&reconciler).await.unwrap();
     assert_eq!(r.settled, 1, "{r:?}");
     assert_eq!(state.fault_plan().counts().money_requests, before + 1);

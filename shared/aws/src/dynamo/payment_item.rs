@@ -110,13 +110,16 @@ pub(crate) fn encode_payment(p: &Payment, stale: StaleAfter) -> Item {
         item.insert(attr::RECONCILE_AT.to_owned(), t(due));
     }
     if let Some(op) = &p.pending {
-        let m = Item::from([
+        let mut m = Item::from([
             ("type".to_owned(), s(op.kind.as_str())),
             ("transactionId".to_owned(), s(op.transaction_id.as_str())),
             ("amount".to_owned(), n(op.amount)),
             ("state".to_owned(), s(pending_state_str(op.state))),
             ("startedAt".to_owned(), t(op.started_at)),
         ]);
+        if let Some(until) = op.resume_until {
+            m.insert("resumeUntil".to_owned(), t(until));
+        }
         item.insert(
             attr::PENDING.to_owned(),
             aws_sdk_dynamodb::types::AttributeValue::M(m),
@@ -135,6 +138,11 @@ pub(crate) fn decode_payment(item: &Item) -> Result<Payment, StoreError> {
             amount: m.i64("amount")?,
             state: m.parsed("state", parse_pending_state)?,
             started_at: m.time("startedAt")?,
+            resume_until: if m.has("resumeUntil") {
+                Some(m.time("resumeUntil")?)
+            } else {
+                None
+            },
         })
     } else {
         None
@@ -222,6 +230,7 @@ mod tests {
                 amount: 300,
                 state: PendingState::Unknown,
                 started_at: t0,
+                resume_until: Some(t0.plus_millis(60_000)),
             }),
             auth_code: String::new(),
             rrn: "123".into(),

@@ -38,6 +38,28 @@ pub enum StatusVerdict {
     ResumeCancel,
 }
 
+/// How long a claim to resume a half-done cancel holds ([`Payment::claim_resume`]): longer
+/// than a function lives, so a claim can only be over once its holder is gone.
+pub const RESUME_LEASE_MS: i64 = 60_000;
+
+/// The outcome a resumed two-step cancel records for its missing step. Only an approval
+/// settles it: the bank has already reversed the capture, so a decline, an error or no
+/// answer says nothing about the hold still open and cannot make the cancel "not done" —
+/// the operation stays unknown and is asked about (and resumed) again.
+pub fn resumed_cancel_outcome(outcome: BankOutcome) -> BankOutcome {
+    match outcome {
+        approved @ BankOutcome::Approved { .. } => approved,
+        BankOutcome::Declined { code, message, .. } | BankOutcome::Error { code, message } => {
+            BankOutcome::Unknown {
+                reason: format!(
+                    "the resumed cancel's missing step was refused ({code} {message}); the capture is reversed, the hold not confirmed released"
+                ),
+            }
+        }
+        unknown @ BankOutcome::Unknown { .. } => unknown,
+    }
+}
+
 fn within_grace(since: Timestamp, now: Timestamp) -> bool {
     now.unix_millis() - since.unix_millis() < NOT_FOUND_GRACE_MS
 }
@@ -164,6 +186,26 @@ impl Payment {
         }
         let event = EventRecord::for_payment(event_id, event_type, &p, now);
         Some((p, event))
+    }
+}
+
+impl Payment {
+    /// The payment with a claim to resume its half-done two-step cancel until
+    /// [`RESUME_LEASE_MS`] from `now`, to be written conditionally on this version before the
+    /// missing step is sent: of a query and the reconciler meeting the same payment, only
+    /// one sends it. `None` when nothing is pending or another claim still holds.
+    pub fn claim_resume(&self, now: Timestamp) -> Option<Payment> {
+        let op = self.pending.as_ref()?;
+        if op.resume_until.is_some_and(|until| now < until) {
+            return None;
+        }
+        let mut next = self.clone();
+        next.version += 1;
+        next.updated_at = now;
+        if let Some(p) = next.pending.as_mut() {
+            p.resume_until = Some(now.plus_millis(RESUME_LEASE_MS));
+        }
+        Some(next)
     }
 }
 

@@ -357,6 +357,44 @@ fn half_done_cancel_of_a_captured_preauth_is_resumed_never_failed() {
         panic!("a fully reversed order settles the cancel")
     };
     assert_eq!(s.payment.status, PaymentStatus::Cancelled);
+
+    // Resuming it: one claim at a time, until its lease runs out.
+    let claimed = r.claim_resume(T0).unwrap();
+    assert_eq!(claimed.version, r.version + 1);
+    assert!(claimed
+        .claim_resume(T0.plus_millis(RESUME_LEASE_MS - 1))
+        .is_none());
+    assert!(claimed
+        .claim_resume(T0.plus_millis(RESUME_LEASE_MS))
+        .is_some());
+    // Only an approval of the missing step settles it; anything else keeps it unknown.
+    for refused in [
+        BankOutcome::Declined {
+            code: "0220".into(),
+            message: "m".into(),
+            after_cutoff: false,
+        },
+        BankOutcome::Error {
+            code: "0091".into(),
+            message: "m".into(),
+        },
+        BankOutcome::Unknown { reason: "t".into() },
+    ] {
+        let outcome = resumed_cancel_outcome(refused);
+        assert!(
+            matches!(outcome, BankOutcome::Unknown { .. }),
+            "{outcome:?}"
+        );
+        let s = claimed
+            .settle(&txn, &outcome, EventId::generate(&ids), T0)
+            .unwrap();
+        assert_eq!(s.payment.status, PaymentStatus::Captured);
+        let op = s.payment.pending.as_ref().unwrap();
+        assert_eq!((op.state, op.resume_until), (PendingState::Unknown, None));
+        assert_eq!(s.transaction.status, TransactionStatus::Unknown);
+        assert!(s.event.is_none());
+    }
+    assert_eq!(resumed_cancel_outcome(approved()), approved());
 }
 
 #[test]
