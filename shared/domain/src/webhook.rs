@@ -94,8 +94,21 @@ pub struct WebhookEndpoint {
 impl WebhookEndpoint {
     /// Whether `event` goes to this endpoint: enabled, subscribed, same merchant and mode.
     pub fn wants(&self, event: &EventRecord) -> bool {
-        self.enabled
-            && self.merchant_id == event.merchant_id
+        self.enabled && self.subscribed_to(event)
+    }
+
+    /// Whether `event` is recorded for this endpoint without being sent: it was disabled
+    /// automatically (`failing`) and would otherwise get it. Its delivery is recorded as
+    /// failed ([`Delivery::held`]), so that `recover` delivers it once the endpoint is
+    /// enabled again (as Svix does); an endpoint disabled by hand gets nothing.
+    pub fn holds(&self, event: &EventRecord) -> bool {
+        !self.enabled
+            && self.disabled_reason == Some(DisabledReason::Failing)
+            && self.subscribed_to(event)
+    }
+
+    fn subscribed_to(&self, event: &EventRecord) -> bool {
+        self.merchant_id == event.merchant_id
             && self.mode == event.mode
             && self.events.iter().any(|f| f.matches(event.event_type))
     }
@@ -328,6 +341,34 @@ impl Delivery {
             updated_at: now,
             retry_base: 0,
         }
+    }
+
+    /// The delivery of `event` to an endpoint that [holds](WebhookEndpoint::holds) it (disabled
+    /// as failing), recorded at `now` without being sent: the delivery as created, its
+    /// attempt 1 (`endpoint_unavailable`, nothing sent) and the delivery after it, `failed`
+    /// with no further attempt. `recover` puts it back to pending once the endpoint is
+    /// enabled again, and its attempt 2 is sent then.
+    pub fn held(
+        event: &EventRecord,
+        endpoint: &WebhookEndpoint,
+        now: Timestamp,
+    ) -> (Delivery, Attempt, Delivery) {
+        let created = Self::new(event, endpoint, now);
+        let attempt = Attempt {
+            delivery_id: created.id.clone(),
+            number: 1,
+            at: now,
+            duration_ms: 0,
+            status_code: None,
+            error: Some(AttemptError::EndpointUnavailable),
+            response_body: String::new(),
+            succeeded: false,
+        };
+        let mut after = created.clone();
+        after.attempts_made = 1;
+        after.status = DeliveryStatus::Failed;
+        after.next_attempt_at = None;
+        (created, attempt, after)
     }
 
     /// The delivery put back to pending for a manual resend at `now`: the next attempt

@@ -6,6 +6,11 @@
 //! (an event no endpoint wants included). Until then the sweeper keeps re-publishing it, so
 //! an event whose fan-out failed until its queue message reached the dead-letter queue is
 //! still delivered.
+//!
+//! An endpoint disabled automatically (its attempts failed for days) still gets the events
+//! it is subscribed to recorded, as deliveries that failed at once (attempt 1
+//! `endpoint_unavailable`, nothing sent, nothing queued): `recover` delivers them once the
+//! endpoint is enabled again, as Svix does. An endpoint disabled by hand gets nothing.
 
 use std::sync::Arc;
 
@@ -33,6 +38,10 @@ pub async fn fanout(deps: &FanoutDeps, event: &EventRecord) -> Result<usize, Pip
     let now = deps.clock.now();
     let mut enqueued = 0;
     for endpoint in deps.endpoints.list_endpoints(&event.merchant_id).await? {
+        if endpoint.holds(event) {
+            hold(deps, event, &endpoint, now).await?;
+            continue;
+        }
         if !endpoint.wants(event) {
             continue;
         }
@@ -52,4 +61,23 @@ pub async fn fanout(deps: &FanoutDeps, event: &EventRecord) -> Result<usize, Pip
     // `false` (marked already: a redelivered message, or an event stored as sent) is fine.
     deps.outbox.mark_sent(&event.id).await?;
     Ok(enqueued)
+}
+
+/// Records `event` for an endpoint disabled as failing: the delivery, then its attempt 1
+/// as failed, final. Should the second write not happen (a crash), the delivery is left
+/// pending and due: the sweeper queues it, and the deliver step records the same
+/// `endpoint_unavailable` attempts on the retry schedule (or sends it, once re-enabled).
+async fn hold(
+    deps: &FanoutDeps,
+    event: &EventRecord,
+    endpoint: &paygate_domain::webhook::WebhookEndpoint,
+    now: paygate_domain::Timestamp,
+) -> Result<(), PipelineError> {
+    let (created, attempt, failed) = Delivery::held(event, endpoint, now);
+    if deps.deliveries.create_delivery(&created).await? {
+        deps.deliveries.record_attempt(&attempt, &failed).await?;
+        tracing::info!(delivery_id = %created.id, endpoint_id = %endpoint.id,
+            "event recorded for an endpoint disabled as failing; recover delivers it");
+    }
+    Ok(())
 }

@@ -64,6 +64,53 @@ fn endpoints_get_subscribed_events_of_their_mode_only() {
 }
 
 #[test]
+fn an_endpoint_disabled_as_failing_holds_what_it_would_get_one_disabled_by_hand_nothing() {
+    let captured = event(EventType::PaymentCaptured, Mode::Test);
+    let disabled = |events: &[&str], mode, reason| WebhookEndpoint {
+        disabled_reason: reason,
+        ..endpoint(events, mode, false)
+    };
+    let failing = disabled(&["*"], Mode::Test, Some(DisabledReason::Failing));
+    assert!(failing.holds(&captured) && !failing.wants(&captured));
+    assert!(!disabled(&["*"], Mode::Test, Some(DisabledReason::Manual)).holds(&captured));
+    assert!(!disabled(
+        &["payment.refunded"],
+        Mode::Test,
+        Some(DisabledReason::Failing)
+    )
+    .holds(&captured));
+    assert!(!disabled(&["*"], Mode::Live, Some(DisabledReason::Failing)).holds(&captured));
+    assert!(
+        !endpoint(&["*"], Mode::Test, true).holds(&captured),
+        "enabled: sent"
+    );
+
+    // Held: attempt 1 recorded as endpoint_unavailable, the delivery failed for good; a
+    // resend (recover) makes attempt 2 due at once with the whole schedule ahead.
+    let (created, attempt, after) = Delivery::held(&captured, &failing, T0);
+    assert_eq!(created, Delivery::new(&captured, &failing, T0));
+    assert_eq!(
+        (
+            attempt.number,
+            attempt.error,
+            attempt.succeeded,
+            attempt.status_code
+        ),
+        (1, Some(AttemptError::EndpointUnavailable), false, None)
+    );
+    assert_eq!(
+        (after.status, after.attempts_made, after.next_attempt_at),
+        (DeliveryStatus::Failed, 1, None)
+    );
+    let later = T0.plus_millis(3_600_000);
+    let resent = after.resent(later).unwrap();
+    assert_eq!(
+        (resent.status, resent.next_attempt_at, resent.retry_base),
+        (DeliveryStatus::Pending, Some(later), 1)
+    );
+}
+
+#[test]
 fn delivery_ids_are_stable_per_event_and_endpoint() {
     let e = EventId::parse("evt_abc").unwrap();
     let w = WebhookEndpointId::parse("whe_1").unwrap();

@@ -326,3 +326,95 @@ async fn an_auto_disabled_endpoint_shows_why_and_re_enabling_starts_over() {
     assert_eq!(v["disabledReason"], "manual");
     assert_eq!(v["failingSince"], Value::Null);
 }
+
+/// Before: the fan-out skipped a disabled endpoint, so the events of the days it stayed
+/// disabled were never recorded and `recover`, once it was enabled again, found nothing.
+#[tokio::test]
+async fn events_for_an_endpoint_disabled_as_failing_are_recovered_once_it_is_enabled_again() {
+    use paygate_domain::webhook::{delivery_id, AttemptError};
+    use paygate_webhooks::{fanout, FanoutDeps};
+    let w = World::new();
+    let (ep, _) = w.create(M1, json!(["*"])).await;
+    let (by_hand, _) = w.create(M1, json!(["*"])).await;
+    let m = MerchantId::parse(M1).unwrap();
+    // GIVEN one endpoint disabled by the failing rule, another disabled by hand
+    let id = WebhookEndpointId::parse(&ep).unwrap();
+    let h = EndpointHealth::default().recorded(T0, false).warned(T0);
+    assert!(w.endpoints.put_health(&m, &id, &h, None).await.unwrap());
+    let h2 = h.recorded(T0.plus_millis(5 * DAY), false);
+    assert!(w
+        .endpoints
+        .put_health(&m, &id, &h2, Some(T0.plus_millis(5 * DAY)))
+        .await
+        .unwrap());
+    let ed = w.endpoints_deps();
+    crate::admin::endpoints::update(&ed, M1, &by_hand, &obj(json!({"enabled": false})))
+        .await
+        .unwrap();
+    assert_eq!(
+        w.endpoint(M1, &ep).await.disabled_reason,
+        Some(DisabledReason::Failing)
+    );
+    w.clock.set(T0.plus_millis(6 * DAY));
+
+    // WHEN an event is fanned out while they are disabled
+    let e = w.endpoint(M1, &ep).await;
+    let data = crate::admin::endpoints::sample_payment(w.ids.as_ref(), e.mode, w.now());
+    let event = EventRecord {
+        id: EventId::parse("evt_whiledisabled").unwrap(),
+        event_type: EventType::PaymentCaptured,
+        mode: e.mode,
+        created_at: w.now(),
+        merchant_id: m.clone(),
+        payment_id: data.id.clone(),
+        data,
+    };
+    w.outbox.put_event(&event, false).await.unwrap();
+    let fan = FanoutDeps {
+        endpoints: w.endpoints.clone(),
+        deliveries: w.deliveries.clone(),
+        queue: w.queue.clone(),
+        outbox: w.outbox.clone(),
+        clock: w.clock.clone(),
+    };
+    assert_eq!(fanout(&fan, &event).await.unwrap(), 0, "nothing is sent");
+    assert!(w.queue.drain().is_empty());
+
+    // THEN the failing endpoint's delivery is recorded as failed (nothing was sent), the
+    // hand-disabled endpoint gets none
+    let held = delivery_id(&event.id, &id);
+    let d = w.deliveries.get_delivery(&held).await.unwrap().unwrap();
+    assert_eq!((d.status, d.attempts_made), (DeliveryStatus::Failed, 1));
+    let attempts = w.deliveries.list_attempts(&held).await.unwrap();
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(attempts[0].error, Some(AttemptError::EndpointUnavailable));
+    let other = delivery_id(&event.id, &WebhookEndpointId::parse(&by_hand).unwrap());
+    assert_eq!(w.deliveries.get_delivery(&other).await.unwrap(), None);
+    // AND the same event fanned out again records nothing more
+    assert_eq!(fanout(&fan, &event).await.unwrap(), 0);
+    assert_eq!(w.deliveries.list_attempts(&held).await.unwrap().len(), 1);
+
+    // WHEN the endpoint is enabled again (an hour later) and its deliveries recovered
+    w.clock.advance_millis(HOUR);
+    crate::admin::endpoints::update(&ed, M1, &ep, &obj(json!({"enabled": true})))
+        .await
+        .unwrap();
+    let r = recover(&w.deliveries_deps(), M1, &ep, &since(T0))
+        .await
+        .unwrap();
+
+    // THEN the held event goes out: its attempt 2, due now
+    assert_eq!((r.requested, r.skipped), (1, 0));
+    let queued = w.queue.drain();
+    assert_eq!(queued.len(), 1);
+    assert_eq!((&queued[0].0.delivery_id, queued[0].0.attempt), (&held, 2));
+    assert_eq!(
+        w.deliveries
+            .get_delivery(&held)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        DeliveryStatus::Pending
+    );
+}
