@@ -97,16 +97,26 @@ impl ApiKey {
         }
     }
 
-    /// The expiry a roll at `now` with `hours` gives this key: `now + hours`, or its current
-    /// expiry when that is sooner (a roll never extends a key's life). `None` when the key
-    /// cannot be rolled (revoked or expired).
-    pub fn rolled_expiry(&self, now: Timestamp, hours: i64) -> Option<Timestamp> {
-        if !self.status(now).usable() {
-            return None;
+    /// The expiry a roll at `now` with `hours` gives this key: `now + hours`. Only an
+    /// active key rolls: a revoked or expired one is [`RollRefusal::Inactive`], and one
+    /// already rolled (expiring) is [`RollRefusal::AlreadyRolled`], so rolling one key again
+    /// and again cannot mint a key each time (a new key is issued, and counted, instead).
+    pub fn roll_expiry(&self, now: Timestamp, hours: i64) -> Result<Timestamp, RollRefusal> {
+        match self.status(now) {
+            KeyStatus::Active => Ok(now.plus_millis(hours * 3_600_000)),
+            KeyStatus::Expiring => Err(RollRefusal::AlreadyRolled),
+            KeyStatus::Expired | KeyStatus::Revoked => Err(RollRefusal::Inactive),
         }
-        let wanted = now.plus_millis(hours * 3_600_000);
-        Some(self.expires_at.map_or(wanted, |e| e.min(wanted)))
     }
+}
+
+/// Why a key cannot be rolled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RollRefusal {
+    /// Revoked or expired.
+    Inactive,
+    /// Rolled already: it is expiring and has its successor.
+    AlreadyRolled,
 }
 
 impl ApiKeyRecord {
@@ -193,16 +203,18 @@ mod tests {
     }
 
     #[test]
-    fn a_roll_never_extends_a_key_and_needs_a_usable_key() {
+    fn only_an_active_key_rolls_and_only_once() {
         let mut k = key();
-        assert_eq!(k.rolled_expiry(T0, 24), Some(T0.plus_millis(24 * HOUR)));
+        assert_eq!(k.roll_expiry(T0, 24), Ok(T0.plus_millis(24 * HOUR)));
         k.expires_at = Some(T0.plus_millis(2 * HOUR));
-        assert_eq!(k.rolled_expiry(T0, 24), Some(T0.plus_millis(2 * HOUR)));
-        assert_eq!(k.rolled_expiry(T0, 1), Some(T0.plus_millis(HOUR)));
-        assert_eq!(k.rolled_expiry(T0.plus_millis(2 * HOUR), 1), None);
+        assert_eq!(k.roll_expiry(T0, 1), Err(RollRefusal::AlreadyRolled));
+        assert_eq!(
+            k.roll_expiry(T0.plus_millis(2 * HOUR), 1),
+            Err(RollRefusal::Inactive)
+        );
         k.expires_at = None;
         k.revoked_at = Some(T0);
-        assert_eq!(k.rolled_expiry(T0, 1), None);
+        assert_eq!(k.roll_expiry(T0, 1), Err(RollRefusal::Inactive));
     }
 
     #[test]

@@ -83,6 +83,8 @@ pub mod code {
     pub const DELIVERY_PENDING: &str = "delivery_pending";
     pub const API_KEY_INACTIVE: &str = "api_key_inactive";
     pub const API_KEY_LIMIT_REACHED: &str = "api_key_limit_reached";
+    /// 409: a roll of a key that was rolled already (it is expiring); issue a new key instead.
+    pub const API_KEY_ALREADY_ROLLED: &str = "api_key_already_rolled";
     pub const RATE_LIMITED: &str = "rate_limited";
     /// 503: the request's rate limit could not be checked and its scope fails closed
     /// (points inquiry, `paygate_domain::throttle::Scope::fails_closed`); nothing was run.

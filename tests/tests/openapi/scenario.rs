@@ -141,6 +141,7 @@ A POST /admin/v1/merchants/mch_nobody/api-keys 404 not_found {"mode": "test"}
 A GET /admin/v1/merchants/mch_anatolia/api-keys 200
 A POST /admin/v1/merchants/mch_anatolia/api-keys/{key}/roll 400 invalid_request {"expiresInHours": 200} => /error/details/field="expiresInHours"
 A POST /admin/v1/merchants/mch_anatolia/api-keys/{key}/roll 201 {"expiresInHours": 2} => @rolled /status="active"
+A POST /admin/v1/merchants/mch_anatolia/api-keys/{key}/roll 409 api_key_already_rolled
 A DELETE /admin/v1/merchants/mch_anatolia/api-keys/{rolled} 200 => /status="revoked"
 A POST /admin/v1/merchants/mch_anatolia/api-keys/{rolled}/roll 409 api_key_inactive
 A DELETE /admin/v1/merchants/mch_bosphorus/api-keys/{key} 404 not_found

@@ -9,7 +9,7 @@
 
 use lambda_http::http::StatusCode;
 use paygate_domain::{
-    apikey::{key_from_bytes, last4, ApiKey},
+    apikey::{key_from_bytes, last4, ApiKey, RollRefusal},
     error::code,
     ids::ApiKeyId,
     MerchantId, Mode, StoreError, Timestamp,
@@ -39,13 +39,40 @@ fn new_key(mode: Mode) -> Result<String, StoreError> {
     Ok(key_from_bytes(mode, &bytes))
 }
 
-/// 409 `api_key_inactive`.
-fn inactive() -> ApiError {
-    ApiError::new(
-        StatusCode::CONFLICT,
-        code::API_KEY_INACTIVE,
-        "The API key is revoked or expired. Issue a new key instead.",
-    )
+/// 409 `api_key_inactive` or `api_key_already_rolled`.
+fn not_rollable(why: RollRefusal) -> ApiError {
+    match why {
+        RollRefusal::Inactive => ApiError::new(
+            StatusCode::CONFLICT,
+            code::API_KEY_INACTIVE,
+            "The API key is revoked or expired. Issue a new key instead.",
+        ),
+        RollRefusal::AlreadyRolled => ApiError::new(
+            StatusCode::CONFLICT,
+            code::API_KEY_ALREADY_ROLLED,
+            "The API key was rolled already and is expiring. Issue a new key instead.",
+        ),
+    }
+}
+
+/// 409 `api_key_limit_reached` when the merchant has [`MAX_KEYS_PER_MERCHANT`] keys (of any
+/// status) already: checked before a key is issued, by create and by roll alike. The count
+/// is read through an eventually consistent index, so keys issued at the same instant can
+/// pass it together; each request still adds at most one key.
+async fn ensure_room(deps: &EndpointsDeps, merchant_id: &MerchantId) -> Result<(), ApiError> {
+    let existing = deps
+        .keys
+        .list_keys(merchant_id)
+        .await
+        .map_err(store_error)?;
+    if existing.len() >= MAX_KEYS_PER_MERCHANT {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            code::API_KEY_LIMIT_REACHED,
+            format!("A merchant can have at most {MAX_KEYS_PER_MERCHANT} API keys."),
+        ));
+    }
+    Ok(())
 }
 
 /// The key of the path, which must be the merchant's; otherwise 404.
@@ -101,18 +128,7 @@ pub async fn create(
 ) -> Result<ApiKeyWithSecret, ApiError> {
     let merchant_id = merchant(deps.merchants.as_ref(), merchant_raw).await?;
     let NewApiKey { mode, name } = input::new_api_key(body)?;
-    let existing = deps
-        .keys
-        .list_keys(&merchant_id)
-        .await
-        .map_err(store_error)?;
-    if existing.len() >= MAX_KEYS_PER_MERCHANT {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            code::API_KEY_LIMIT_REACHED,
-            format!("A merchant can have at most {MAX_KEYS_PER_MERCHANT} API keys."),
-        ));
-    }
+    ensure_room(deps, &merchant_id).await?;
     issue(deps, &merchant_id, mode, name, deps.clock.now()).await
 }
 
@@ -131,12 +147,14 @@ pub async fn list(deps: &EndpointsDeps, merchant_raw: &str) -> Result<ApiKeyList
 }
 
 /// `POST …/api-keys/{keyId}/roll` `{"expiresInHours"?: 1..168}` → 201 the new key (its
-/// secret once). The old key keeps working until `now + expiresInHours` (default 24), or
-/// its earlier expiry if it was rolled already. A revoked or expired key is 409
-/// `api_key_inactive`. The old key's expiry is written first (conditionally on the expiry
-/// read), so a concurrent roll of the same key is a 409 and issues nothing. Should the new
-/// key then fail to be stored (a 500), the old key is expiring without a successor shown:
-/// the caller retries the roll, which issues the new key and keeps the earlier expiry.
+/// secret once). The old key keeps working until `now + expiresInHours` (default 24). Only
+/// an active key rolls: a revoked or expired key is 409 `api_key_inactive`, a key rolled
+/// already (expiring) is 409 `api_key_already_rolled`, and the new key counts against the
+/// merchant's cap (409 `api_key_limit_reached`), so a roll loop cannot mint keys without
+/// end. The old key's expiry is written first (conditionally on its having none), so a
+/// concurrent roll of the same key is a 409 and issues nothing. Should the new key then fail
+/// to be stored (a 500), the old key is expiring without a successor shown: the caller
+/// issues a new key (`POST …/api-keys`); a retried roll is `api_key_already_rolled`.
 pub async fn roll(
     deps: &EndpointsDeps,
     merchant_raw: &str,
@@ -147,7 +165,8 @@ pub async fn roll(
     let hours = input::roll_expiry_hours(body)?;
     let old = key_of(deps, &merchant_id, key_raw).await?;
     let now = deps.clock.now();
-    let expires_at = old.rolled_expiry(now, hours).ok_or_else(inactive)?;
+    let expires_at = old.roll_expiry(now, hours).map_err(not_rollable)?;
+    ensure_room(deps, &merchant_id).await?;
     deps.keys
         .set_key_expiry(&merchant_id, &old.id, expires_at, old.expires_at)
         .await

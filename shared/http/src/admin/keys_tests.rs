@@ -169,7 +169,7 @@ async fn a_rolled_key_works_until_its_expiry_and_the_new_one_at_once() {
 }
 
 #[tokio::test]
-async fn the_default_roll_is_24_hours_and_a_second_roll_never_extends() {
+async fn the_default_roll_is_24_hours_and_a_rolled_key_is_not_rolled_again() {
     let w = World::new();
     let old = issued(&w, "test").await;
     roll(&w.endpoints_deps(), M1, &old.key.id, &obj(json!({})))
@@ -186,16 +186,54 @@ async fn the_default_roll_is_24_hours_and_a_second_roll_never_extends() {
             .expires_at
     };
     assert_eq!(exp(), Some(T0.plus_millis(24 * HOUR)));
-    roll(
-        &w.endpoints_deps(),
-        M1,
-        &old.key.id,
-        &obj(json!({"expiresInHours": 168})),
-    )
-    .await
-    .unwrap();
+    // Rolling the expiring key again mints nothing (before: a fresh key each time).
+    expect_err(
+        roll(
+            &w.endpoints_deps(),
+            M1,
+            &old.key.id,
+            &obj(json!({"expiresInHours": 168})),
+        )
+        .await,
+        409,
+        "api_key_already_rolled",
+        None,
+    );
     assert_eq!(exp(), Some(T0.plus_millis(24 * HOUR)));
-    assert_eq!(w.keys.all().len(), 3);
+    assert_eq!(w.keys.all().len(), 2);
+}
+
+#[tokio::test]
+async fn a_roll_loop_stops_at_the_merchants_key_cap() {
+    let w = World::new();
+    let d = w.endpoints_deps();
+    let mut key = issued(&w, "test").await;
+    // Each roll of the newest key adds one key; the cap counts them like issued ones.
+    for _ in 1..MAX_KEYS_PER_MERCHANT {
+        key = roll(&d, M1, &key.key.id, &obj(json!({}))).await.unwrap();
+    }
+    assert_eq!(w.keys.all().len(), MAX_KEYS_PER_MERCHANT);
+    expect_err(
+        roll(&d, M1, &key.key.id, &obj(json!({}))).await,
+        409,
+        "api_key_limit_reached",
+        None,
+    );
+    expect_err(
+        create(&d, M1, &obj(json!({"mode": "test"}))).await,
+        409,
+        "api_key_limit_reached",
+        None,
+    );
+    // The refused roll left the newest key as it was: active, no successor.
+    assert_eq!(w.keys.all().len(), MAX_KEYS_PER_MERCHANT);
+    let listed = list(&d, M1).await.unwrap().data;
+    let newest = listed.iter().find(|k| k.id == key.key.id).unwrap();
+    assert_eq!(
+        (newest.status, newest.expires_at),
+        (KeyStatus::Active, None)
+    );
+    assert!(auth(&w, &key.secret).await.is_ok());
 }
 
 #[tokio::test]
@@ -220,8 +258,8 @@ async fn revocation_is_immediate_and_idempotent() {
 #[tokio::test]
 async fn a_lost_answer_or_a_lost_race_never_leaves_two_usable_new_keys_unexpired() {
     // The old key's expiry is written before the new key: a lost answer there is a 500
-    // with the expiry set and no new key; the retry is then a roll of an expiring key,
-    // which keeps the earlier expiry.
+    // with the expiry set and no new key; a retried roll is then refused (the key is
+    // expiring) and the caller issues a new key instead.
     let w = World::new();
     let old = issued(&w, "test").await;
     w.keys.lose_answers(1);
@@ -232,14 +270,13 @@ async fn a_lost_answer_or_a_lost_race_never_leaves_two_usable_new_keys_unexpired
         None,
     );
     assert_eq!(w.keys.all().len(), 1);
-    let retry = roll(
-        &w.endpoints_deps(),
-        M1,
-        &old.key.id,
-        &obj(json!({"expiresInHours": 100})),
-    )
-    .await
-    .unwrap();
+    expect_err(
+        roll(&w.endpoints_deps(), M1, &old.key.id, &obj(json!({}))).await,
+        409,
+        "api_key_already_rolled",
+        None,
+    );
+    let retry = issued(&w, "test").await;
     assert!(auth(&w, &retry.secret).await.is_ok());
     let listed = list(&w.endpoints_deps(), M1).await.unwrap().data;
     let o = listed.iter().find(|k| k.id == old.key.id).unwrap();
