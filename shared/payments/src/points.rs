@@ -37,13 +37,67 @@ pub struct PointsResponse {
     pub failure: Option<PointsFailure>,
 }
 
-/// Why an inquiry did not succeed: the bank declined it, or a technical error.
+/// Why an inquiry did not succeed, from a small fixed set: the bank declined it, or a
+/// technical error. The bank's own code and text never reach the caller: they tell a
+/// wrong CVV from an unknown card or a card without a points programme, which is what
+/// someone probing stolen cards wants to learn. The code is logged when it is safe
+/// ([`loggable_bank_code`]); the bank's text is not.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PointsFailure {
+    /// `declined` or `provider_error`.
     pub kind: &'static str,
-    pub bank_code: String,
-    pub message: String,
+    /// A fixed text per kind.
+    pub message: &'static str,
+}
+
+impl PointsFailure {
+    /// The bank declined the inquiry (whatever its reason).
+    pub const DECLINED: Self = Self {
+        kind: "declined",
+        message: "The bank declined the points inquiry.",
+    };
+    /// The bank could not answer (a technical error at or on the way to the bank).
+    pub const PROVIDER_ERROR: Self = Self {
+        kind: "provider_error",
+        message: "The bank could not answer the points inquiry. Try again later.",
+    };
+
+    /// The caller's failure for the bank's result: none for a success, otherwise the generic
+    /// one of its kind (nothing of the bank's code or text).
+    pub fn of(result: &PointsResult) -> Option<Self> {
+        match result {
+            PointsResult::Ok { .. } => None,
+            PointsResult::Declined { .. } => Some(Self::DECLINED),
+            PointsResult::Error { .. } => Some(Self::PROVIDER_ERROR),
+        }
+    }
+}
+
+/// The bank's code as it may be logged: a short code of letters, digits, `-`, `_` and `.`
+/// (or none) that holds neither the card's CVV nor four or more of its number's digits in a row;
+/// otherwise `"(withheld)"`. A bank that echoes card data in its code never gets it logged.
+pub fn loggable_bank_code<'a>(code: &'a str, card: &CardDetails) -> &'a str {
+    const WITHHELD: &str = "(withheld)";
+    let shape_ok = code.len() <= 32
+        && code
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    let digits: Vec<&[u8]> = code
+        .as_bytes()
+        .split(|b| !b.is_ascii_digit())
+        .filter(|run| !run.is_empty())
+        .collect();
+    let pan = card.number.as_bytes();
+    let holds_card = (!card.cvv.is_empty() && code.contains(card.cvv.as_str()))
+        || digits
+            .iter()
+            .any(|run| run.windows(4).any(|w| pan.windows(4).any(|p| p == w)));
+    if shape_ok && !holds_card {
+        code
+    } else {
+        WITHHELD
+    }
 }
 
 fn all_digits(s: &str) -> bool {
@@ -133,7 +187,18 @@ pub async fn points_inquiry(
         .ensure_supports(&account, Operation::PointsInquiry)?;
     let provider = deps.banks.provider(&account)?;
     let result = provider.points_inquiry(&account, &req.card, currency).await;
-    tracing::info!(account_id = %account.id, card = %req.card.masked(), "points inquiry answered");
+    let (outcome, bank_code) = match &result {
+        PointsResult::Ok { .. } => ("ok", ""),
+        PointsResult::Declined { code, .. } => ("declined", code.as_str()),
+        PointsResult::Error { code, .. } => ("provider_error", code.as_str()),
+    };
+    tracing::info!(
+        account_id = %account.id,
+        card = %req.card.masked(),
+        outcome,
+        bank_code = loggable_bank_code(bank_code, &req.card),
+        "points inquiry answered"
+    );
     let mut resp = PointsResponse {
         account_id: account.id.clone(),
         provider_code: account.provider_code.clone(),
@@ -142,26 +207,77 @@ pub async fn points_inquiry(
         total_amount: 0,
         failure: None,
     };
-    match result {
-        PointsResult::Ok { balances } => {
-            resp.ok = true;
-            resp.total_amount = balances.iter().map(|b| b.amount_minor).sum();
-            resp.balances = balances;
-        }
-        PointsResult::Declined { code, message } => {
-            resp.failure = Some(PointsFailure {
-                kind: "declined",
-                bank_code: code,
-                message,
-            });
-        }
-        PointsResult::Error { code, message } => {
-            resp.failure = Some(PointsFailure {
-                kind: "provider_error",
-                bank_code: code,
-                message,
-            });
-        }
+    resp.failure = PointsFailure::of(&result);
+    if let PointsResult::Ok { balances } = result {
+        resp.ok = true;
+        resp.total_amount = balances.iter().map(|b| b.amount_minor).sum();
+        resp.balances = balances;
     }
     Ok(resp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card() -> CardDetails {
+        CardDetails {
+            number: "4543609898987777".into(),
+            exp_month: "12".into(),
+            exp_year: "2030".into(),
+            cvv: "987".into(),
+            holder: "Ayşe Yılmaz".into(),
+        }
+    }
+
+    #[test]
+    fn a_failure_carries_a_fixed_text_and_nothing_of_the_bank() {
+        let declined = PointsResult::Declined {
+            code: "82".into(),
+            message: "CVV HATALI".into(),
+        };
+        let error = PointsResult::Error {
+            code: "9999".into(),
+            message: "KART BULUNAMADI".into(),
+        };
+        let ok = PointsResult::Ok { balances: vec![] };
+        assert_eq!(PointsFailure::of(&declined), Some(PointsFailure::DECLINED));
+        assert_eq!(
+            PointsFailure::of(&error),
+            Some(PointsFailure::PROVIDER_ERROR)
+        );
+        assert_eq!(PointsFailure::of(&ok), None);
+        for f in [PointsFailure::DECLINED, PointsFailure::PROVIDER_ERROR] {
+            let shown = format!("{f:?}");
+            for bank in ["82", "CVV", "9999", "KART"] {
+                assert!(!shown.contains(bank), "{shown}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bank_code_is_logged_only_without_card_data() {
+        let c = card();
+        for ok in [
+            "05",
+            "0012",
+            "CORE-2205",
+            "V036",
+            "points_inquiry_not_enabled",
+        ] {
+            assert_eq!(loggable_bank_code(ok, &c), ok);
+        }
+        assert_eq!(loggable_bank_code("", &c), "");
+        for withheld in [
+            "4543609898987777",
+            "ERR-7777",
+            "E9898",
+            "x987",
+            "05 card 1111",
+            "kart limiti yetersiz",
+            "a-bank-code-longer-than-thirty-two-chars",
+        ] {
+            assert_eq!(loggable_bank_code(withheld, &c), "(withheld)", "{withheld}");
+        }
+    }
 }
