@@ -2,6 +2,8 @@
 //! merchant route (and only those) gets the throttle table with exactly the one call the
 //! counter makes, the limits' parameters default to the code's defaults and reach the
 //! functions under the variables the builders read.
+//! Also the production posture against floods and deletion: API stage throttling and
+//! access logs, reserved concurrency, capped SQS mappings, retained tables, log groups.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -87,4 +89,113 @@ fn the_limit_parameters_default_to_the_code_and_reach_every_function() {
         assert_eq!(p["Default"].as_u64(), Some(u64::from(default)), "{param}");
         assert_eq!(p["MinValue"].as_u64(), Some(1), "{param}");
     }
+}
+
+/// A parameter's default, which must exist and be at least `min`.
+fn default_at_least(t: &Value, param: &str, min: u64) -> u64 {
+    let d = t["Parameters"][param]["Default"].as_u64();
+    assert!(d.is_some_and(|d| d >= min), "{param}: {d:?}");
+    d.unwrap()
+}
+
+#[test]
+fn a_flood_cannot_starve_the_money_functions_and_every_request_is_logged() {
+    let t = template();
+    // Stage throttling on every route, and access logs without headers or body.
+    let api = &t["Resources"]["PaygateApi"]["Properties"];
+    let route = &api["DefaultRouteSettings"];
+    for (prop, param) in [
+        ("ThrottlingBurstLimit", "ApiThrottleBurstLimit"),
+        ("ThrottlingRateLimit", "ApiThrottleRateLimit"),
+    ] {
+        assert_eq!(intrinsic(&route[prop], "Ref").as_deref(), Some(param));
+        default_at_least(&t, param, 1);
+    }
+    let logs = &api["AccessLogSettings"];
+    assert_eq!(logs["DestinationArn"], get_att("ApiAccessLogGroup", "Arn"));
+    let format: serde_json::Value = serde_json::from_str(&s(&logs["Format"])).unwrap();
+    assert!(format["requestId"].is_string(), "{format}");
+    let lower = s(&logs["Format"]).to_lowercase();
+    for banned in ["authorization", "header", "body", "querystring"] {
+        assert!(!lower.contains(banned), "access log has {banned}");
+    }
+    let group = &t["Resources"]["ApiAccessLogGroup"];
+    assert_eq!(s(&group["Type"]), "AWS::Logs::LogGroup");
+    assert_eq!(
+        intrinsic(&group["Properties"]["RetentionInDays"], "Ref").as_deref(),
+        Some("LogRetentionDays")
+    );
+
+    // Reserved concurrency: a floor for the money, points and authorizer functions.
+    for (function, param) in [
+        ("CapturePaymentFunction", "MoneyReservedConcurrency"),
+        ("CancelPaymentFunction", "MoneyReservedConcurrency"),
+        ("RefundPaymentFunction", "MoneyReservedConcurrency"),
+        ("QueryPaymentFunction", "MoneyReservedConcurrency"),
+        ("PointsInquiryFunction", "PointsReservedConcurrency"),
+        ("AuthorizerFunction", "AuthorizerReservedConcurrency"),
+    ] {
+        let p = &t["Resources"][function]["Properties"];
+        assert_eq!(
+            intrinsic(&p["ReservedConcurrentExecutions"], "Ref").as_deref(),
+            Some(param),
+            "{function}"
+        );
+        default_at_least(&t, param, 1);
+    }
+
+    // Every SQS mapping is capped (SQS allows 2 at least).
+    let mappings = resources_of_type(&t, "AWS::Lambda::EventSourceMapping");
+    assert!(!mappings.is_empty());
+    for (mapping, r) in mappings {
+        let max = &r["Properties"]["ScalingConfig"]["MaximumConcurrency"];
+        assert_eq!(
+            intrinsic(max, "Ref").as_deref(),
+            Some("QueueMaximumConcurrency"),
+            "{mapping}"
+        );
+    }
+    default_at_least(&t, "QueueMaximumConcurrency", 2);
+    assert_eq!(
+        t["Parameters"]["QueueMaximumConcurrency"]["MinValue"].as_u64(),
+        Some(2)
+    );
+}
+
+#[test]
+fn every_state_table_is_retained_and_every_function_has_a_log_group_with_retention() {
+    let t = template();
+    // Throttle counters are the one table that holds nothing worth keeping (TTL of minutes).
+    for (table, r) in resources_of_type(&t, "AWS::DynamoDB::Table") {
+        if table == THROTTLE.logical_id {
+            continue;
+        }
+        assert_eq!(s(&r["DeletionPolicy"]), "Retain", "{table}");
+        assert_eq!(s(&r["UpdateReplacePolicy"]), "Retain", "{table}");
+        assert_eq!(
+            r["Properties"]["DeletionProtectionEnabled"].as_bool(),
+            Some(true),
+            "{table}"
+        );
+    }
+    let groups: Vec<(String, &Value)> = resources_of_type(&t, "AWS::Logs::LogGroup");
+    for (function, _) in resources_of_type(&t, "AWS::Serverless::Function") {
+        let name = format!("/aws/lambda/${{{function}}}");
+        let found: Vec<&String> = groups
+            .iter()
+            .filter(|(_, g)| {
+                intrinsic(&g["Properties"]["LogGroupName"], "Sub").as_deref() == Some(&name)
+            })
+            .map(|(id, g)| {
+                assert_eq!(
+                    intrinsic(&g["Properties"]["RetentionInDays"], "Ref").as_deref(),
+                    Some("LogRetentionDays"),
+                    "{id}"
+                );
+                id
+            })
+            .collect();
+        assert_eq!(found.len(), 1, "{function}: {found:?}");
+    }
+    default_at_least(&t, "LogRetentionDays", 1);
 }
