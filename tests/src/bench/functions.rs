@@ -161,6 +161,7 @@ impl LocalStack<'_> {
                     "PAYGATE_POINTS_THROTTLE_PER_MINUTE" => Ok("20".to_owned()),
                     "PAYGATE_RETENTION_DAYS" => Ok("90".to_owned()),
                     "PAYGATE_STALE_IN_FLIGHT_MS" => Ok("60000".to_owned()),
+                    "PAYGATE_PENDING_NOT_FOUND_GRACE_MS" => Ok("900000".to_owned()),
                     "PAYGATE_WEBHOOK_RETRY_SCHEDULE" => Ok("30s,2m,10m,30m,2h,6h,12h,24h".into()),
                     // The template parameter's default.
                     "PAYGATE_WEBHOOK_DISABLE_MIN_ATTEMPTS" => Ok("20".into()),
