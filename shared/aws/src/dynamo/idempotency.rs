@@ -223,6 +223,52 @@ impl DynamoIdempotency {
     }
 }
 
+impl DynamoIdempotency {
+    /// Stores `response` as the key's answer (the record becomes completed) if `condition`
+    /// holds; `extra` names and values its own placeholders (`#state` and `:inFlight` are
+    /// always there). `Ok(false)`: the condition failed, nothing was written.
+    async fn store_answer<const N: usize>(
+        &self,
+        key: &ScopedKey,
+        response: &StoredResponse,
+        condition: &str,
+        extra: [(&str, &str, &str, AttributeValue); N],
+    ) -> Result<bool, StoreError> {
+        let mut names = attrs(&[
+            ("#state", STATE.to_owned()),
+            ("#status", STATUS.to_owned()),
+            ("#body", BODY.to_owned()),
+            ("#leaseUntil", LEASE_UNTIL.to_owned()),
+        ]);
+        let mut values = attrs::<AttributeValue>(&[
+            (":completed", s(COMPLETED)),
+            (":status", n(response.status)),
+            (":body", s(response.body.clone())),
+        ]);
+        if condition.contains(":inFlight") {
+            values.insert(":inFlight".to_owned(), s(IN_FLIGHT));
+        }
+        for (name, attr, placeholder, value) in extra {
+            names.insert(name.to_owned(), attr.to_owned());
+            values.insert(placeholder.to_owned(), value);
+        }
+        let res = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key(PK, s(key.storage_key()))
+            .update_expression(
+                "SET #state = :completed, #status = :status, #body = :body REMOVE #leaseUntil",
+            )
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values))
+            .send()
+            .await;
+        Ok(conditional("UpdateItem", res)?.is_some())
+    }
+}
+
 #[async_trait]
 impl IdempotencyStore for DynamoIdempotency {
     async fn begin(
@@ -258,31 +304,13 @@ impl IdempotencyStore for DynamoIdempotency {
         owner: &str,
         response: &StoredResponse,
     ) -> Result<bool, StoreError> {
-        let res = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .key(PK, s(key.storage_key()))
-            .update_expression(
-                "SET #state = :completed, #status = :status, #body = :body REMOVE #leaseUntil",
-            )
-            .condition_expression("#owner = :owner")
-            .set_expression_attribute_names(Some(attrs(&[
-                ("#state", STATE.to_owned()),
-                ("#status", STATUS.to_owned()),
-                ("#body", BODY.to_owned()),
-                ("#leaseUntil", LEASE_UNTIL.to_owned()),
-                ("#owner", OWNER.to_owned()),
-            ])))
-            .set_expression_attribute_values(Some(attrs::<AttributeValue>(&[
-                (":completed", s(COMPLETED)),
-                (":status", n(response.status)),
-                (":body", s(response.body.clone())),
-                (":owner", s(owner)),
-            ])))
-            .send()
-            .await;
-        Ok(conditional("UpdateItem", res)?.is_some())
+        self.store_answer(
+            key,
+            response,
+            "#owner = :owner",
+            [("#owner", OWNER, ":owner", s(owner))],
+        )
+        .await
     }
 
     async fn release(&self, key: &ScopedKey, owner: &str) -> Result<bool, StoreError> {
@@ -314,32 +342,13 @@ impl IdempotencyStore for DynamoIdempotency {
         transaction: &TransactionId,
         response: &StoredResponse,
     ) -> Result<bool, StoreError> {
-        let res = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .key(PK, s(key.storage_key()))
-            .update_expression(
-                "SET #state = :completed, #status = :status, #body = :body REMOVE #leaseUntil",
-            )
-            .condition_expression("#state = :inFlight AND #boundTxn = :txn")
-            .set_expression_attribute_names(Some(attrs(&[
-                ("#state", STATE.to_owned()),
-                ("#status", STATUS.to_owned()),
-                ("#body", BODY.to_owned()),
-                ("#leaseUntil", LEASE_UNTIL.to_owned()),
-                ("#boundTxn", BOUND_TXN.to_owned()),
-            ])))
-            .set_expression_attribute_values(Some(attrs::<AttributeValue>(&[
-                (":completed", s(COMPLETED)),
-                (":inFlight", s(IN_FLIGHT)),
-                (":status", n(response.status)),
-                (":body", s(response.body.clone())),
-                (":txn", s(transaction.as_str())),
-            ])))
-            .send()
-            .await;
-        Ok(conditional("UpdateItem", res)?.is_some())
+        self.store_answer(
+            key,
+            response,
+            "#state = :inFlight AND #boundTxn = :txn",
+            [("#boundTxn", BOUND_TXN, ":txn", s(transaction.as_str()))],
+        )
+        .await
     }
 }
 
