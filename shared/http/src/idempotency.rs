@@ -278,6 +278,10 @@ fn replay(stored: StoredResponse) -> Response<Body> {
         StatusCode::from_u16(stored.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = resp.headers_mut();
     headers.insert("content-type", HeaderValue::from_static("application/json"));
+    headers.insert(
+        "cache-control",
+        HeaderValue::from_static(crate::respond::CACHE_CONTROL),
+    );
     headers.insert(IDEMPOTENT_REPLAYED_HEADER, HeaderValue::from_static("true"));
     resp
 }

@@ -5,7 +5,12 @@ use serde::Serialize;
 
 use crate::error::ApiError;
 
-/// A JSON response. Serialising our own types cannot fail; if it ever did, a bare 500.
+/// `Cache-Control` of every API answer: payments, API keys and signing secrets are never
+/// to be kept by a browser, proxy or CDN.
+pub const CACHE_CONTROL: &str = "no-store";
+
+/// A JSON response, never cached. Serialising our own types cannot fail; if it ever did, a
+/// bare 500.
 pub fn json<T: Serialize>(status: StatusCode, value: &T) -> Response<Body> {
     let (status, body) = match serde_json::to_string(value) {
         Ok(b) => (status, b),
@@ -21,6 +26,10 @@ pub fn json<T: Serialize>(status: StatusCode, value: &T) -> Response<Body> {
         "content-type",
         lambda_http::http::HeaderValue::from_static("application/json"),
     );
+    resp.headers_mut().insert(
+        "cache-control",
+        lambda_http::http::HeaderValue::from_static(CACHE_CONTROL),
+    );
     resp
 }
 
@@ -29,5 +38,22 @@ pub fn respond<T: Serialize>(status: StatusCode, result: Result<T, ApiError>) ->
     match result {
         Ok(v) => json(status, &v),
         Err(e) => e.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_answer_is_cached() {
+        let ok = json(
+            StatusCode::CREATED,
+            &serde_json::json!({"secret": "whsec_x"}),
+        );
+        let err = ApiError::internal().into_response();
+        for resp in [ok, err] {
+            assert_eq!(resp.headers().get("cache-control").unwrap(), "no-store");
+        }
     }
 }
