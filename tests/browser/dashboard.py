@@ -336,6 +336,9 @@ def run(page, args):
     expect(first_row).to_have_attribute("data-status", "expiring", timeout=SOON_MS)
     expires = first_row.locator('[data-field="expires"]').inner_text()
     assert expires != "—", "the old key shows no expiry"
+    # a rolled (expiring) key cannot be rolled again (the API answers 409); it can be revoked
+    expect(first_row.locator('button[data-action="roll"]')).to_have_count(0)
+    expect(first_row.locator('button[data-action="revoke"]')).to_have_count(1)
     second_row = page.locator(f'#keys tr[data-key-id="{second_id}"]')
     expect(second_row).to_have_attribute("data-status", "active")
     expect(second_row.locator('[data-field="key"]')).to_have_text(f"sk_test_…{second[-4:]}")

@@ -92,7 +92,8 @@
       el("td", {}, when(k.lastUsedAt)),
       el("td", { "data-field": "expires" }, when(k.expiresAt)),
       el("td", { "data-field": "status" }, badge(k.status)),
-      el("td", {}, live ? el("div", { class: "actions" }, el("label", { class: "inline" }, "old key for", hours, "h"), roll, revoke) : null));
+      // Only an active key rolls (a rolled one is expiring: the API answers 409); a live key revokes.
+      el("td", {}, live ? el("div", { class: "actions" }, k.status === "active" && [el("label", { class: "inline" }, "old key for", hours, "h"), roll], revoke) : null));
   }
 
   // The secret card of a new key, marked with the key's id.
