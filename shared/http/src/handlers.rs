@@ -11,7 +11,7 @@ use paygate_domain::{
 };
 use paygate_payments::{
     operate::get_payment, points_inquiry, query_payment_until, run_keyed_operation, Deadline,
-    OpError, OperationDeps, PointsDeps, PointsRequest, Principal,
+    OpError, OperationDeps, PointsDeps, PointsRequest, Principal, RequestScope,
 };
 use serde::Serialize;
 
@@ -125,20 +125,16 @@ async fn money_operation_inner(
     let who = caller(req)?;
     let id = path_payment_id(req)?;
     let amount = operation_amount(req, kind)?;
-    let r = run_keyed_operation(
-        ops,
-        &who,
-        &id,
-        kind,
-        amount,
+    let scope = RequestScope {
         claim,
-        request_deadline(req, ops.clock.as_ref()),
-    )
-    .await
-    .map_err(|e| OperationError {
-        unsettled: e.leaves_unsettled(),
-        error: e.into(),
-    })?;
+        deadline: request_deadline(req, ops.clock.as_ref()),
+    };
+    let r = run_keyed_operation(ops, &who, &id, kind, amount, scope)
+        .await
+        .map_err(|e| OperationError {
+            unsettled: e.leaves_unsettled(),
+            error: e.into(),
+        })?;
     Ok(OperationBody {
         payment: r.payment.view(),
         transaction: r.transaction,

@@ -23,7 +23,7 @@ pub use bank_access::BankAccess;
 pub use deadline::Deadline;
 pub use error::OpError;
 pub use operate::{
-    get_payment, run_keyed_operation, run_operation, OperationDeps, OperationResult,
+    get_payment, run_keyed_operation, run_operation, OperationDeps, OperationResult, RequestScope,
 };
 pub use points::{points_inquiry, PointsDeps, PointsRequest, PointsResponse};
 pub use providers::Providers;

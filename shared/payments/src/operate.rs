@@ -82,26 +82,31 @@ pub async fn run_operation(
     kind: TransactionType,
     amount: Option<i64>,
 ) -> Result<OperationResult, OpError> {
-    run_keyed_operation(deps, principal, id, kind, amount, None, None).await
+    run_keyed_operation(deps, principal, id, kind, amount, RequestScope::default()).await
 }
 
-/// Runs a capture, cancel or refund end to end. With `claim` (a request holding an
-/// `Idempotency-Key`), the reservation binds the key to the reserved transaction in the same
-/// atomic write, so that no later request with the key can plan a second movement. With
-/// `deadline`, nothing is reserved or sent unless the time left covers the bank's budget and
-/// the write of its answer (`OpError::NoTimeLeft`), and that write stops retrying in time.
-#[allow(clippy::too_many_arguments)]
+/// What one request brings to an operation besides its content: the `Idempotency-Key` claim
+/// its reservation binds, and its deadline.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RequestScope<'a> {
+    /// With a key: the reservation binds it to the reserved transaction in the same atomic
+    /// write, so that no later request with the key can plan a second movement.
+    pub claim: Option<&'a KeyClaim>,
+    /// Nothing is reserved or sent unless the time left covers the bank's budget and the
+    /// write of its answer (`OpError::NoTimeLeft`), and that write stops retrying in time.
+    pub deadline: Option<Deadline>,
+}
+
+/// Runs a capture, cancel or refund end to end within the request's `scope`.
 pub async fn run_keyed_operation(
     deps: &OperationDeps,
     principal: &Principal,
     id: &PaymentId,
     kind: TransactionType,
     amount: Option<i64>,
-    claim: Option<&KeyClaim>,
-    deadline: Option<Deadline>,
+    scope: RequestScope<'_>,
 ) -> Result<OperationResult, OpError> {
-    let (reserved, txn, account) =
-        reserve(deps, principal, id, kind, amount, claim, deadline).await?;
+    let (reserved, txn, account) = reserve(deps, principal, id, kind, amount, scope).await?;
     let op = reserved
         .pending
         .as_ref()
@@ -127,7 +132,7 @@ pub async fn run_keyed_operation(
         EventId::generate(deps.ids.as_ref()),
         deps.clock.now(),
     )?;
-    let result = commit(deps, &reserved, settlement, deadline)
+    let result = commit(deps, &reserved, settlement, scope.deadline)
         .await
         .and_then(|(payment, transaction)| answer(payment, transaction, &outcome));
     report(deps, kind.as_str(), &result, |_| OperationOutcome::Approved);
@@ -253,14 +258,13 @@ async fn reserve(
     id: &PaymentId,
     kind: TransactionType,
     amount: Option<i64>,
-    claim: Option<&KeyClaim>,
-    deadline: Option<Deadline>,
+    scope: RequestScope<'_>,
 ) -> Result<(Payment, Transaction, PosAccount), OpError> {
     let mut payment = get_payment(deps.payments.as_ref(), principal, id).await?;
     let account = deps.banks.account_for_payment(&payment).await?;
     let operation = operation_of(kind);
     deps.banks.ensure_supports(&account, operation)?;
-    deps.banks.ensure_time_for_bank(deadline)?;
+    deps.banks.ensure_time_for_bank(scope.deadline)?;
     if !deps.banks.supports(&account, Operation::Query) {
         // An operation the bank leaves unanswered could never be settled on this account.
         return Err(OpError::NotSettleable {
@@ -294,7 +298,7 @@ async fn reserve(
             transaction: Some(txn.clone()),
             event: None,
         };
-        let saved = match claim {
+        let saved = match scope.claim {
             Some(claim) => deps.payments.save_bound(change, claim).await,
             None => deps.payments.save(change).await,
         };

@@ -225,33 +225,33 @@ impl DynamoIdempotency {
 
 impl DynamoIdempotency {
     /// Stores `response` as the key's answer (the record becomes completed) if `condition`
-    /// holds; `extra` names and values its own placeholders (`#state` and `:inFlight` are
-    /// always there). `Ok(false)`: the condition failed, nothing was written.
-    async fn store_answer<const N: usize>(
+    /// holds, with `names` and `values` the condition's own placeholders. `Ok(false)`: the
+    /// condition failed, nothing was written.
+    async fn store_answer(
         &self,
         key: &ScopedKey,
         response: &StoredResponse,
         condition: &str,
-        extra: [(&str, &str, &str, AttributeValue); N],
+        names: &[(&str, &str)],
+        values: Vec<(&str, AttributeValue)>,
     ) -> Result<bool, StoreError> {
-        let mut names = attrs(&[
+        let mut all_names = attrs(&[
             ("#state", STATE.to_owned()),
             ("#status", STATUS.to_owned()),
             ("#body", BODY.to_owned()),
             ("#leaseUntil", LEASE_UNTIL.to_owned()),
         ]);
-        let mut values = attrs::<AttributeValue>(&[
+        all_names.extend(
+            names
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
+        let mut all_values = attrs::<AttributeValue>(&[
             (":completed", s(COMPLETED)),
             (":status", n(response.status)),
             (":body", s(response.body.clone())),
         ]);
-        if condition.contains(":inFlight") {
-            values.insert(":inFlight".to_owned(), s(IN_FLIGHT));
-        }
-        for (name, attr, placeholder, value) in extra {
-            names.insert(name.to_owned(), attr.to_owned());
-            values.insert(placeholder.to_owned(), value);
-        }
+        all_values.extend(values.into_iter().map(|(k, v)| (k.to_owned(), v)));
         let res = self
             .client
             .update_item()
@@ -261,8 +261,8 @@ impl DynamoIdempotency {
                 "SET #state = :completed, #status = :status, #body = :body REMOVE #leaseUntil",
             )
             .condition_expression(condition)
-            .set_expression_attribute_names(Some(names))
-            .set_expression_attribute_values(Some(values))
+            .set_expression_attribute_names(Some(all_names))
+            .set_expression_attribute_values(Some(all_values))
             .send()
             .await;
         Ok(conditional("UpdateItem", res)?.is_some())
@@ -308,7 +308,8 @@ impl IdempotencyStore for DynamoIdempotency {
             key,
             response,
             "#owner = :owner",
-            [("#owner", OWNER, ":owner", s(owner))],
+            &[("#owner", OWNER)],
+            vec![(":owner", s(owner))],
         )
         .await
     }
@@ -346,7 +347,11 @@ impl IdempotencyStore for DynamoIdempotency {
             key,
             response,
             "#state = :inFlight AND #boundTxn = :txn",
-            [("#boundTxn", BOUND_TXN, ":txn", s(transaction.as_str()))],
+            &[("#boundTxn", BOUND_TXN)],
+            vec![
+                (":inFlight", s(IN_FLIGHT)),
+                (":txn", s(transaction.as_str())),
+            ],
         )
         .await
     }

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use crate::{bank_access::DEFAULT_BANK_BUDGET, deadline::COMMIT_RESERVE, Deadline};
+use crate::{
+    bank_access::DEFAULT_BANK_BUDGET, deadline::COMMIT_RESERVE, operate::RequestScope, Deadline,
+};
 
 use super::*;
 
@@ -26,8 +28,10 @@ async fn no_bank_call_starts_without_time_for_it_and_its_commit() {
         &id,
         TransactionType::Refund,
         Some(1_000),
-        None,
-        Some(short),
+        RequestScope {
+            claim: None,
+            deadline: Some(short),
+        },
     )
     .await;
     assert!(matches!(r, Err(OpError::NoTimeLeft)), "{r:?}");
