@@ -1,4 +1,4 @@
-//! The README's merchant verification snippets (Python, Node) really verify the gateway's
+//! The merchant verification snippets (Python, Node) of docs/webhooks.md really verify the gateway's
 //! signatures: each is run against a header the gateway's own signer produced, and against
 //! a tampered body, a wrong secret and a stale timestamp.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -7,11 +7,12 @@ use std::process::Command;
 
 fn snippet(marker: &str) -> String {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/webhooks.md"))
+            .unwrap();
     let after = readme
         .split(marker)
         .nth(1)
-        .unwrap_or_else(|| panic!("README lacks {marker}"));
+        .unwrap_or_else(|| panic!("docs/webhooks.md lacks {marker}"));
     let start = after.find("```").unwrap();
     let body = &after[start..];
     let first_newline = body.find('\n').unwrap();

@@ -97,7 +97,7 @@ fn the_document_is_openapi_3_1_and_consistent() {
         });
     }
 
-    // Error codes: the enum, one schema per code, the table in the description, the README.
+    // Error codes: the enum, one schema per code, the table in the description, docs/api.md.
     let codes = error_codes(d);
     let mut schema_codes: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (name, schema) in d["components"]["schemas"].as_object().expect("schemas") {
@@ -112,7 +112,7 @@ fn the_document_is_openapi_3_1_and_consistent() {
         }
     }
     let description = d["info"]["description"].as_str().unwrap_or("");
-    let readme = workspace_file("README.md");
+    let api_doc = workspace_file("docs/api.md");
     for code in &codes {
         match schema_codes.get(code).map(Vec::len) {
             Some(1) => {}
@@ -125,8 +125,8 @@ fn the_document_is_openapi_3_1_and_consistent() {
                 "error code {code} is not in the info.description table"
             ));
         }
-        if !readme.contains(&format!("`{code}`")) {
-            problems.push(format!("error code {code} is not in README.md"));
+        if !api_doc.contains(&format!("`{code}`")) {
+            problems.push(format!("error code {code} is not in docs/api.md"));
         }
     }
     for code in schema_codes.keys() {

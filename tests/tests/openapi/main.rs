@@ -2,7 +2,7 @@
 //!
 //! 1. The document itself: OpenAPI 3.1, every `$ref` resolves, only schema keywords this
 //!    validator understands (so nothing in it goes unchecked), the error codes of the
-//!    `ErrorCode` enum, the per-code error schemas, the description's table and the README
+//!    `ErrorCode` enum, the per-code error schemas, the description's table and docs/api.md
 //!    agree, and every example validates against its schema.
 //! 2. Its routes are exactly the dev server's routes and the SAM template's HttpApi events.
 //! 3. Real requests through the local stack (dev server over moto, the real function
