@@ -145,17 +145,27 @@ pub struct CardDetails {
 }
 
 impl CardDetails {
-    /// The masked card number, e.g. `454360******4242`.
+    /// The masked card number: for 16 to 19 digits the first six and the last four (PCI
+    /// DSS's most), e.g. `454360******4242`; shorter numbers show less so that at least
+    /// eight digits stay hidden: 15 digits the first six and the last one, 12 to 14 the last
+    /// four only, fewer nothing. Anything but ASCII digits shows nothing (one `*` per
+    /// character).
     pub fn masked(&self) -> String {
         let n = &self.number;
-        if n.len() < 12 {
-            return "*".repeat(n.len());
+        if !n.bytes().all(|b| b.is_ascii_digit()) {
+            return "*".repeat(n.chars().count());
         }
+        let (first, last) = match n.len() {
+            16.. => (6, 4),
+            15 => (6, 1),
+            12..=14 => (0, 4),
+            _ => (0, 0),
+        };
         format!(
             "{}{}{}",
-            &n[..6],
-            "*".repeat(n.len() - 10),
-            &n[n.len() - 4..]
+            &n[..first],
+            "*".repeat(n.len() - first - last),
+            &n[n.len() - last..]
         )
     }
 }
@@ -216,6 +226,42 @@ mod tests {
         assert!(!shown.contains("123\""));
         assert!(!shown.contains("Ayşe"));
         assert!(shown.contains("454360******0712"));
+    }
+
+    #[test]
+    fn shorter_card_numbers_keep_at_least_eight_digits_hidden() {
+        let masked = |number: &str| {
+            CardDetails {
+                number: number.into(),
+                exp_month: "12".into(),
+                exp_year: "2030".into(),
+                cvv: "123".into(),
+                holder: "A".into(),
+            }
+            .masked()
+        };
+        let digits = "1234567890123456789";
+        for (len, want) in [
+            (8, "********"),
+            (11, "***********"),
+            (12, "********9012"),
+            (13, "*********0123"),
+            (14, "**********1234"),
+            (15, "123456********5"),
+            (16, "123456******3456"),
+            (17, "123456*******4567"),
+            (18, "123456********5678"),
+            (19, "123456*********6789"),
+        ] {
+            let got = masked(&digits[..len]);
+            assert_eq!(got, want, "{len} digits");
+            let hidden = got.bytes().filter(|b| *b == b'*').count();
+            assert!(hidden >= 8 || (len == 16 && hidden == 6) || (len == 17 && hidden == 7));
+        }
+        // not digits: nothing shown, and no panic on a multi-byte character
+        assert_eq!(masked("4543-6002-9910-0712"), "*******************");
+        assert_eq!(masked("€€€€€€€€€€€€€€€€"), "****************");
+        assert_eq!(masked(""), "");
     }
 
     #[test]
