@@ -94,8 +94,9 @@ fmt-check: toolchain
 clippy: toolchain
 	cargo clippy --workspace --all-targets -- -D warnings
 
+# infra/edge-waf.yaml: the web ACL of EdgeProtection=waf (a stack of its own, in us-east-1).
 cfn-lint: venv
-	$(VENV)/bin/cfn-lint template.yaml
+	$(VENV)/bin/cfn-lint template.yaml infra/edge-waf.yaml
 
 # cargo-machete (dependencies declared but not used) and cargo-deny (deny.toml: licenses;
 # bans: a second version of a crate, wildcard versions). Both come from crates.io, installed

@@ -71,6 +71,11 @@ fn template_env(t: &serde_norway::Value, function: &str) -> BTreeMap<String, Str
     ] {
         if let Some(m) = vars.as_mapping() {
             for (k, v) in m {
+                // An `!If` on a deploy mode (edge protection, static egress) is set only
+                // outside the default mode: absent here.
+                if matches!(v, serde_norway::Value::Tagged(tagged) if tagged.tag == "If") {
+                    continue;
+                }
                 env.insert(s(k), value(t, v));
             }
         }
@@ -102,7 +107,12 @@ fn local_names() -> Names {
         deliveries: "http://moto/q/t-DeliveriesQueue".into(),
         deliveries_dlq: "http://moto/q/t-DeliveriesDLQ".into(),
     };
-    paygate_devserver::local_names(&table_names("t-"), &queues, "paygate/local/t-banks/")
+    paygate_devserver::local_names(
+        &table_names("t-"),
+        &queues,
+        "paygate/local/t-banks/",
+        &paygate_devserver::card_key_secret("t-"),
+    )
 }
 
 #[test]
@@ -173,6 +183,10 @@ fn get_payment_reads_the_payments_table_only_deployed_and_local() {
         assert_eq!(
             w.names.keys_read().into_iter().collect::<Vec<_>>(),
             [
+                "PAYGATE_POINTS_CARD_THROTTLE_PER_HOUR",
+                "PAYGATE_POINTS_CARD_THROTTLE_PER_MINUTE",
+                "PAYGATE_POINTS_MERCHANT_THROTTLE_BURST",
+                "PAYGATE_POINTS_MERCHANT_THROTTLE_PER_MINUTE",
                 "PAYGATE_POINTS_THROTTLE_BURST",
                 "PAYGATE_POINTS_THROTTLE_PER_MINUTE",
                 "PAYGATE_THROTTLE_BURST",

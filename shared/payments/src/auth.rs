@@ -39,14 +39,11 @@ fn claimed_mode(key: &str) -> Option<Mode> {
     ok.then_some(mode)
 }
 
-/// Resolves an `Authorization` header value to a principal at `now`: a revoked key, or a
-/// rolled key past its expiry, is invalid. A valid key's `lastUsedAt` is written at most
-/// once a minute, best effort (a failed write is logged and the request goes on).
-pub async fn authenticate(
-    keys: &dyn ApiKeyLookup,
-    authorization: Option<&str>,
-    now: Timestamp,
-) -> Result<Principal, AuthError> {
+/// The key an `Authorization` header value carries and the mode its prefix claims, if it
+/// has a key's shape (`Bearer sk_test_…` / `Bearer sk_live_…`, 16 to 128 letters and digits):
+/// the format check alone, no lookup. `Missing` for no (or a blank) header, `Invalid` for
+/// anything else that is not a key.
+pub fn bearer_key(authorization: Option<&str>) -> Result<(&str, Mode), AuthError> {
     let value = authorization.map(str::trim).filter(|v| !v.is_empty());
     let Some(value) = value else {
         return Err(AuthError::Missing);
@@ -57,6 +54,18 @@ pub async fn authenticate(
         .map(str::trim)
         .ok_or(AuthError::Invalid)?;
     let mode = claimed_mode(key).ok_or(AuthError::Invalid)?;
+    Ok((key, mode))
+}
+
+/// Resolves an `Authorization` header value to a principal at `now`: a revoked key, or a
+/// rolled key past its expiry, is invalid. A valid key's `lastUsedAt` is written at most
+/// once a minute, best effort (a failed write is logged and the request goes on).
+pub async fn authenticate(
+    keys: &dyn ApiKeyLookup,
+    authorization: Option<&str>,
+    now: Timestamp,
+) -> Result<Principal, AuthError> {
+    let (key, mode) = bearer_key(authorization)?;
     let hash = hash_api_key(key);
     let record = keys
         .find_key(&hash)

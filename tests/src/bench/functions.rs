@@ -38,6 +38,22 @@ pub struct TemplateFunction {
     pub env: BTreeMap<String, TemplateValue>,
 }
 
+/// `v` in the template's default deploy: an `!If` is its `else` branch (every mode
+/// parameter's default decides its conditions false), `None` when that is
+/// `!Ref AWS::NoValue` (the variable is not set).
+fn default_mode(v: &Yaml) -> Option<&Yaml> {
+    match v {
+        Yaml::Tagged(t) if t.tag.to_string().trim_start_matches('!') == "If" => {
+            let otherwise = t.value.as_sequence()?.get(2)?;
+            match otherwise {
+                Yaml::Tagged(r) if r.value.as_str() == Some("AWS::NoValue") => None,
+                other => default_mode(other),
+            }
+        }
+        other => Some(other),
+    }
+}
+
 fn template_value(v: &Yaml) -> TemplateValue {
     match v {
         Yaml::String(s) => TemplateValue::Literal(s.clone()),
@@ -61,7 +77,10 @@ fn env_of(node: Option<&Yaml>) -> BTreeMap<String, TemplateValue> {
         .and_then(Yaml::as_mapping)
         .map(|m| {
             m.iter()
-                .map(|(k, v)| (k.as_str().unwrap_or_default().to_owned(), template_value(v)))
+                .filter_map(|(k, v)| {
+                    let v = default_mode(v)?;
+                    Some((k.as_str().unwrap_or_default().to_owned(), template_value(v)))
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -159,12 +178,22 @@ impl LocalStack<'_> {
                     "PAYGATE_THROTTLE_PER_MINUTE" => Ok("1200".to_owned()),
                     "PAYGATE_POINTS_THROTTLE_BURST" => Ok("2".to_owned()),
                     "PAYGATE_POINTS_THROTTLE_PER_MINUTE" => Ok("20".to_owned()),
+                    "PAYGATE_POINTS_MERCHANT_THROTTLE_BURST" => Ok("20".to_owned()),
+                    "PAYGATE_POINTS_MERCHANT_THROTTLE_PER_MINUTE" => Ok("600".to_owned()),
+                    "PAYGATE_POINTS_CARD_THROTTLE_PER_MINUTE" => Ok("5".to_owned()),
+                    "PAYGATE_POINTS_CARD_THROTTLE_PER_HOUR" => Ok("20".to_owned()),
+                    // The stack's card key secret (the template's CardKeySecret).
+                    "PAYGATE_CARD_KEY_SECRET" => {
+                        Ok(paygate_devserver::card_key_secret(&self.prefix))
+                    }
                     "PAYGATE_RETENTION_DAYS" => Ok("90".to_owned()),
                     "PAYGATE_STALE_IN_FLIGHT_MS" => Ok("60000".to_owned()),
                     "PAYGATE_PENDING_NOT_FOUND_GRACE_MS" => Ok("900000".to_owned()),
                     "PAYGATE_WEBHOOK_RETRY_SCHEDULE" => Ok("30s,2m,10m,30m,2h,6h,12h,24h".into()),
                     // The template parameter's default.
                     "PAYGATE_WEBHOOK_DISABLE_MIN_ATTEMPTS" => Ok("20".into()),
+                    // The authorizer's MalformedKeyAnswer parameter, at its default.
+                    "PAYGATE_MALFORMED_KEY_ANSWER" => Ok("envelope".into()),
                     _ => Err(format!("{var}: no local value for {value:?}")),
                 }
             }
