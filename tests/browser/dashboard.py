@@ -6,6 +6,11 @@ Started by tests/tests/dashboard/main.rs against a local stack and `paygate dash
 free ports, with a local HTTPS receiver whose /ok path answers 200, whose /fail path
 answers 500 twice, then 200, and whose /down path does the same (for recover). Scenarios:
 
+0. launch: a browser without the launch link gets 401 for the page; opening the
+   one-time link (--launch-url) lands on the page without the secret in the address,
+   holding an HttpOnly, SameSite=Strict session cookie; a second browser opening the same
+   link is refused (403) and still gets 401 for the page;
+
 1. create an endpoint: its signing secret shows once; after a reload it is gone;
 2. a refused create shows the API's error code and message;
 3. send a test event: the delivery shows with its attempt (time, 200, latency);
@@ -171,11 +176,29 @@ def recover_loop(page, since_local):
     assert len(calls) == 20 and calls[1] == "2020-02-01T00:00:01.000Z", calls
 
 
-def run(page, args):
+def launch(page, args, stranger):
+    """0. Only the browser that opens the one-time launch link gets in."""
+    assert stranger.request.get(BASE).status == 401, "the page is served without the launch link"
+    page.goto(args.launch_url)
+    assert page.url == BASE, f"the launch secret stays in the address: {page.url}"
+    secret = args.launch_url.rsplit("/", 1)[1]
+    cookies = page.context.cookies(BASE)
+    assert len(cookies) == 1, cookies
+    c = cookies[0]
+    assert c["httpOnly"] and c["sameSite"] == "Strict" and c["path"] == "/", c
+    assert secret not in c["value"], "the cookie is the launch secret"
+    assert stranger.request.get(args.launch_url).status == 403, "the launch link worked twice"
+    assert stranger.request.get(BASE).status == 401
+    assert stranger.cookies() == [], stranger.cookies()
+    step("launch: the one-time link sets an HttpOnly SameSite=Strict cookie and is spent")
+
+
+def run(page, args, stranger):
     global BASE
     BASE = args.url.rstrip("/") + "/"
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    launch(page, args, stranger)
 
     # 1. the secret, once
     page.goto(BASE)
@@ -366,6 +389,7 @@ def run(page, args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
+    ap.add_argument("--launch-url", required=True)
     ap.add_argument("--ok-url", required=True)
     ap.add_argument("--fail-url", required=True)
     ap.add_argument("--down-url", required=True)
@@ -384,11 +408,15 @@ def main():
             viewport={"width": 1200, "height": 560},
             timezone_id="UTC",
         )
+        browser = p.chromium.launch(executable_path=args.chromium, headless=True, args=FLAGS)
+        stranger = browser.new_context()
         try:
             page = ctx.new_page()
             page.set_default_timeout(SOON_MS)
-            run(page, args)
+            run(page, args, stranger)
         finally:
+            stranger.close()
+            browser.close()
             ctx.close()
     print("dashboard browser test: passed", flush=True)
 

@@ -1,10 +1,12 @@
 //! The dashboard in a real browser: a local stack, `paygate dashboard` (`--local`) over
 //! it, and a merchant's HTTPS receiver (`/ok` answers 200; `/fail` and `/down` answer 500
 //! twice, then 200), all on free ports; then `tests/browser/dashboard.py` drives the page in
-//! Debian's headless Chromium with Playwright (see the script for its scenarios) and must
-//! pass. Afterwards the receiver must have seen what the page did (the resend, the
-//! recovered delivery), and the API keys the page issued must work, or not, on the merchant
-//! API as their status says (the rolled one until its expiry, the revoked one never).
+//! Debian's headless Chromium with Playwright (see the script for its scenarios; the page
+//! is opened through the printed one-time launch link, which a second browser may not
+//! reuse) and must pass. Afterwards the receiver must have seen what the page did (the
+//! resend, the recovered delivery), and the API keys the page issued must work, or not, on
+//! the merchant API as their status says (the rolled one until its expiry, the revoked one
+//! never).
 //!
 //! Needs `/usr/bin/chromium` and `.venv/pw` (Playwright): `bash scripts/chromium.sh`, which
 //! `make test` runs first. With `PAYGATE_DASHBOARD_SHOTS=<dir>` the script also writes the
@@ -77,6 +79,8 @@ async fn the_dashboard_works_in_headless_chromium() {
         .await
         .expect("the dashboard binds");
     let port = listener.local_addr().expect("an address").port();
+    let launch =
+        paygate_cli::dashboard::launch_url(&dashboard, port).expect("an unspent launch link");
     let server = tokio::spawn(paygate_cli::dashboard::server::serve(
         listener,
         dashboard,
@@ -92,6 +96,8 @@ async fn the_dashboard_works_in_headless_chromium() {
     cmd.arg(root().join("tests/browser/dashboard.py"))
         .arg("--url")
         .arg(format!("http://127.0.0.1:{port}/"))
+        .arg("--launch-url")
+        .arg(&launch)
         .arg("--ok-url")
         .arg(rx.url("/ok"))
         .arg("--fail-url")

@@ -1,6 +1,8 @@
 //! What the dashboard's local server lets in, decided in plain functions over the request's
 //! parts (no I/O), so the rules are unit-tested one by one.
 //!
+//! * **Session**: every request but the launch link carries the session cookie the launch
+//!   link set ([`session`](super::session)); refused with 401 before anything else is read.
 //! * **Host**: exactly `127.0.0.1:<port>` or `localhost:<port>`. A page of another site
 //!   that rebinds its own DNS name to 127.0.0.1 sends its own name here, so it is refused
 //!   before anything is served (DNS rebinding).
@@ -20,6 +22,10 @@ pub const TOKEN_HEADER: &str = "x-paygate-dashboard";
 /// Why a request was refused (shown to the caller; nothing secret in it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
+    /// No valid session cookie: the launch link was not opened in this browser.
+    Session,
+    /// A wrong or spent launch link.
+    Launch,
     Host,
     Origin,
     Token,
@@ -31,6 +37,16 @@ impl Refusal {
     /// HTTP status and the envelope's code and message.
     pub fn answer(self) -> (u16, &'static str, &'static str) {
         match self {
+            Self::Session => (
+                401,
+                "dashboard_unauthenticated",
+                "Open the link `paygate dashboard` printed (it works once, in one browser); restart it for a new link.",
+            ),
+            Self::Launch => (
+                403,
+                "dashboard_launch_refused",
+                "This launch link is wrong or was used already: restart `paygate dashboard` for a new one.",
+            ),
             Self::Host => (
                 403,
                 "dashboard_forbidden_host",

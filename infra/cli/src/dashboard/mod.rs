@@ -5,12 +5,15 @@
 //! the same credentials the other admin commands use (the AWS credential chain, or the
 //! local admin credentials with `--local`) and forwards it to the API ([`server`]). So the
 //! browser holds no credentials and the dashboard adds no authentication surface: what it
-//! can do is what the signing identity may do. [`guard`] keeps other sites out (Host,
-//! Origin, a per-run token) and limits what is forwarded.
+//! can do is what the signing identity may do. [`session`] lets in only the browser that
+//! opened the printed one-time launch link (a session cookie; other local users get 401),
+//! [`guard`] keeps other sites out (Host, Origin, a per-run token) and limits what is
+//! forwarded.
 
 pub mod assets;
 pub mod guard;
 pub mod server;
+pub mod session;
 
 use std::{
     future::Future,
@@ -77,7 +80,16 @@ impl SignerSource {
     }
 }
 
-/// A random per-run token: 32 bytes from the OS, hex.
+/// The link that opens the dashboard on `port`, while its launch secret is unspent.
+pub fn launch_url(dashboard: &Dashboard, port: u16) -> Option<String> {
+    dashboard
+        .session
+        .launch_path()
+        .map(|p| format!("http://127.0.0.1:{port}{p}"))
+}
+
+/// A random per-run token (and the launch secret and session cookie): 32 bytes from the
+/// OS, hex.
 pub fn new_token() -> Result<String, CliError> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes)
@@ -130,6 +142,7 @@ pub async fn bind(
     };
     let dashboard = Dashboard {
         guard: guard::Guard::new(port, new_token()?),
+        session: session::Session::new(port, new_token()?, new_token()?),
         base: ctx.base.clone(),
         signer: source,
         http: ctx.http.clone(),
@@ -151,12 +164,11 @@ pub async fn run(
     let addr = listener
         .local_addr()
         .map_err(|e| CliError::io("reading the dashboard's address", e))?;
+    let url = launch_url(&dashboard, addr.port()).unwrap_or_default();
     writeln!(
         out,
-        "paygate dashboard: http://127.0.0.1:{}/  (API {}, signing with {}; Ctrl-C stops)",
-        addr.port(),
-        dashboard.base,
-        dashboard.signing
+        "paygate dashboard: {url}\n  (opens once, in one browser; API {}, signing with {}; Ctrl-C stops)",
+        dashboard.base, dashboard.signing
     )?;
     out.flush()?;
     tokio::select! {

@@ -1,6 +1,7 @@
 //! The dashboard's local HTTP server: the page's assets (compiled in), its config, and the
 //! signing forwarder of `/admin/v1/merchants/…` calls. Every request passes the
-//! [`Guard`](super::guard::Guard) first.
+//! [`Guard`](super::guard::Guard) (Host, Origin) and then needs the
+//! [`Session`](super::session::Session) cookie, but for the one-time launch link that sets it.
 
 use std::sync::Arc;
 
@@ -16,6 +17,7 @@ use serde_json::{json, Value};
 use super::{
     assets,
     guard::{admin_segments, method_ok, query_pairs, Guard, Refusal, TOKEN_HEADER},
+    session::{Launch, Session, LAUNCH_PREFIX},
     SignerSource,
 };
 use crate::client::{api_url, error_chain, error_parts};
@@ -26,6 +28,8 @@ pub const MAX_BODY: usize = 64 * 1024;
 /// What the server runs with.
 pub struct Dashboard {
     pub guard: Guard,
+    /// The launch secret and the session cookie it sets.
+    pub session: Session,
     /// The API's base URL.
     pub base: url::Url,
     pub signer: SignerSource,
@@ -111,6 +115,20 @@ async fn route(d: &Dashboard, req: Request) -> Response {
         return refused(Refusal::Origin);
     }
     let path = req.uri().path().to_owned();
+    let cookie = header_str(headers, "cookie");
+    if let Some(given) = path.strip_prefix(LAUNCH_PREFIX) {
+        if req.method() != Method::GET {
+            return refused(Refusal::Method);
+        }
+        return match d.session.redeem(given, cookie) {
+            Launch::Granted(set_cookie) => to_page(Some(&set_cookie)),
+            Launch::AlreadyIn => to_page(None),
+            Launch::Refused => refused(Refusal::Launch),
+        };
+    }
+    if !d.session.cookie_ok(cookie) {
+        return refused(Refusal::Session);
+    }
     if path.starts_with("/admin/") {
         return forward(d, req).await;
     }
@@ -146,6 +164,18 @@ async fn route(d: &Dashboard, req: Request) -> Response {
         }
         None => envelope(404, "dashboard_not_found", "No such page."),
     }
+}
+
+/// `303 See Other` to `/` (the launch secret leaves the address bar and the history),
+/// setting the session cookie when given.
+fn to_page(set_cookie: Option<&str>) -> Response {
+    let mut resp = StatusCode::SEE_OTHER.into_response();
+    let h = resp.headers_mut();
+    h.insert(header::LOCATION, HeaderValue::from_static("/"));
+    if let Some(c) = set_cookie.and_then(|c| HeaderValue::from_str(c).ok()) {
+        h.insert(header::SET_COOKIE, c);
+    }
+    resp
 }
 
 /// Checks, signs and forwards one admin call; answers the API's status and body as they

@@ -8,13 +8,15 @@ use std::sync::{Arc, Mutex};
 use axum::{extract::Request, http::StatusCode, response::IntoResponse, Router};
 use serde_json::{json, Value};
 
-use super::{guard::Guard, server, Dashboard, SignerSource};
+use super::{guard::Guard, server, session::Session, Dashboard, SignerSource};
 use crate::{
     client::Signer,
     sigv4::{compute_signature, parse_amz_date, AccessKey, AuthorizationHeader},
 };
 
 const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+const SESSION: &str = "5e5510115e5510115e5510115e5510115e5510115e5510115e5510115e551011";
+const LAUNCH: &str = "1a0c41a0c41a0c41a0c41a0c41a0c41a0c41a0c41a0c41a0c41a0c41a0c41a0";
 
 fn key() -> AccessKey {
     AccessKey {
@@ -80,12 +82,19 @@ async fn upstream() -> (String, Log) {
     (format!("http://{addr}"), log)
 }
 
-/// A dashboard forwarding to `base` on a free port; its port.
+/// A dashboard forwarding to `base` on a free port, its launch spent already (the calls
+/// carry the session cookie); its port.
 async fn dashboard(base: &str) -> u16 {
+    dashboard_with(base, |port| Session::established(port, SESSION.to_owned())).await
+}
+
+/// A dashboard forwarding to `base` on a free port with the session `session` makes.
+async fn dashboard_with(base: &str, session: impl FnOnce(u16) -> Session) -> u16 {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let d = Dashboard {
         guard: Guard::new(port, TOKEN.to_owned()),
+        session: session(port),
         base: url::Url::parse(base).unwrap(),
         signer: SignerSource::Fixed(Signer {
             key: key(),
@@ -107,6 +116,7 @@ struct Call<'a> {
     host: Option<String>,
     origin: Option<&'a str>,
     token: Option<&'a str>,
+    cookie: Option<String>,
     body: Option<&'a str>,
 }
 
@@ -118,12 +128,16 @@ impl<'a> Call<'a> {
             host: Some(format!("127.0.0.1:{port}")),
             origin: None,
             token: Some(TOKEN),
+            cookie: Some(format!("paygate_dashboard_{port}={SESSION}")),
             body: None,
         }
     }
 
     async fn send(self, port: u16) -> (u16, reqwest::header::HeaderMap, String) {
-        let http = reqwest::Client::new();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
         let mut req = http.request(
             reqwest::Method::from_bytes(self.method.as_bytes()).unwrap(),
             format!("http://127.0.0.1:{port}{}", self.path),
@@ -136,6 +150,9 @@ impl<'a> Call<'a> {
         }
         if let Some(t) = self.token {
             req = req.header("x-paygate-dashboard", t);
+        }
+        if let Some(c) = self.cookie {
+            req = req.header("cookie", c);
         }
         if let Some(b) = self.body {
             req = req
@@ -306,6 +323,92 @@ async fn foreign_hosts_origins_and_missing_tokens_are_refused() {
     config.token = None;
     assert_eq!(config.send(port).await.0, 403);
     assert!(log.lock().unwrap().is_empty(), "nothing reached the API");
+}
+
+#[tokio::test]
+async fn only_the_browser_that_opened_the_launch_link_is_served() {
+    let (base, log) = upstream().await;
+    let port = dashboard_with(&base, |port| {
+        Session::new(port, LAUNCH.to_owned(), SESSION.to_owned())
+    })
+    .await;
+    let cookie = format!("paygate_dashboard_{port}={SESSION}");
+    let link = format!("/launch/{LAUNCH}");
+    let api = "/admin/v1/merchants/mch_anatolia/webhook-endpoints";
+    let refused = |status: u16, body: &str, code: &str| {
+        let v: Value = serde_json::from_str(body).unwrap();
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (401, Some(code)),
+            "{body}"
+        );
+    };
+
+    // GIVEN a local client without the link: the page, its files, its config and the API
+    // are all refused (even with the token, even with a guessed session cookie)
+    for path in ["/", "/index.html", "/app.js", "/dashboard/config", api] {
+        let mut c = Call::new(port, "GET", path);
+        c.cookie = None;
+        let (status, _, body) = c.send(port).await;
+        refused(status, &body, "dashboard_unauthenticated");
+        assert!(!body.contains(TOKEN));
+        let mut early = Call::new(port, "GET", path);
+        early.cookie = Some(cookie.clone());
+        let (status, _, body) = early.send(port).await;
+        refused(status, &body, "dashboard_unauthenticated");
+    }
+    // AND a wrong launch secret, a HEAD of the right one, or one from a rebound name
+    // open nothing and do not spend it
+    let (status, _, _) = Call::new(port, "GET", &format!("/launch/{}", &LAUNCH[1..]))
+        .send(port)
+        .await;
+    assert_eq!(status, 403);
+    let (status, _, _) = Call::new(port, "HEAD", &format!("/launch/{LAUNCH}"))
+        .send(port)
+        .await;
+    assert_eq!(status, 405);
+    let mut rebound = Call::new(port, "GET", &link);
+    rebound.host = Some(format!("attacker.example:{port}"));
+    assert_eq!(rebound.send(port).await.0, 403);
+
+    // WHEN the browser opens the link
+    let mut launch = Call::new(port, "GET", &link);
+    launch.cookie = None;
+    let (status, headers, _) = launch.send(port).await;
+    // THEN a redirect to the page sets the session cookie (not the launch secret)
+    assert_eq!(status, 303);
+    assert_eq!(headers["location"], "/");
+    assert_eq!(
+        headers["set-cookie"].to_str().unwrap(),
+        format!("{cookie}; HttpOnly; SameSite=Strict; Path=/")
+    );
+    assert_eq!(headers["cache-control"], "no-store");
+    // AND with the cookie the page and the API answer
+    let (status, _, body) = Call::new(port, "GET", "/").send(port).await;
+    assert_eq!(status, 200);
+    assert!(body.contains(TOKEN));
+    assert_eq!(Call::new(port, "GET", api).send(port).await.0, 201);
+    // AND the link is spent: a second client opening it gets nothing, the cookie holder is
+    // just sent to the page
+    let mut again = Call::new(port, "GET", &link);
+    again.cookie = None;
+    let (status, headers, body) = again.send(port).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(headers.get("set-cookie").is_none());
+    let (status, headers, _) = Call::new(port, "GET", &format!("/launch/{LAUNCH}"))
+        .send(port)
+        .await;
+    assert_eq!((status, headers.get("set-cookie")), (303, None));
+    let mut no_cookie = Call::new(port, "POST", api);
+    no_cookie.cookie = None;
+    no_cookie.body = Some("{}");
+    let (status, _, body) = no_cookie.send(port).await;
+    refused(status, &body, "dashboard_unauthenticated");
+    assert_eq!(
+        log.lock().unwrap().len(),
+        1,
+        "only the session's call reached the API"
+    );
 }
 
 #[tokio::test]

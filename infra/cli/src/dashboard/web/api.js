@@ -26,7 +26,8 @@ const PG = (() => {
   // JSON, or an ApiError carrying the envelope's code and message.
   async function call(method, path, body) {
     const headers = { "X-Paygate-Dashboard": token };
-    const init = { method, headers, cache: "no-store", credentials: "omit", redirect: "error" };
+    // same-origin: the session cookie (HttpOnly, set by the launch link) goes along.
+    const init = { method, headers, cache: "no-store", credentials: "same-origin", redirect: "error" };
     if (body !== undefined) {
       headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
