@@ -1,6 +1,8 @@
 //! `docs/ARCHITECTURE.md` stays true: every file it names exists, and the crates depend on
 //! each other only as its table allows (read from `cargo metadata`): the domain imports none
 //! of ours, adapters import only the domain (and the bank kit), nothing imports upward.
+//! The README and every `docs/*.md` stay navigable: each relative link, anchor and code path
+//! they name exists.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::{
@@ -158,5 +160,122 @@ fn the_workspace_has_few_crates() {
     assert!(
         others.len() <= 10,
         "crates besides functions and banks: {others:?}"
+    );
+}
+
+/// GitHub's anchor of a heading: lower case, punctuation but `-` and `_` dropped, spaces
+/// to `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// A Markdown file's lines outside fenced code blocks.
+fn prose(doc: &str) -> Vec<&str> {
+    let mut fenced = false;
+    doc.lines()
+        .filter(|l| {
+            if l.starts_with("```") {
+                fenced = !fenced;
+                return false;
+            }
+            !fenced
+        })
+        .collect()
+}
+
+fn anchors(doc: &str) -> BTreeSet<String> {
+    prose(doc)
+        .into_iter()
+        .filter_map(|l| {
+            l.trim_start_matches('#')
+                .strip_prefix(' ')
+                .filter(|_| l.starts_with('#'))
+        })
+        .map(anchor)
+        .collect()
+}
+
+/// Generated, git-ignored places the docs name.
+const GENERATED: [&str; 2] = ["fuzz/corpus", "fuzz/artifacts"];
+
+#[test]
+fn every_link_anchor_and_path_in_the_docs_exists() {
+    let mut docs = vec![root().join("README.md")];
+    let mut listed: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    listed.sort();
+    docs.extend(listed);
+    let link = regex_lite::Regex::new(r"\]\(([^)\s]+)\)").unwrap();
+    let code = regex_lite::Regex::new(r"`([^`]+)`").unwrap();
+    let path_like = regex_lite::Regex::new(
+        r"^((shared|functions|infra|tests|docs|fuzz|scripts|\.ci)/|(template\.yaml|samconfig\.toml|Makefile|deny\.toml|clippy\.toml|Cargo\.toml)$)",
+    )
+    .unwrap();
+    let (mut links, mut paths) = (0, 0);
+    let mut missing = Vec::new();
+    for doc_path in &docs {
+        let name = doc_path
+            .strip_prefix(root())
+            .unwrap_or(doc_path)
+            .display()
+            .to_string();
+        let doc = std::fs::read_to_string(doc_path).unwrap();
+        let dir = doc_path.parent().unwrap();
+        for line in prose(&doc) {
+            for target in link.captures_iter(line).map(|c| c[1].to_owned()) {
+                if target.contains("://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                links += 1;
+                let (file, fragment) = target.split_once('#').unwrap_or((&target, ""));
+                let file = if file.is_empty() {
+                    doc_path.clone()
+                } else {
+                    dir.join(file)
+                };
+                if !file.exists() {
+                    missing.push(format!("{name}: link {target}: no such file"));
+                    continue;
+                }
+                if !fragment.is_empty()
+                    && file.extension().is_some_and(|e| e == "md")
+                    && !anchors(&std::fs::read_to_string(&file).unwrap()).contains(fragment)
+                {
+                    missing.push(format!("{name}: link {target}: no such heading"));
+                }
+            }
+            for piece in code.captures_iter(line).map(|c| c[1].to_owned()) {
+                let piece = piece.split(':').next().unwrap_or_default();
+                if !path_like.is_match(piece)
+                    || piece.contains(['<', '>', '*', '{', '}', '…', ' '])
+                    || GENERATED.iter().any(|g| piece.starts_with(g))
+                {
+                    continue;
+                }
+                paths += 1;
+                if !root().join(piece).exists() {
+                    missing.push(format!("{name}: path {piece}: no such file"));
+                }
+            }
+        }
+    }
+    assert!(
+        docs.len() >= 8 && links > 50 && paths > 100,
+        "{} docs, {links} links, {paths} paths",
+        docs.len()
+    );
+    assert!(
+        missing.is_empty(),
+        "the docs name what is not there:\n{}",
+        missing.join("\n")
     );
 }

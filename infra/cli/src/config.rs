@@ -16,8 +16,24 @@ use crate::{
     CliError, Global,
 };
 
-/// `--api-url` when neither the flag nor `PAYGATE_API_URL` is given: `make dev`'s address.
+/// `--api-url` when neither the flag, `PAYGATE_API_URL` nor `PAYGATE_PORT` is given: `make
+/// dev`'s address.
 pub const DEFAULT_API_URL: &str = "http://127.0.0.1:3000";
+
+/// `--api-url` when neither the flag nor `PAYGATE_API_URL` is given: `make dev`'s address on
+/// `PAYGATE_PORT` (which picks `make dev`'s port), so `PAYGATE_PORT=8080` set for both
+/// reaches the stack.
+pub fn default_api_url() -> String {
+    api_url_for_port(std::env::var("PAYGATE_PORT").ok().as_deref())
+}
+
+/// [`DEFAULT_API_URL`] on `port` when one is given (not empty).
+pub fn api_url_for_port(port: Option<&str>) -> String {
+    match port.map(str::trim).filter(|p| !p.is_empty()) {
+        Some(port) => format!("http://127.0.0.1:{port}"),
+        None => DEFAULT_API_URL.to_owned(),
+    }
+}
 /// The signing region when neither `--region`, `AWS_REGION` nor `AWS_DEFAULT_REGION` is set.
 pub const DEFAULT_REGION: &str = "us-east-1";
 /// The seed file `--local` reads, relative to the repository root.

@@ -64,8 +64,9 @@ pub struct Cli {
 /// Flags every command takes (anywhere on the line).
 #[derive(Debug, Clone, Args)]
 pub struct Global {
-    /// The API's base URL: the local stack, or a deployed stack's ApiUrl output.
-    #[arg(long, env = "PAYGATE_API_URL", default_value = DEFAULT_API_URL, global = true)]
+    /// The API's base URL: the local stack, or a deployed stack's ApiUrl output [default:
+    /// http://127.0.0.1:$PAYGATE_PORT, the port `make dev` serves, 3000 unless set].
+    #[arg(long, env = "PAYGATE_API_URL", default_value_t = config::default_api_url(), hide_default_value = true, global = true)]
     pub api_url: String,
     /// The merchant the admin commands act on (`mch_…`).
     #[arg(long, env = "PAYGATE_MERCHANT", global = true, value_name = "MCH_ID")]
@@ -81,7 +82,8 @@ pub struct Global {
     pub json: bool,
     /// The local stack: sign with the seed file's admin credentials (and its region), and
     /// default --merchant to its first merchant and --api-key to that merchant's test key.
-    #[arg(long, env = "PAYGATE_LOCAL", global = true)]
+    /// `PAYGATE_LOCAL` takes the usual spellings: 1/0, true/false, yes/no, on/off (any case).
+    #[arg(long, env = "PAYGATE_LOCAL", global = true, value_parser = clap::builder::BoolishValueParser::new())]
     pub local: bool,
     /// The seed file `--local` reads [default: infra/local/seed.json].
     #[arg(long, env = "PAYGATE_SEED", global = true, value_name = "PATH")]

@@ -139,6 +139,7 @@ fn deliveries_list_needs_an_endpoint_or_an_event() {
             .api_url
             == DEFAULT_API_URL
             || std::env::var_os("PAYGATE_API_URL").is_some()
+            || std::env::var_os("PAYGATE_PORT").is_some()
     );
     assert!(fails(&["deliveries", "list"]));
     assert!(fails(&[
@@ -350,4 +351,15 @@ fn dashboard_takes_a_port_and_defaults_to_3001() {
 
 fn needs_admin_for(args: &[&str]) -> bool {
     commands::needs_admin(&parse(args).command)
+}
+
+/// `make dev`'s `PAYGATE_PORT` reaches the CLI (and the dashboard) when no URL is given.
+#[test]
+fn paygate_port_picks_the_local_api_url() {
+    assert_eq!(config::api_url_for_port(None), DEFAULT_API_URL);
+    assert_eq!(config::api_url_for_port(Some("")), DEFAULT_API_URL);
+    assert_eq!(
+        config::api_url_for_port(Some("8080")),
+        "http://127.0.0.1:8080"
+    );
 }

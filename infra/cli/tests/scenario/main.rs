@@ -11,7 +11,12 @@
 //! fails, so a second delivery fails after its retries → `deliveries resend` → a new
 //! attempt under the same delivery id succeeds. Then a test event, a rotation, and the
 //! `listen` command itself (register, print verified events, delete on shutdown).
+//!
+//! [`docs`]: every shell block the README and `docs/*.md` mark runnable, run through bash
+//! against such a stack (the `paygate` binary on the PATH), each output compared with the
+//! one the docs show.
 
+mod docs;
 mod support;
 
 use std::path::Path;

@@ -51,6 +51,14 @@ pub fn cert_dir() -> PathBuf {
 }
 
 pub async fn start_stack(cert_pem: Vec<u8>) -> DevServer {
+    start_stack_reconciling(cert_pem, None).await
+}
+
+/// [`start_stack`] with the reconciler running every `reconcile_every` (`make dev`: 10 s).
+pub async fn start_stack_reconciling(
+    cert_pem: Vec<u8>,
+    reconcile_every: Option<Duration>,
+) -> DevServer {
     let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
     let seed = Seed::from_file(&paygate_devserver::default_seed_path()).unwrap();
     let opts = Options {
@@ -72,7 +80,7 @@ pub async fn start_stack(cert_pem: Vec<u8>) -> DevServer {
             secret_cache_ttl: Duration::ZERO,
         },
         bank_timeout: paygate_devserver::DEFAULT_BANK_TIMEOUT,
-        reconcile_every: None,
+        reconcile_every,
         throttle: None,
         stale_after: None,
     };
