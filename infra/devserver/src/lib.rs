@@ -9,6 +9,7 @@ pub mod banks;
 mod banner;
 pub mod endpoints;
 mod gateway;
+pub mod host;
 pub mod pipeline;
 pub mod reconciler;
 pub mod router;
@@ -231,6 +232,11 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
     // The dashboard's admin routes, behind the emulated IAM (SigV4) authorization.
     let admin = admin::AdminApp::new(&wiring, opts.seed.admin.clone())?;
     let router = router::router(Arc::new(app)).merge(admin::router(Arc::new(admin)));
+    // Only requests addressed to 127.0.0.1, localhost or [::1] with this port (DNS rebinding).
+    let router = host::guard(
+        router,
+        host::AllowedHosts::from_env(listener.local_addr()?.port()),
+    );
     let server = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, router).await {
             tracing::error!(error = %e, "dev server stopped");

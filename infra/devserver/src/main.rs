@@ -20,6 +20,10 @@
 //! 60 s), checked at start-up like the deployed functions' (README "Configuration");
 //! `PAYGATE_PENDING_NOT_FOUND_GRACE_MS` how long a pending payment the bank has no record of
 //! stays pending (default 15 minutes; e.g. `180000` to see one fail within minutes).
+//!
+//! Only requests whose `Host` is `127.0.0.1`, `localhost` or `[::1]` with the port are
+//! served (403 `forbidden_host` otherwise: DNS rebinding against the public seed keys);
+//! `PAYGATE_DEV_ALLOWED_HOSTS` adds names (comma-separated) or `*` turns the check off.
 
 use std::{net::SocketAddr, sync::Arc};
 

@@ -233,3 +233,31 @@ async fn an_operation_the_account_lacks_is_refused_and_the_bank_untouched() {
     );
     assert_eq!(ok["payment"]["status"], "refunded", "{ok}");
 }
+
+#[tokio::test]
+async fn a_request_addressed_to_another_host_name_is_refused() {
+    // GIVEN the dev server and a valid (public, seeded) key
+    let stack = Stack::start().await;
+    let k = keys();
+    let port = stack.url.rsplit_once(':').expect("a port").1;
+    let http = reqwest::Client::new();
+    let get = |host: String| {
+        http.get(format!("{}/v1/payments/pay_anatoliaCapt1", stack.url))
+            .header("host", host)
+            .header("authorization", format!("Bearer {}", k.anatolia_test))
+            .send()
+    };
+    // WHEN a page of another site rebinds its name to 127.0.0.1 (DNS rebinding)
+    let r = get(format!("attacker.example:{port}"))
+        .await
+        .expect("an answer");
+    // THEN 403 forbidden_host, nothing served
+    assert_eq!(r.status().as_u16(), 403);
+    let body: serde_json::Value = r.json().await.expect("JSON");
+    assert_eq!(body["error"]["code"], "forbidden_host");
+    assert!(body.get("id").is_none());
+    // AND the loopback names with the port are served
+    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
+        assert_eq!(get(host).await.expect("an answer").status().as_u16(), 200);
+    }
+}
