@@ -131,7 +131,11 @@ async fn send(
     let http_err = |e: reqwest::Error| CliError::Http {
         method: method.to_string(),
         url: url.to_string(),
-        message: error_chain(&e),
+        message: if e.is_connect() {
+            format!("{}\n{}", error_chain(&e), connect_hint(&url))
+        } else {
+            error_chain(&e)
+        },
     };
     let resp = req.send().await.map_err(http_err)?;
     let status = resp.status();
@@ -172,6 +176,17 @@ pub fn error_parts(json: Option<&Value>, text: &str) -> (String, String) {
         ),
         _ => ("error".to_owned(), crate::output::snippet(text, 200)),
     }
+}
+
+/// What to do when nothing answers at `url`'s address: the local stack's port or the API's
+/// URL reaches the CLI by these settings.
+pub fn connect_hint(url: &Url) -> String {
+    format!(
+        "nothing answers at {}: is the stack running? `make dev` serves http://127.0.0.1:$PAYGATE_PORT \
+         (3000 unless set); give the CLI the same PAYGATE_PORT, or the API's URL with --api-url / \
+         PAYGATE_API_URL (a deployed stack: its ApiUrl output)",
+        url.origin().ascii_serialization()
+    )
 }
 
 /// An error and its causes, `: `-joined (reqwest's own message says little).

@@ -55,6 +55,13 @@ fn an_unreachable_api_is_an_error_exit() {
         ),
         "{err}"
     );
+    // Not a bare "connection refused": where the CLI looks, and how to point it elsewhere.
+    assert!(
+        err.contains("nothing answers at http://127.0.0.1:9")
+            && err.contains("PAYGATE_PORT")
+            && err.contains("--api-url"),
+        "{err}"
+    );
 }
 
 /// `PAYGATE_LOCAL` takes the usual boolean spellings in any case (clap's own bool parser

@@ -10,6 +10,7 @@ use crate::{admin, banks, DevServer, Seed};
 /// What `make dev` prints: where it listens and which keys to use.
 pub fn banner(server: &DevServer, seed: &Seed) -> String {
     let mut out = format!("\npaygate local stack is up\n  API:      {}\n", server.url);
+    out.push_str(&cli_line(&server.url));
     out.push_str("  AWS:      moto: DynamoDB (tables created from the SAM definitions, seeded from infra/local/seed.json), SQS, Secrets Manager\n");
     out.push_str(&webhook_lines(server, seed));
     out.push_str(&admin::banner_lines(seed));
@@ -44,6 +45,17 @@ pub fn banner(server: &DevServer, seed: &Seed) -> String {
     }
     out.push_str("\n  Ctrl-C stops the server and moto.\n");
     out
+}
+
+/// How the CLI, the dashboard and the README's tour find the stack at `url`: on 3000 by
+/// default, on another port through the same `PAYGATE_PORT`.
+fn cli_line(url: &str) -> String {
+    match url.rsplit(':').next() {
+        Some("3000") | None => "  CLI:      make cli ARGS='--local endpoints list', make dashboard (they call this port; after PAYGATE_PORT=… make dev, export the same PAYGATE_PORT for them)\n".to_owned(),
+        Some(port) => format!(
+            "  CLI:      not port 3000: export PAYGATE_PORT={port} in the shells you run paygate, make cli, make dashboard or the README's tour from (or pass --api-url {url})\n"
+        ),
+    }
 }
 
 /// `30s,2m,10m,…`: the schedule in the notation `PAYGATE_WEBHOOK_RETRY_SCHEDULE` takes.
@@ -105,6 +117,17 @@ fn webhook_lines(server: &DevServer, seed: &Seed) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_port_tells_the_cli_how_to_find_it() {
+        assert!(cli_line("http://127.0.0.1:3000").contains("make dashboard"));
+        let other = cli_line("http://127.0.0.1:8080");
+        assert!(
+            other.contains("export PAYGATE_PORT=8080")
+                && other.contains("--api-url http://127.0.0.1:8080"),
+            "{other}"
+        );
+    }
 
     #[test]
     fn schedule_notation_round_trips() {
