@@ -9,13 +9,13 @@
 #   make build-lambda  release arm64 Lambda bundles in target/lambda/<bin>/ (what template.yaml deploys)
 #   make deploy        build-lambda + sam deploy (needs AWS credentials; see below)
 #   make clean-local   remove local tooling and state (.venv/, .local/), not cargo's target/
-#   make listen-cert   create .local/listen/{cert,key}.pem for `paygate listen` (start make dev with it: see README, CLI)
-#   make bench         release binaries vs the Runtime API stub and a C floor: one table (README, Performance)
+#   make listen-cert   create .local/listen/{cert,key}.pem for `paygate listen` (start make dev with it: see docs/cli.md)
+#   make bench         release binaries vs the Runtime API stub and a C floor: one table (docs/performance.md)
 #   make chaos         the money-safety soak, longer and with its figures (PAYGATE_SOAK_OPS, PAYGATE_SOAK_SEED)
-#   make fuzz          cargo-fuzz on the parsers of untrusted input, FUZZ_SECONDS (60) per target (README, Fuzzing)
+#   make fuzz          cargo-fuzz on the parsers of untrusted input, FUZZ_SECONDS (60) per target (docs/security.md, Fuzzing)
 #   make cli ARGS="…"  the paygate CLI (cargo run -p paygate-cli -- $ARGS), e.g. ARGS="--local endpoints list"
 #   make dashboard     the dashboard web page at http://127.0.0.1:3001 against make dev (paygate --local dashboard)
-#   make dashboard-screenshots  the README's dashboard PNGs into docs/img/ (headless Chromium)
+#   make dashboard-screenshots  the dashboard PNGs of docs/operations.md into docs/img/ (headless Chromium)
 #
 # Python tools (moto, cfn-lint, cargo-lambda, aws-sam-cli) live in .venv/, pinned and
 # installed on demand by scripts/venv.sh; a fresh clone needs only python3, cargo and rustup.

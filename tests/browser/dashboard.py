@@ -31,7 +31,7 @@ answers 500 twice, then 200, and whose /down path does the same (for recover). S
    there as JSON ({"expiring", "revoked"}) so that the Rust side can try them on the
    merchant API.
 
-With --shots DIR it writes the README's screenshots there. Prints one line per passed
+With --shots DIR it writes the screenshots of docs/operations.md there. Prints one line per passed
 step; exits non-zero with the reason on the first failure.
 """
 

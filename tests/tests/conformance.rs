@@ -3,7 +3,7 @@
 //! coverage, fuzzing, stateful), the merchant API (Bearer) and the admin API (SigV4 through
 //! the hooks of `tests/conformance/hooks.py`), against a fresh local stack. Configuration:
 //! `tests/conformance/schemathesis.toml` (bounded example count, the documented
-//! state-dependent statuses). README, "Conformance".
+//! state-dependent statuses). docs/api.md, "Conformance".
 //!
 //! Knobs: `PAYGATE_ST_MAX_EXAMPLES` (examples per operation), `PAYGATE_ST_SEED` (default 1;
 //! the generated inputs follow the seed, but the server's ids and the stateful phase's paths

@@ -11,13 +11,13 @@
 //!
 //! Per-API-key throttling reads `PAYGATE_THROTTLE_BURST`, `PAYGATE_THROTTLE_PER_MINUTE`,
 //! `PAYGATE_POINTS_THROTTLE_BURST` and `PAYGATE_POINTS_THROTTLE_PER_MINUTE` like the deployed
-//! functions (README "Rate limits").
+//! functions (docs/api.md "Rate limits").
 //!
 //! `PAYGATE_BANK_TIMEOUT_MS` bounds each call to a bank simulator (default: the deployed
 //! 8 s), e.g. `1000` to try the unknown-outcome path with a simulator's injected latency.
 //!
 //! `PAYGATE_STALE_IN_FLIGHT_MS` sets when an operation in flight counts as stale (default
-//! 60 s), checked at start-up like the deployed functions' (README "Configuration");
+//! 60 s), checked at start-up like the deployed functions' (docs/operations.md "Configuration");
 //! `PAYGATE_PENDING_NOT_FOUND_GRACE_MS` how long a pending payment the bank has no record of
 //! stays pending (default 15 minutes; e.g. `180000` to see one fail within minutes).
 //!

@@ -269,7 +269,7 @@ async fn a_request_killed_after_the_bank_call_leaves_its_key_bound() {
     w.pass_the_lease();
     let (status, body, _) = w.refund(3_000, "k1").await;
     assert_eq!((status, code(&body)), (409, "operation_outcome_unknown"));
-    // As the README advises: query, then retry with the same key.
+    // As docs/api.md advises: query, then retry with the same key.
     assert_eq!(w.query().await.0, 200);
     let (status, body, replayed) = w.refund(3_000, "k1").await;
     assert_eq!((status, replayed), (200, true), "{body}");

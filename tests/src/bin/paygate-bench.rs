@@ -1,5 +1,5 @@
 //! `make bench`: every template.yaml function's release binary (and the C floor) against the
-//! Runtime API stub, one table out. See README, "Performance".
+//! Runtime API stub, one table out. See docs/performance.md.
 //!
 //! Environment: `BENCH_RUNS` (init runs per function, interleaved; default 15),
 //! `BENCH_EVENT_RUNS` (processes per function for the event figures; default 3),

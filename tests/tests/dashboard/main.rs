@@ -10,7 +10,7 @@
 //!
 //! Needs `/usr/bin/chromium` and `.venv/pw` (Playwright): `bash scripts/chromium.sh`, which
 //! `make test` runs first. With `PAYGATE_DASHBOARD_SHOTS=<dir>` the script also writes the
-//! README's screenshots there (`make dashboard-screenshots`).
+//! screenshots of docs/operations.md there (`make dashboard-screenshots`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::{path::PathBuf, process::Stdio, time::Duration};

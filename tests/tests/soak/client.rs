@@ -2,7 +2,7 @@
 //!
 //! With a key: every answer that asks for a retry is retried with the same key — a time-out
 //! (the handler was killed), any 5xx, any 409 but `invalid_state`; after
-//! `409 operation_outcome_unknown` it first queries the payment, as the README advises, and
+//! `409 operation_outcome_unknown` it first queries the payment, as the docs advise, and
 //! retries once the query shows nothing pending.
 //! Without a key: only answers saying nothing happened are retried (`500 internal_error`,
 //! `409 concurrent_modification`, `operation_in_progress`, and `operation_outcome_unknown`

@@ -270,7 +270,7 @@ async fn listen_registers_prints_and_cleans_up(url: &str, dir: &Path) {
     assert!(!listed.contains(&endpoint), "{listed}");
 }
 
-/// The README's walkthrough: an endpoint nobody listens at yet, a capture whose delivery
+/// The walkthrough of docs/cli.md: an endpoint nobody listens at yet, a capture whose delivery
 /// fails (connection refused, every retry), then `listen --port --secret` attached to that
 /// endpoint and a resend that arrives, verified, under the same delivery id.
 async fn the_readme_walkthrough(url: &str, dir: &Path) {

@@ -142,7 +142,7 @@
       const created = await attempt("Adding the endpoint", () => admin("POST", "/webhook-endpoints", body));
       if (!created) return;
       secretSlot.replaceChildren(secretCard(`Signing secret of ${created.id}`, created.secret,
-        ["Verify each webhook's X-Svc-Signature with it (see the README)."]));
+        ["Verify each webhook's X-Svc-Signature with it (see docs/webhooks.md in the paygate repository)."]));
       url.value = "";
       description.value = "";
       notice(`Endpoint ${created.id} added.`);
