@@ -72,7 +72,7 @@ cli:
 	cargo run -q -p paygate-cli -- $(ARGS)
 
 # `paygate dashboard` with the local admin credentials against `make dev` (start that first):
-# http://127.0.0.1:$${PAYGATE_DASHBOARD_PORT:-3001}, the API at $${PAYGATE_API_URL:-http://127.0.0.1:3000}.
+# http://127.0.0.1:$${PAYGATE_DASHBOARD_PORT:-3001}, the API at $${PAYGATE_API_URL:-http://127.0.0.1:$${PAYGATE_PORT:-3000}}.
 dashboard:
 	cargo run -q -p paygate-cli -- --local dashboard
 
