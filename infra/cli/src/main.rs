@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use paygate_cli::output::terminal::Escaped;
 
 /// The wall clock, read at this edge only (the library takes time as an argument).
 #[allow(clippy::disallowed_methods)]
@@ -15,12 +16,14 @@ fn unix_now() -> i64 {
 
 fn main() -> ExitCode {
     let cli = paygate_cli::Cli::parse();
+    // Control characters from the API, a merchant's endpoint or a webhook are written
+    // escaped, never sent to the terminal.
     let code = paygate_cli::run(
         cli,
         std::io::stdin().lock(),
         unix_now,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
+        &mut Escaped::new(std::io::stdout().lock()),
+        &mut Escaped::new(std::io::stderr().lock()),
     );
     ExitCode::from(code)
 }

@@ -275,5 +275,7 @@ pub fn money(minor: i64, currency: &str) -> String {
     format!("{sign}{}.{:02} {currency}", m / 100, m % 100)
 }
 
+pub mod terminal;
+
 #[cfg(test)]
 mod tests;
