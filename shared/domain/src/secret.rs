@@ -3,13 +3,20 @@
 //!
 //! One secret per endpoint, its value a JSON document:
 //! `{"current": "whsec_…", "previous": [{"secret": "whsec_…", "expiresAt": "<ISO 8601>"}]}`.
-//! During a rotation's grace period the previous secret still signs (a second `v1=`).
+//! During a rotation's grace period the previous secret still signs (a second `v1=`). At
+//! most [`MAX_PREVIOUS_SECRETS`] previous secrets are kept, the newest: rotating again and
+//! again inside the grace period neither keeps every old secret alive nor grows the
+//! signature header without end.
 //! Secret values never reach a log: errors carry the secret's id only.
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::{StoreError, Timestamp};
+
+/// How many previous (rotated-out) secrets still sign at most: a rotation drops the oldest
+/// beyond it, expired or not.
+pub const MAX_PREVIOUS_SECRETS: usize = 2;
 
 /// The stored document.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,13 +49,16 @@ impl std::fmt::Debug for SecretDoc {
 }
 
 impl SecretDoc {
-    /// The secrets that sign at `now`: the current one, then unexpired previous ones.
+    /// The secrets that sign at `now`: the current one, then unexpired previous ones, at
+    /// most [`MAX_PREVIOUS_SECRETS`] (the newest first, as rotations store them; a document
+    /// written before the cap holds more).
     pub fn valid_at(&self, now: Timestamp) -> Vec<String> {
         let mut v = vec![self.current.clone()];
         v.extend(
             self.previous
                 .iter()
                 .filter(|p| p.expires_at > now)
+                .take(MAX_PREVIOUS_SECRETS)
                 .map(|p| p.secret.clone()),
         );
         v
@@ -56,7 +66,7 @@ impl SecretDoc {
 
     /// The document after rotating to `new` (as rotation `version`): the old current secret
     /// keeps signing until `now + grace` (not at all with a zero grace); expired ones are
-    /// dropped.
+    /// dropped, and so are the oldest beyond [`MAX_PREVIOUS_SECRETS`].
     pub fn rotated(&self, new: String, version: u64, now: Timestamp, grace_ms: i64) -> Self {
         let mut previous: Vec<PreviousSecret> = self
             .previous
@@ -73,6 +83,7 @@ impl SecretDoc {
                 },
             );
         }
+        previous.truncate(MAX_PREVIOUS_SECRETS);
         Self {
             current: new,
             previous,
@@ -110,6 +121,38 @@ mod tests {
         assert_eq!(r.valid_at(T0.plus_millis(86_400_001)), ["whsec_b"]);
         let now = doc.rotated("whsec_c".into(), 1, T0, 0);
         assert_eq!(now.valid_at(T0), ["whsec_c"]);
+    }
+
+    #[test]
+    fn rotating_again_and_again_keeps_only_the_newest_previous_secrets() {
+        // GIVEN five rotations a minute apart, each with a day of grace
+        let mut doc = SecretDoc {
+            current: "whsec_0".into(),
+            previous: vec![],
+            version: 0,
+        };
+        for i in 1..=5u64 {
+            let at = T0.plus_millis(i64::try_from(i).unwrap() * 60_000);
+            doc = doc.rotated(format!("whsec_{i}"), i, at, 86_400_000);
+            assert!(doc.previous.len() <= MAX_PREVIOUS_SECRETS);
+        }
+        // THEN the current secret and the two before it sign; the older three are gone
+        let now = T0.plus_millis(6 * 60_000);
+        assert_eq!(doc.valid_at(now), ["whsec_5", "whsec_4", "whsec_3"]);
+        assert_eq!(doc.previous.len(), 2);
+        // AND a document stored before the cap signs with its newest two only
+        let old = SecretDoc {
+            current: "whsec_c".into(),
+            previous: ["whsec_p1", "whsec_p2", "whsec_p3"]
+                .into_iter()
+                .map(|s| PreviousSecret {
+                    secret: s.into(),
+                    expires_at: T0.plus_millis(1_000),
+                })
+                .collect(),
+            version: 3,
+        };
+        assert_eq!(old.valid_at(T0), ["whsec_c", "whsec_p1", "whsec_p2"]);
     }
 
     #[test]
