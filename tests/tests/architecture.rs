@@ -279,3 +279,19 @@ fn every_link_anchor_and_path_in_the_docs_exists() {
         missing.join("\n")
     );
 }
+
+/// Every function runs on Tokio's `current_thread` runtime: Lambda hands a container one
+/// event at a time, so a multi-thread runtime's workers (one per core) only add start-up
+/// time and memory (issue 20). `make bench` shows the threads of each ready process.
+#[test]
+fn every_function_runs_on_one_thread() {
+    let mut wrong = Vec::new();
+    for dir in std::fs::read_dir(root().join("functions")).unwrap() {
+        let main = dir.unwrap().path().join("src/main.rs");
+        let text = std::fs::read_to_string(&main).unwrap();
+        if !text.contains("#[tokio::main(flavor = \"current_thread\")]") {
+            wrong.push(main);
+        }
+    }
+    assert!(wrong.is_empty(), "not on current_thread: {wrong:?}");
+}

@@ -2,7 +2,8 @@
 
 use lambda_runtime::{service_fn, LambdaEvent};
 
-#[tokio::main]
+// One thread: a container gets one event at a time (docs/performance.md).
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
     paygate_compose::init_logging()?;
     let deps: fn_authorizer::Deps = paygate_compose::from_env().await?;

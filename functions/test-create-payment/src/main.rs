@@ -1,6 +1,7 @@
 //! Lambda entry point: build the dependencies once, then serve events with `handle`.
 
-#[tokio::main]
+// One thread: a container gets one event at a time (docs/performance.md).
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     paygate_compose::init_logging()?;
     let deps: fn_test_create_payment::Deps = paygate_compose::from_env().await?;
