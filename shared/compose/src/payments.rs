@@ -30,9 +30,14 @@ pub struct Authorizer {
 impl Build for Authorizer {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
         Ok(Self {
-            keys: Arc::new(DynamoApiKeys::new(
-                w.aws.dynamo.clone(),
-                w.names.table(&API_KEYS)?,
+            // A found key is reused for 30 s per instance: no key read on a warm request;
+            // a revocation takes up to that long (paygate_payments::cache).
+            keys: Arc::new(paygate_payments::cache::CachedKeys::new(
+                Arc::new(DynamoApiKeys::new(
+                    w.aws.dynamo.clone(),
+                    w.names.table(&API_KEYS)?,
+                )),
+                w.clock.clone(),
             )),
             clock: w.clock.clone(),
         })

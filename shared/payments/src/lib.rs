@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod bank_access;
+pub mod cache;
 pub mod commit;
 pub mod deadline;
 pub mod error;

@@ -1,6 +1,6 @@
 //! API key lifecycle over real HTTP: issue a key (shown once) and use it on the merchant
 //! API, roll it (the old key works until its expiry, reached by moving the stack's clock),
-//! revoke (401 at once).
+//! revoke (401 once the authorizer's key cache TTL is over).
 
 use paygate_tests::{Stack, StatusCode, ANATOLIA, BOSPHORUS};
 use serde_json::{json, Value};
@@ -132,6 +132,11 @@ async fn issue_use_roll_expire_and_revoke_a_key() {
         200,
     );
     assert_eq!(revoked["status"], json!("revoked"));
+    // An authorizer instance that verified the key reuses it for up to its cache's TTL
+    // (paygate_payments::cache, the documented revocation delay); past it, refused.
+    stack
+        .clock
+        .advance_millis(paygate_payments::cache::KEY_CACHE_TTL_MS);
     assert_eq!(
         status_with(&stack, &new_key, &payment).await,
         StatusCode::UNAUTHORIZED

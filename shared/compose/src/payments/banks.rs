@@ -124,11 +124,12 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
 /// The merchants' POS accounts and every registered provider.
 fn bank_access(w: &Wiring) -> Result<BankAccess, ConfigError> {
     let timeout = settings::bank_timeout(w, paygate_bankkit::transport::DEFAULT_TIMEOUT)?;
-    Ok(BankAccess::new(
+    // A found account is reused for 60 s per instance (paygate_payments::cache).
+    let accounts = Arc::new(paygate_payments::cache::CachedAccounts::new(
         accounts(&w.aws.dynamo, &w.names.table(&POS_ACCOUNTS)?),
-        providers(w)?,
-    )
-    .with_bank_budget(bank_work(timeout)))
+        w.clock.clone(),
+    ));
+    Ok(BankAccess::new(accounts, providers(w)?).with_bank_budget(bank_work(timeout)))
 }
 
 /// Bank HTTP calls one operation makes at most, each bounded by the bank timeout: e.g. a
