@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use paygate_aws::dynamo::{schema::THROTTLE, DynamoRateCounter};
-use paygate_domain::throttle::{Limits, RateLimit};
+use paygate_domain::throttle::{
+    lease::{lease_size, Leased},
+    Limits, RateLimit,
+};
 use paygate_http::Throttle;
 
 use crate::{
@@ -53,11 +56,14 @@ pub(crate) fn throttle(w: &Wiring) -> Result<Throttle, ConfigError> {
         Some(l) => l,
         None => limits_from(&w.names)?,
     };
+    // The API scope leases batches of its minute (one write per batch per instance); points
+    // inquiry and any other scope count request by request (paygate_domain::throttle::lease).
+    let counter = Arc::new(DynamoRateCounter::new(
+        w.aws.dynamo.clone(),
+        w.names.table(&THROTTLE)?,
+    ));
     Ok(Throttle {
-        counter: Arc::new(DynamoRateCounter::new(
-            w.aws.dynamo.clone(),
-            w.names.table(&THROTTLE)?,
-        )),
+        counter: Arc::new(Leased::new(counter, lease_size(limits.api))),
         limits,
         clock: w.clock.clone(),
         metrics: metrics(w),

@@ -26,6 +26,7 @@ use async_trait::async_trait;
 
 use crate::{error::StoreError, Timestamp};
 
+pub mod lease;
 pub mod local;
 
 /// One limit: at most `burst` requests in any clock second and `per_minute` in any clock

@@ -25,7 +25,7 @@
 use async_trait::async_trait;
 use aws_sdk_dynamodb::{types::ReturnValue, Client};
 use paygate_domain::{
-    throttle::{Counts, RateCounter, Window},
+    throttle::{lease::LeaseCounter, Counts, RateCounter, Window},
     StoreError,
 };
 
@@ -58,13 +58,29 @@ impl DynamoRateCounter {
 #[async_trait]
 impl RateCounter for DynamoRateCounter {
     async fn hit(&self, window: &Window) -> Result<Counts, StoreError> {
+        self.add(window, 1).await
+    }
+}
+
+/// A batch of `tokens` in one write (`paygate_domain::throttle::lease`): the minute's total
+/// grows by `tokens`, the second's count by one.
+#[async_trait]
+impl LeaseCounter for DynamoRateCounter {
+    async fn lease(&self, window: &Window, tokens: u32) -> Result<Counts, StoreError> {
+        self.add(window, tokens).await
+    }
+}
+
+impl DynamoRateCounter {
+    /// Adds `tokens` to the window's minute and one to its second; the counts after.
+    async fn add(&self, window: &Window, tokens: u32) -> Result<Counts, StoreError> {
         let second = format!("s{}", window.second);
         let out = self
             .client
             .update_item()
             .table_name(&self.table)
             .key(PK, s(window.id.clone()))
-            .update_expression("ADD #n :one, #s :one SET #exp = :exp")
+            .update_expression("ADD #n :tokens, #s :one SET #exp = :exp")
             .set_expression_attribute_names(Some(attrs(&[
                 ("#n", TOTAL.to_owned()),
                 ("#s", second.clone()),
@@ -72,6 +88,7 @@ impl RateCounter for DynamoRateCounter {
             ])))
             .set_expression_attribute_values(Some(attrs(&[
                 (":one", n(1)),
+                (":tokens", n(tokens)),
                 (":exp", n(window.expires_at)),
             ])))
             .return_values(ReturnValue::UpdatedNew)
