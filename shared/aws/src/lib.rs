@@ -63,12 +63,67 @@ fn local_timeout_config() -> aws_config::timeout::TimeoutConfig {
         .build()
 }
 
-/// The three clients, built from one SDK configuration.
+/// The three clients, from one SDK configuration. DynamoDB's is built at once (every
+/// function's every event reads a table); SQS's and Secrets Manager's on first use
+/// ([`OnFirstUse`]): the authorizer and get-payment never build them, and the other
+/// functions' init does not.
 #[derive(Debug, Clone)]
 pub struct Clients {
     pub dynamo: dynamo::Client,
     pub sqs: sqs::Client,
     pub secrets: secrets::Client,
+}
+
+/// An SDK client built when it is first used, once, from the configuration it was given;
+/// clones share it (once per container). It dereferences to the client, so adapters call it
+/// as they would the client itself. Building a service client resolves its configuration
+/// and runtime plugins: work a function whose events never reach that service need not do,
+/// and that init need not do for any function (issue 20).
+pub struct OnFirstUse<C>(std::sync::Arc<Deferred<C>>);
+
+struct Deferred<C> {
+    conf: SdkConfig,
+    make: fn(&SdkConfig) -> C,
+    client: std::sync::OnceLock<C>,
+}
+
+impl<C> OnFirstUse<C> {
+    /// `make(conf)` on first use.
+    pub fn new(conf: &SdkConfig, make: fn(&SdkConfig) -> C) -> Self {
+        Self(std::sync::Arc::new(Deferred {
+            conf: conf.clone(),
+            make,
+            client: std::sync::OnceLock::new(),
+        }))
+    }
+
+    /// Whether the client has been built (an associated function, so that it never hides a
+    /// method of the client).
+    pub fn is_built(this: &Self) -> bool {
+        this.0.client.get().is_some()
+    }
+}
+
+impl<C> std::ops::Deref for OnFirstUse<C> {
+    type Target = C;
+
+    fn deref(&self) -> &C {
+        self.0.client.get_or_init(|| (self.0.make)(&self.0.conf))
+    }
+}
+
+impl<C> Clone for OnFirstUse<C> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<C> std::fmt::Debug for OnFirstUse<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnFirstUse")
+            .field("built", &Self::is_built(self))
+            .finish_non_exhaustive()
+    }
 }
 
 impl Clients {
@@ -106,8 +161,8 @@ impl Clients {
     fn from_config(conf: &SdkConfig) -> Self {
         Self {
             dynamo: dynamo::Client::new(conf),
-            sqs: sqs::Client::new(conf),
-            secrets: secrets::Client::new(conf),
+            sqs: OnFirstUse::new(conf, aws_sdk_sqs::Client::new),
+            secrets: OnFirstUse::new(conf, aws_sdk_secretsmanager::Client::new),
         }
     }
 }
@@ -204,5 +259,23 @@ mod tests {
         let local = Clients::local("http://127.0.0.1:9", "eu-central-1");
         let t = local.dynamo.config().timeout_config().cloned().unwrap();
         assert!(t.operation_timeout().is_some() && t.operation_attempt_timeout().is_some());
+    }
+
+    /// SQS and Secrets Manager clients are built when first used, once, whoever holds a
+    /// copy; DynamoDB's at once.
+    #[test]
+    fn deferred_clients_are_built_on_first_use_once() {
+        let clients = Clients::local("http://127.0.0.1:9", "eu-central-1");
+        let copy = clients.clone();
+        assert!(!OnFirstUse::is_built(&clients.sqs));
+        assert!(!OnFirstUse::is_built(&clients.secrets));
+        let region = copy.sqs.config().region().cloned();
+        assert_eq!(region.as_ref().map(|r| r.as_ref()), Some("eu-central-1"));
+        assert!(
+            OnFirstUse::is_built(&clients.sqs),
+            "a copy's use builds the one client"
+        );
+        assert!(std::ptr::eq(&*clients.sqs, &*copy.sqs));
+        assert!(!OnFirstUse::is_built(&clients.secrets));
     }
 }

@@ -62,6 +62,22 @@ fn every_setting_defaults_when_unset() {
     );
 }
 
+/// Init builds no SQS or Secrets Manager client: a money operation sends to the events
+/// queue only after an approved operation and reads bank credentials only for a real bank,
+/// so both wait for their first use (issue 20).
+#[test]
+fn init_builds_no_deferred_client() {
+    let w = wiring(&[]);
+    MoneyOperation::build(&w).unwrap();
+    PointsInquiry::build(&w).unwrap();
+    Reconciler::build(&w).unwrap();
+    WebhookDeliver::build(&w).unwrap();
+    OutboxSweeper::build(&w).unwrap();
+    TestCreatePayment::build(&w).unwrap();
+    assert!(!paygate_aws::OnFirstUse::is_built(&w.aws.sqs));
+    assert!(!paygate_aws::OnFirstUse::is_built(&w.aws.secrets));
+}
+
 #[test]
 fn settings_are_read() {
     let sweeper = OutboxSweeper::build(&wiring(&[

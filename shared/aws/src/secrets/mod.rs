@@ -8,11 +8,13 @@ mod signing;
 
 use std::time::Duration;
 
-pub use aws_sdk_secretsmanager::Client;
 pub use bank::SecretsManagerCredentials;
 pub use signing::SecretsManagerSigning;
 
 use paygate_domain::StoreError;
+
+/// The Secrets Manager client, built on first use ([`crate::OnFirstUse`]).
+pub type Client = crate::OnFirstUse<aws_sdk_secretsmanager::Client>;
 
 /// How long a read secret is reused before Secrets Manager is asked again. A rotation does
 /// not wait for it: it bumps the endpoint's `secret_version`, and a cached copy of an older

@@ -7,12 +7,14 @@ pub mod consumer;
 
 use async_trait::async_trait;
 use aws_sdk_sqs::types::QueueAttributeName;
-pub use aws_sdk_sqs::Client;
 use paygate_domain::{
     ports::{DeliveryMessage, DeliveryQueue, EventPublisher},
     webhook::MAX_QUEUE_DELAY_SECS,
     EventRecord, StoreError,
 };
+
+/// The SQS client, built on first use ([`crate::OnFirstUse`]).
+pub type Client = crate::OnFirstUse<aws_sdk_sqs::Client>;
 
 fn unavailable(op: &str, e: &impl std::fmt::Display) -> StoreError {
     tracing::warn!(op, error = %e, "sqs call failed");
