@@ -178,7 +178,7 @@ pub fn https_client() -> SharedHttpClient {
     use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode, TlsContext, TrustStore};
     let trust = TrustStore::empty()
         .with_native_roots(false)
-        .with_pem_certificate(webpki_roots_pem());
+        .with_pem_certificate(WEBPKI_ROOTS_PEM);
     let context = TlsContext::builder()
         .with_trust_store(trust)
         .build()
@@ -213,22 +213,8 @@ impl HttpClient for ConnectOnFirstUse {
 }
 
 /// `webpki_root_certs::TLS_SERVER_ROOT_CERTS` as one PEM bundle (the SDK's trust store takes
-/// PEM only).
-fn webpki_roots_pem() -> Vec<u8> {
-    use base64::Engine as _;
-    let mut pem = String::with_capacity(300 * 1024);
-    for cert in webpki_root_certs::TLS_SERVER_ROOT_CERTS {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(cert.as_ref());
-        pem.push_str("-----BEGIN CERTIFICATE-----\n");
-        for line in b64.as_bytes().chunks(64) {
-            // base64 output is ASCII, so every 64-byte chunk is a whole str
-            pem.push_str(std::str::from_utf8(line).unwrap_or_default());
-            pem.push('\n');
-        }
-        pem.push_str("-----END CERTIFICATE-----\n");
-    }
-    pem.into_bytes()
-}
+/// PEM only), encoded at build time (`build.rs`).
+static WEBPKI_ROOTS_PEM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/webpki_roots.pem"));
 
 fn local_config(endpoint: &str, region: &str, retry: RetryConfig) -> SdkConfig {
     SdkConfig::builder()
@@ -259,6 +245,30 @@ mod tests {
         let local = Clients::local("http://127.0.0.1:9", "eu-central-1");
         let t = local.dynamo.config().timeout_config().cloned().unwrap();
         assert!(t.operation_timeout().is_some() && t.operation_attempt_timeout().is_some());
+    }
+
+    /// The build-time PEM bundle is exactly the compiled-in roots, in order.
+    #[test]
+    fn the_trust_store_is_the_webpki_roots() {
+        use base64::Engine as _;
+        let text = std::str::from_utf8(WEBPKI_ROOTS_PEM).unwrap();
+        let ders: Vec<Vec<u8>> = text
+            .split("-----END CERTIFICATE-----\n")
+            .filter(|b| !b.is_empty())
+            .map(|b| {
+                let body = b.strip_prefix("-----BEGIN CERTIFICATE-----\n").unwrap();
+                let b64: String = body.lines().collect();
+                base64::engine::general_purpose::STANDARD
+                    .decode(b64)
+                    .unwrap()
+            })
+            .collect();
+        let roots: Vec<&[u8]> = webpki_root_certs::TLS_SERVER_ROOT_CERTS
+            .iter()
+            .map(|c| c.as_ref())
+            .collect();
+        assert!(roots.len() > 100);
+        assert_eq!(ders.iter().map(Vec::as_slice).collect::<Vec<_>>(), roots);
     }
 
     /// SQS and Secrets Manager clients are built when first used, once, whoever holds a
