@@ -108,7 +108,8 @@ pub enum Command {
     /// Receive webhooks here: a local HTTPS receiver, registered as an endpoint, printing
     /// each event verified (Ctrl-C deletes the endpoint).
     Listen(ListenArgs),
-    /// Verify a webhook's X-Svc-Signature against its raw body; prints `ok` or the reason.
+    /// Verify a webhook's X-Svc-Signature against its raw body with the signing secret in
+    /// PAYGATE_WEBHOOK_SECRET; prints `ok` or the reason.
     Verify(VerifyArgs),
     /// Serve the dashboard web page on http://127.0.0.1:3001 (each admin call signed here).
     Dashboard(dashboard::DashboardArgs),

@@ -15,13 +15,14 @@ use crate::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 pub const SECRET_ARG_WARNING: &str = "warning: --secret puts the signing secret in your shell \
 history and the process list; set PAYGATE_WEBHOOK_SECRET instead";
 
+/// What `verify` says when no secret is given: the environment variable, never the hidden
+/// flag behind it nor the deprecated `--secret`.
+pub const NO_SECRET: &str = "error: no signing secret: set PAYGATE_WEBHOOK_SECRET=whsec_… (the \
+endpoint's secret; during a rotation both, comma-separated)";
+
+/// The secret is checked in [`run`], not by clap, whose message would name the hidden
+/// `--secret-from-env` flag instead of `PAYGATE_WEBHOOK_SECRET`.
 #[derive(Debug, Clone, Args)]
-#[command(group(
-    clap::ArgGroup::new("secret_source")
-        .required(true)
-        .multiple(true)
-        .args(["env_secrets", "secrets"])
-))]
 pub struct VerifyArgs {
     /// The endpoint's signing secret, whole, `whsec_` prefix included (the HMAC key is its
     /// UTF-8 bytes), from the environment (preferred: it stays out of the shell history and
@@ -82,6 +83,15 @@ pub fn run(
 ) -> u8 {
     if !args.secrets.is_empty() {
         let _ = writeln!(err, "{SECRET_ARG_WARNING}");
+    }
+    if args
+        .env_secrets
+        .iter()
+        .chain(&args.secrets)
+        .all(|s| s.trim().is_empty())
+    {
+        let _ = writeln!(err, "{NO_SECRET}");
+        return EXIT_USAGE;
     }
     let body = match read_body(args.body_file.as_deref(), stdin) {
         Ok(b) => b,
