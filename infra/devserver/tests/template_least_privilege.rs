@@ -1,5 +1,7 @@
 //! `template.yaml` grants a function only what its code does with a resource: the
-//! authorizer may update an API key's `lastUsedAt` and nothing else of it.
+//! authorizer may update an API key's `lastUsedAt` and nothing else of it; the test helper
+//! may read the bank credentials of test-mode accounts only (secrets tagged
+//! `paygate:mode=test`).
 //!
 //! (The template helpers are in `support/`.)
 
@@ -69,4 +71,28 @@ fn the_authorizer_updates_only_an_api_keys_last_used_time() {
             "{action}"
         );
     }
+}
+
+#[test]
+fn the_test_helper_reads_only_test_mode_bank_credentials() {
+    let t = template();
+    let reads: Vec<Value> = statements(&t, "TestCreatePaymentFunction")
+        .into_iter()
+        .filter(|st| {
+            st["Effect"].as_str() == Some("Allow")
+                && strings(&st["Action"])
+                    .iter()
+                    .any(|a| a.starts_with("secretsmanager:"))
+        })
+        .collect();
+    assert_eq!(reads.len(), 1, "{reads:?}");
+    assert_eq!(
+        strings(&reads[0]["Action"]),
+        ["secretsmanager:GetSecretValue"]
+    );
+    assert_eq!(
+        reads[0]["Condition"]["StringEquals"]["secretsmanager:ResourceTag/paygate:mode"].as_str(),
+        Some("test"),
+        "the test helper may read live bank credentials"
+    );
 }
