@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use base64::Engine as _;
 
-fn main() {
+fn main() -> std::io::Result<()> {
     let mut pem = String::with_capacity(300 * 1024);
     for cert in webpki_root_certs::TLS_SERVER_ROOT_CERTS {
         let b64 = base64::engine::general_purpose::STANDARD.encode(cert.as_ref());
@@ -19,8 +19,7 @@ fn main() {
         pem.push_str("-----END CERTIFICATE-----\n");
     }
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
-    if let Err(e) = std::fs::write(out.join("webpki_roots.pem"), pem) {
-        panic!("writing the trust store: {e}");
-    }
+    std::fs::write(out.join("webpki_roots.pem"), pem)?;
     println!("cargo::rerun-if-changed=build.rs");
+    Ok(())
 }
