@@ -34,6 +34,10 @@ fn deps() -> Deps {
             queue: Arc::new(MemoryQueue::default()),
             clock: Arc::new(ManualClock::at(T0)),
             health: endpoints.clone(),
+            audit: paygate_http::admin::Audit {
+                log: Arc::new(paygate_domain::testkit::MemoryAudit::default()),
+                ids: Arc::new(paygate_domain::testkit::SeqIds::default()),
+            },
         },
     }
 }

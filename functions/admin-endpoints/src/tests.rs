@@ -44,6 +44,10 @@ fn deps() -> Deps {
             secret_prefix: "paygate/test/webhooks/".into(),
             health: endpoints.clone(),
             keys: Arc::new(paygate_domain::testkit::MemoryKeys::default()),
+            audit: paygate_http::admin::Audit {
+                log: Arc::new(paygate_domain::testkit::MemoryAudit::default()),
+                ids: Arc::new(SeqIds::default()),
+            },
         },
     }
 }

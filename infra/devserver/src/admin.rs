@@ -12,10 +12,16 @@ use axum::{
     routing::{delete, get, patch, post},
     Router,
 };
-use lambda_http::{aws_lambda_events::apigw::ApiGatewayV2httpRequestContext, Body as LambdaBody};
+use lambda_http::{
+    aws_lambda_events::apigw::{
+        ApiGatewayRequestAuthorizer, ApiGatewayRequestAuthorizerIamDescription,
+        ApiGatewayV2httpRequestContext,
+    },
+    Body as LambdaBody,
+};
 use paygate_cli::sigv4::AdminCredentials;
 use paygate_compose::{Build, ConfigError, Wiring};
-use paygate_domain::ports::Clock;
+use paygate_domain::ports::{Clock, IdGenerator};
 use paygate_http::admin::{AdminFunction, AdminRoute};
 use paygate_http::ApiError;
 
@@ -42,6 +48,8 @@ pub struct AdminApp {
     deliveries: fn_admin_deliveries::Deps,
     verifier: Verifier,
     clock: Arc<dyn Clock>,
+    /// Request ids (API Gateway's `requestId`), which the audit trail records.
+    ids: Arc<dyn IdGenerator>,
 }
 
 impl AdminApp {
@@ -53,6 +61,7 @@ impl AdminApp {
             deliveries: Build::build(w)?,
             verifier: Verifier::new(admin),
             clock: w.clock.clone(),
+            ids: w.ids.clone(),
         })
     }
 }
@@ -136,6 +145,10 @@ pub fn router(app: Shared) -> Router {
             "/admin/v1/merchants/{merchantId}/api-keys/{keyId}",
             delete(to(R::RevokeApiKey)),
         )
+        .route(
+            "/admin/v1/merchants/{merchantId}/audit",
+            get(to(R::ListAudit)),
+        )
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(app)
 }
@@ -166,25 +179,46 @@ async fn dispatch(
         .uri
         .path_and_query()
         .map_or_else(|| parts.uri.path().to_owned(), |pq| pq.as_str().to_owned());
-    if let Err(rejection) = app.verifier.verify(
+    let access_key = match app.verifier.verify(
         parts.method.as_str(),
         &path_and_query,
         &parts.headers,
         &bytes,
         app.clock.now(),
     ) {
-        tracing::info!(route = %route.key(), reason = %rejection, "admin request refused");
-        return to_axum(forbidden(&rejection.to_string()));
-    }
+        Ok(key) => key,
+        Err(rejection) => {
+            tracing::info!(route = %route.key(), reason = %rejection, "admin request refused");
+            return to_axum(forbidden(&rejection.to_string()));
+        }
+    };
 
     let mut ctx = ApiGatewayV2httpRequestContext::default();
     ctx.route_key = Some(route.key());
+    ctx.request_id = Some(format!("local-{}", app.ids.opaque()));
+    ctx.authorizer = Some(local_caller(&access_key));
     let lreq = lambda_request(parts, &bytes, params, ctx);
     let resp = match route.function() {
         AdminFunction::Endpoints => fn_admin_endpoints::handle(&app.endpoints, lreq).await,
         AdminFunction::Deliveries => fn_admin_deliveries::handle(&app.deliveries, lreq).await,
     };
     to_axum(resp)
+}
+
+/// The account id of the local stack's principals.
+pub const LOCAL_ACCOUNT: &str = "000000000000";
+
+/// The caller as API Gateway's IAM authorization describes it, for the local signing key:
+/// `arn:aws:iam::000000000000:user/<access key id>` (what the audit trail records).
+pub fn local_caller(access_key_id: &str) -> ApiGatewayRequestAuthorizer {
+    let mut iam = ApiGatewayRequestAuthorizerIamDescription::default();
+    iam.access_key = Some(access_key_id.to_owned());
+    iam.account_id = Some(LOCAL_ACCOUNT.to_owned());
+    iam.caller_id = Some(access_key_id.to_owned());
+    iam.user_arn = Some(format!("arn:aws:iam::{LOCAL_ACCOUNT}:user/{access_key_id}"));
+    let mut authorizer = ApiGatewayRequestAuthorizer::default();
+    authorizer.iam = Some(iam);
+    authorizer
 }
 
 /// What the banner says about the admin API.

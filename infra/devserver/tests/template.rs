@@ -302,10 +302,63 @@ fn admin_functions_touch_only_their_resources() {
             "{d}: Query on {index}"
         );
     }
-    // The deliveries side reads history: no secrets, no endpoint or event writes.
+    // The deliveries side reads history: no secrets, no endpoint or event writes; its one
+    // PutItem is the audit trail's.
     let text = serde_norway::to_string(&t["Resources"][d]["Properties"]["Policies"]).unwrap();
-    for never in ["secretsmanager", "PutItem", "DeleteItem"] {
+    for never in ["secretsmanager", "DeleteItem"] {
         assert!(!text.contains(never), "{d} policy mentions {never}");
+    }
+    assert_eq!(
+        text.matches("PutItem").count(),
+        1,
+        "{d}: PutItem only on AuditTable"
+    );
+    // The audit trail is append-only: both admin functions PutItem, admin-endpoints also
+    // Queries (GET .../audit); nobody may update or delete an item of it.
+    let audit = get_att("AuditTable", "Arn");
+    for (function, action, allowed) in [
+        (e, "dynamodb:PutItem", true),
+        (e, "dynamodb:Query", true),
+        (d, "dynamodb:PutItem", true),
+        (d, "dynamodb:Query", false),
+    ] {
+        assert_eq!(
+            allows(&t, function, action, &audit),
+            allowed,
+            "{function}: {action} on AuditTable"
+        );
+    }
+    for (name, _) in resources_of_type(&t, "AWS::Serverless::Function") {
+        for action in [
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+            "dynamodb:BatchWriteItem",
+        ] {
+            assert!(
+                !allows(&t, &name, action, &audit),
+                "{name} may {action} on AuditTable"
+            );
+        }
+    }
+    let table = &t["Resources"]["AuditTable"];
+    assert_eq!(table["DeletionPolicy"].as_str(), Some("Retain"));
+    assert_eq!(
+        table["Properties"]["DeletionProtectionEnabled"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        table["Properties"]["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"]
+            .as_bool(),
+        Some(true)
+    );
+    let deny = &table["Properties"]["ResourcePolicy"]["PolicyDocument"]["Statement"][0];
+    assert_eq!(deny["Effect"].as_str(), Some("Deny"));
+    let denied = serde_norway::to_string(&deny["Action"]).unwrap();
+    for action in ["UpdateItem", "DeleteItem", "BatchWriteItem"] {
+        assert!(
+            denied.contains(action),
+            "the resource policy lets {action} through"
+        );
     }
     // Both are served with the same secret naming the deliver function reads.
     let prefix = &t["Resources"][e]["Properties"]["Environment"]["Variables"]
@@ -338,6 +391,7 @@ fn every_function_gets_the_table_variables_it_reads() {
         EVENTS.env_var,
         paygate_aws::dynamo::schema::POS_ACCOUNTS.env_var,
         DELIVERIES_QUEUE.env_var,
+        paygate_aws::dynamo::schema::AUDIT.env_var,
     ];
     let needs: [(&str, &[&str]); 14] = [
         ("AuthorizerFunction", &["API_KEYS_TABLE"]),

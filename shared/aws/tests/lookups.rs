@@ -357,3 +357,93 @@ async fn sim_ledger_round_trips_and_checks_versions() {
         None
     );
 }
+
+#[tokio::test]
+async fn the_audit_trail_is_append_only_and_reads_newest_first_in_pages() {
+    use paygate_aws::dynamo::DynamoAudit;
+    use paygate_domain::audit::{
+        entry_key, AuditIntent, AuditItem, AuditLog, AuditOutcome, AuditPart, AuditResult,
+    };
+    use std::collections::BTreeMap;
+
+    let env = Env::new("audit").await;
+    let audit = DynamoAudit::new(env.client.clone(), &env.names.audit);
+    let m = MerchantId::parse("mch_audit").unwrap();
+    let intent = |n: i64| {
+        let id = format!("aud_{n}");
+        AuditItem {
+            merchant_id: m.clone(),
+            entry: entry_key(T0.plus_millis(n), &id),
+            part: AuditPart::Intent(AuditIntent {
+                id,
+                merchant_id: m.clone(),
+                at: T0.plus_millis(n),
+                principal: "arn:aws:iam::123456789012:user/ops".into(),
+                action: "api_key.create".into(),
+                targets: BTreeMap::new(),
+                summary: BTreeMap::from([("mode".into(), serde_json::json!("test"))]),
+                mode: Some(Mode::Test),
+                request_id: format!("req-{n}"),
+            }),
+        }
+    };
+    let result = |of: &AuditItem, status: u16| AuditItem {
+        part: AuditPart::Result(AuditResult {
+            at: T0.plus_millis(1_000),
+            status,
+            error_code: None,
+            mode: Some(Mode::Test),
+            targets: BTreeMap::from([("keyId".into(), "key_9".into())]),
+        }),
+        ..of.clone()
+    };
+
+    // GIVEN three records, the middle one without its result
+    for n in 1..=3 {
+        let i = intent(n);
+        audit.append(&i).await.unwrap();
+        if n != 2 {
+            audit.append(&result(&i, 201)).await.unwrap();
+        }
+    }
+
+    // WHEN an item is appended again, even with other content THEN nothing is replaced
+    let mut changed = intent(1);
+    if let AuditPart::Intent(i) = &mut changed.part {
+        i.principal = "arn:aws:iam::123456789012:user/mallory".into();
+    }
+    assert!(matches!(
+        audit.append(&changed).await,
+        Err(StoreError::AlreadyExists)
+    ));
+    assert!(matches!(
+        audit.append(&result(&intent(3), 500)).await,
+        Err(StoreError::AlreadyExists)
+    ));
+
+    // AND the trail reads newest first, a page of two and then the rest
+    let first = audit.list(&m, 2, None).await.unwrap();
+    let ids: Vec<&str> = first.items.iter().map(|r| r.intent.id.as_str()).collect();
+    assert_eq!(ids, ["aud_3", "aud_2"]);
+    assert_eq!(first.items[0].status, Some(201));
+    assert_eq!(first.items[0].intent.targets["keyId"], "key_9");
+    assert_eq!(first.items[1].outcome, AuditOutcome::Unknown);
+    let cursor = first.next_cursor.unwrap();
+    let rest = audit.list(&m, 2, Some(&cursor)).await.unwrap();
+    assert_eq!(rest.items.len(), 1);
+    assert_eq!(
+        rest.items[0].intent.principal,
+        "arn:aws:iam::123456789012:user/ops"
+    );
+    assert_eq!(rest.next_cursor, None);
+    // a page of one record still joins both halves of each (items are read two a record)
+    let one = audit.list(&m, 1, None).await.unwrap();
+    assert_eq!(one.items[0].outcome, AuditOutcome::Succeeded);
+    // another merchant's trail is empty; a cursor not handed out is refused
+    let other = MerchantId::parse("mch_other").unwrap();
+    assert!(audit.list(&other, 5, None).await.unwrap().items.is_empty());
+    assert!(matches!(
+        audit.list(&m, 5, Some("not-a-cursor")).await,
+        Err(StoreError::Corrupt(_))
+    ));
+}

@@ -4,12 +4,12 @@ use std::sync::Arc;
 
 use paygate_aws::{
     dynamo::{
-        schema::{API_KEYS, DELIVERIES, EVENTS, POS_ACCOUNTS, WEBHOOK_ENDPOINTS},
-        DynamoApiKeys,
+        schema::{API_KEYS, AUDIT, DELIVERIES, EVENTS, POS_ACCOUNTS, WEBHOOK_ENDPOINTS},
+        DynamoApiKeys, DynamoAudit,
     },
     sqs::DELIVERIES_QUEUE,
 };
-use paygate_http::admin::{DeliveriesDeps, EndpointsDeps};
+use paygate_http::admin::{Audit, DeliveriesDeps, EndpointsDeps};
 use paygate_webhooks::EgressPolicy;
 
 use crate::{
@@ -35,8 +35,21 @@ fn egress(w: &Wiring) -> Result<EgressPolicy, ConfigError> {
     }
 }
 
+/// The audit trail (`AUDIT_TABLE`), which both admin functions append to (every write is
+/// recorded) and `admin-endpoints` reads (`GET …/audit`).
+fn audit(w: &Wiring) -> Result<Audit, ConfigError> {
+    Ok(Audit {
+        log: Arc::new(DynamoAudit::new(
+            w.aws.dynamo.clone(),
+            w.names.table(&AUDIT)?,
+        )),
+        ids: w.ids.clone(),
+    })
+}
+
 /// `admin-endpoints`: create, list, read, update, delete endpoints; rotate; test events;
-/// API keys (issue, list, roll, revoke: `API_KEYS_TABLE` as well).
+/// API keys (issue, list, roll, revoke: `API_KEYS_TABLE` as well); the audit trail
+/// (`AUDIT_TABLE`, both functions).
 /// Both admin functions get the five shared names; their IAM policies decide what they may
 /// use.
 pub struct AdminEndpoints {
@@ -61,6 +74,7 @@ impl Build for AdminEndpoints {
                 secret_prefix: n.required(WEBHOOK_SECRET_PREFIX_ENV)?,
                 health: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
                 keys: Arc::new(DynamoApiKeys::new(db.clone(), n.table(&API_KEYS)?)),
+                audit: audit(w)?,
             },
         })
     }
@@ -84,6 +98,7 @@ impl Build for AdminDeliveries {
                 queue: delivery_queue(&w.aws.sqs, &n.queue(&DELIVERIES_QUEUE)?),
                 clock: w.clock.clone(),
                 health: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
+                audit: audit(w)?,
             },
         })
     }

@@ -90,4 +90,6 @@ pub mod code {
     /// (points inquiry, `paygate_domain::throttle::Scope::fails_closed`); nothing was run.
     pub const RATE_LIMIT_UNAVAILABLE: &str = "rate_limit_unavailable";
     pub const SERVICE_UNAVAILABLE: &str = "service_unavailable";
+    /// 503 (admin writes): the audit record could not be written first, so nothing was done.
+    pub const AUDIT_UNAVAILABLE: &str = "audit_unavailable";
 }

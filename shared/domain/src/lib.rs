@@ -6,6 +6,7 @@
 
 pub mod account;
 pub mod apikey;
+pub mod audit;
 pub mod bank;
 pub mod credentials;
 pub mod error;

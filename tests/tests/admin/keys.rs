@@ -1,6 +1,6 @@
 //! API key lifecycle over real HTTP: issue a key (shown once) and use it on the merchant
 //! API, roll it (the old key works until its expiry, reached by moving the stack's clock),
-//! revoke (401 once the authorizer's key cache TTL is over).
+//! revoke (401 once the authorizer's key cache TTL is over); each write in the audit trail.
 
 use paygate_tests::{Stack, StatusCode, ANATOLIA, BOSPHORUS};
 use serde_json::{json, Value};
@@ -155,4 +155,64 @@ async fn issue_use_roll_expire_and_revoke_a_key() {
             .await,
         404,
     );
+
+    // The audit trail (issue 21, item 5): each write above is one record in its merchant's
+    // trail, newest first, with the signing principal, its ids and outcome, and no key.
+    let trail = expect(
+        stack
+            .admin("GET", &path(ANATOLIA, "/audit?limit=10"), None)
+            .await,
+        200,
+    );
+    let records = trail["data"].as_array().unwrap();
+    let seen: Vec<(&str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["action"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("api_key.revoke", "succeeded"),
+            ("api_key.roll", "rejected"),
+            ("api_key.roll", "succeeded"),
+            ("api_key.create", "succeeded"),
+        ],
+        "{trail}"
+    );
+    let request_ids: std::collections::HashSet<&str> = records
+        .iter()
+        .map(|r| r["requestId"].as_str().unwrap())
+        .collect();
+    assert_eq!(request_ids.len(), 4);
+    for r in records {
+        assert_eq!(
+            r["principal"],
+            json!("arn:aws:iam::000000000000:user/AKIAPAYGATELOCALADMIN")
+        );
+        assert_eq!(r["mode"], json!("test"), "{r}");
+    }
+    assert_eq!(records[0]["targets"]["keyId"], json!(new_id));
+    assert_eq!(records[1]["errorCode"], json!("api_key_inactive"));
+    assert_eq!(
+        records[2]["targets"],
+        json!({"keyId": old_id, "newKeyId": new_id})
+    );
+    assert_eq!(records[3]["targets"]["keyId"], json!(old_id));
+    assert_eq!(
+        records[3]["summary"],
+        json!({"mode": "test", "name": "(given)"})
+    );
+    assert!(!trail.to_string().contains(&old_key) && !trail.to_string().contains(&new_key));
+    let other = expect(
+        stack.admin("GET", &path(BOSPHORUS, "/audit"), None).await,
+        200,
+    );
+    assert_eq!(other["data"][0]["action"], json!("api_key.revoke"));
+    assert_eq!(other["data"][0]["errorCode"], json!("not_found"));
+    assert_eq!(other["data"].as_array().unwrap().len(), 1);
 }

@@ -12,6 +12,7 @@
 //!   conditionally ([`paygate_domain::ports::DeliveryStore`], plus the dashboard's queries
 //!   and resend).
 //! * [`DynamoApiKeys`], [`DynamoAccounts`], [`DynamoBins`]: the lookup ports, plus seeding.
+//! * [`DynamoAudit`]: the admin audit trail, append-only ([`paygate_domain::audit::AuditLog`]).
 //! * [`DynamoSimLedger`]: the bank simulator's order store.
 //! * [`DynamoIdempotency`]: `Idempotency-Key` records (locks and stored answers), written
 //!   conditionally ([`paygate_domain::IdempotencyStore`]).
@@ -19,6 +20,7 @@
 //!   ([`paygate_domain::throttle::RateCounter`]).
 
 mod accounts;
+mod audit;
 mod deliveries;
 mod endpoints;
 mod error;
@@ -42,6 +44,7 @@ pub mod faults;
 pub use aws_sdk_dynamodb::Client;
 
 pub use accounts::{DynamoAccounts, DynamoBins};
+pub use audit::DynamoAudit;
 pub use deliveries::DynamoDeliveries;
 pub use endpoints::DynamoEndpoints;
 pub use events::{unsent_shard, DynamoEvents, UNSENT_SHARDS};

@@ -223,6 +223,11 @@ pub const IDEMPOTENCY: TableDef =
 pub const THROTTLE: TableDef =
     TableDef::new("ThrottleTable", "THROTTLE_TABLE", "pk").with_ttl("expiresAt");
 
+/// The admin audit trail, by merchant and `<unix millis>#<aud_id>#<half>`: append-only
+/// (`crate::dynamo::DynamoAudit`).
+pub const AUDIT: TableDef =
+    TableDef::new("AuditTable", "AUDIT_TABLE", "merchantId").with_sort_key("sk");
+
 /// Every table of the stack.
 pub const TABLES: &[TableDef] = &[
     PAYMENTS,
@@ -235,6 +240,7 @@ pub const TABLES: &[TableDef] = &[
     DELIVERIES,
     IDEMPOTENCY,
     THROTTLE,
+    AUDIT,
 ];
 
 /// The actual table names of one stack.
@@ -260,6 +266,8 @@ pub struct TableNames {
     pub idempotency: String,
     /// [`THROTTLE`] (`THROTTLE_TABLE`).
     pub throttle: String,
+    /// [`AUDIT`] (`AUDIT_TABLE`).
+    pub audit: String,
 }
 
 /// A table-name environment variable is not set (or is empty).
@@ -303,11 +311,12 @@ impl TableNames {
             deliveries: name(&DELIVERIES)?,
             idempotency: name(&IDEMPOTENCY)?,
             throttle: name(&THROTTLE)?,
+            audit: name(&AUDIT)?,
         })
     }
 
     /// Each field with the table it names, in [`TABLES`] order.
-    fn by_table(&self) -> [(&'static TableDef, &String); 10] {
+    fn by_table(&self) -> [(&'static TableDef, &String); 11] {
         [
             (&PAYMENTS, &self.payments),
             (&EVENTS, &self.events),
@@ -319,6 +328,7 @@ impl TableNames {
             (&DELIVERIES, &self.deliveries),
             (&IDEMPOTENCY, &self.idempotency),
             (&THROTTLE, &self.throttle),
+            (&AUDIT, &self.audit),
         ]
     }
 }
@@ -478,7 +488,7 @@ mod tests {
             vec!["keyHash", "merchantId", "keyId"]
         );
         let ids: Vec<_> = TABLES.iter().map(|t| t.logical_id).collect();
-        assert_eq!(ids.len(), 10);
+        assert_eq!(ids.len(), 11);
         let vars: std::collections::HashSet<_> = TABLES.iter().map(|t| t.env_var).collect();
         assert_eq!(vars.len(), TABLES.len(), "env vars are distinct");
     }

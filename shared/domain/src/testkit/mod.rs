@@ -1,6 +1,7 @@
 //! Test doubles for the domain ports: a manual clock, sequential ids and in-memory stores
 //! with the same conditional-write semantics as the DynamoDB adapters.
 //!
+//! - `audit.rs`: [`MemoryAudit`] (the admin audit trail, append-only, with a failure switch).
 //! - `clock.rs`: [`ManualClock`], [`T0`], [`SeqIds`].
 //! - `payments.rs`: [`MemoryPayments`] (payments, transactions, the outbox).
 //! - `idempotency.rs`: [`MemoryIdempotency`] (idempotency records, with fault injection).
@@ -14,6 +15,7 @@
 //! Each double carries all its port implementations, the admin (dashboard) ports included.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod audit;
 mod clock;
 mod idempotency;
 mod logs;
@@ -22,6 +24,7 @@ mod payments;
 mod throttle;
 mod webhooks;
 
+pub use audit::MemoryAudit;
 pub use clock::{ManualClock, SeqIds, T0};
 pub use idempotency::{IdemFault, IdemOp, MemoryIdempotency};
 pub use logs::LogBuffer;

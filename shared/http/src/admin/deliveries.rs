@@ -33,6 +33,8 @@ pub struct DeliveriesDeps {
     pub clock: Arc<dyn Clock>,
     /// The endpoint's health counters (`admin::operations::health`).
     pub health: Arc<dyn paygate_domain::ports::EndpointHealthStore>,
+    /// The audit trail: resend and recover are recorded (`admin::audit`).
+    pub audit: crate::admin::audit::Audit,
 }
 
 /// `GET …/webhook-endpoints/{endpointId}/deliveries`: newest first.

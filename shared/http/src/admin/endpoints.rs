@@ -59,6 +59,8 @@ pub struct EndpointsDeps {
     pub health: Arc<dyn EndpointHealthStore>,
     /// The merchant's API keys (`admin::keys`).
     pub keys: Arc<dyn ApiKeyAdmin>,
+    /// The audit trail: every write recorded (`admin::audit`), and read by `GET …/audit`.
+    pub audit: crate::admin::audit::Audit,
 }
 
 /// How many times a re-enable re-reads the health after losing a race to an attempt.

@@ -4,8 +4,8 @@
 use std::{net::IpAddr, sync::Arc};
 
 use paygate_domain::testkit::{
-    ManualClock, MemoryAccounts, MemoryDeliveries, MemoryEndpoints, MemoryKeys, MemoryPayments,
-    MemoryQueue, SeqIds, T0,
+    ManualClock, MemoryAccounts, MemoryAudit, MemoryDeliveries, MemoryEndpoints, MemoryKeys,
+    MemoryPayments, MemoryQueue, SeqIds, T0,
 };
 use paygate_domain::{
     ports::{Clock, EndpointReader},
@@ -32,6 +32,7 @@ pub struct World {
     pub ids: Arc<SeqIds>,
     pub egress: EgressPolicy,
     pub keys: Arc<MemoryKeys>,
+    pub audit: Arc<MemoryAudit>,
 }
 
 fn account(merchant: &str) -> PosAccount {
@@ -63,6 +64,15 @@ impl World {
             ids: Arc::default(),
             egress: EgressPolicy::strict(),
             keys: Arc::default(),
+            audit: Arc::default(),
+        }
+    }
+
+    /// The audit trail the handlers record in.
+    pub fn audit_deps(&self) -> crate::admin::Audit {
+        crate::admin::Audit {
+            log: self.audit.clone(),
+            ids: self.ids.clone(),
         }
     }
 
@@ -86,6 +96,7 @@ impl World {
             secret_prefix: PREFIX.into(),
             health: self.endpoints.clone(),
             keys: self.keys.clone(),
+            audit: self.audit_deps(),
         }
     }
 
@@ -98,6 +109,7 @@ impl World {
             queue: self.queue.clone(),
             clock: self.clock.clone(),
             health: self.endpoints.clone(),
+            audit: self.audit_deps(),
         }
     }
 

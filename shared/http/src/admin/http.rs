@@ -7,6 +7,7 @@ use crate::{parse_object, respond, ApiError};
 use lambda_http::{http::StatusCode, request::RequestContext, Body, Request, RequestExt, Response};
 
 use crate::admin::{
+    audit,
     deliveries::{self, DeliveriesDeps, HistoryQuery},
     endpoints::{self, EndpointsDeps},
     input, keys, operations,
@@ -46,7 +47,8 @@ fn param<'a>(params: &'a HashMap<String, String>, name: &str) -> &'a str {
     params.get(name).map(String::as_str).unwrap_or("")
 }
 
-/// The `admin-endpoints` function.
+/// The `admin-endpoints` function. Every write is recorded in the audit trail
+/// ([`audit::around`]).
 pub async fn handle_endpoints(deps: &EndpointsDeps, req: Request) -> Response<Body> {
     let Some((route, params)) = resolve(&req) else {
         return route_not_found();
@@ -54,9 +56,33 @@ pub async fn handle_endpoints(deps: &EndpointsDeps, req: Request) -> Response<Bo
     if route.function() != AdminFunction::Endpoints {
         return route_not_found();
     }
-    let m = param(&params, "merchantId");
-    let e = param(&params, "endpointId");
-    let k = param(&params, "keyId");
+    let serve = |req| serve_endpoints(deps, route, &params, req);
+    let targets = audit::Targets {
+        endpoints: deps.endpoints.as_ref(),
+        keys: Some(deps.keys.as_ref()),
+        deliveries: None,
+    };
+    audit::around(
+        &deps.audit,
+        deps.clock.as_ref(),
+        targets,
+        route,
+        &params,
+        req,
+        serve,
+    )
+    .await
+}
+
+async fn serve_endpoints(
+    deps: &EndpointsDeps,
+    route: AdminRoute,
+    params: &HashMap<String, String>,
+    req: Request,
+) -> Response<Body> {
+    let m = param(params, "merchantId");
+    let e = param(params, "endpointId");
+    let k = param(params, "keyId");
     let body = || parse_object(&req);
     match route {
         AdminRoute::CreateEndpoint => match body() {
@@ -91,11 +117,22 @@ pub async fn handle_endpoints(deps: &EndpointsDeps, req: Request) -> Response<Bo
             Err(err) => err.into_response(),
         },
         AdminRoute::RevokeApiKey => respond(StatusCode::OK, keys::revoke(deps, m, k).await),
+        AdminRoute::ListAudit => respond(
+            StatusCode::OK,
+            audit::list(
+                deps.merchants.as_ref(),
+                deps.audit.log.as_ref(),
+                m,
+                req.uri().query(),
+            )
+            .await,
+        ),
         _ => route_not_found(),
     }
 }
 
-/// The `admin-deliveries` function.
+/// The `admin-deliveries` function. Resend and recover are recorded in the audit trail
+/// ([`audit::around`]).
 pub async fn handle_deliveries(deps: &DeliveriesDeps, req: Request) -> Response<Body> {
     let Some((route, params)) = resolve(&req) else {
         return route_not_found();
@@ -103,12 +140,36 @@ pub async fn handle_deliveries(deps: &DeliveriesDeps, req: Request) -> Response<
     if route.function() != AdminFunction::Deliveries {
         return route_not_found();
     }
-    let m = param(&params, "merchantId");
+    let serve = |req| serve_deliveries(deps, route, &params, req);
+    let targets = audit::Targets {
+        endpoints: deps.endpoints.as_ref(),
+        keys: None,
+        deliveries: Some(deps.deliveries.as_ref()),
+    };
+    audit::around(
+        &deps.audit,
+        deps.clock.as_ref(),
+        targets,
+        route,
+        &params,
+        req,
+        serve,
+    )
+    .await
+}
+
+async fn serve_deliveries(
+    deps: &DeliveriesDeps,
+    route: AdminRoute,
+    params: &HashMap<String, String>,
+    req: Request,
+) -> Response<Body> {
+    let m = param(params, "merchantId");
     match route {
         AdminRoute::ListEndpointDeliveries => {
             let result = match HistoryQuery::from_query(req.uri().query()) {
                 Ok(q) => {
-                    deliveries::list_for_endpoint(deps, m, param(&params, "endpointId"), &q).await
+                    deliveries::list_for_endpoint(deps, m, param(params, "endpointId"), &q).await
                 }
                 Err(e) => Err(e),
             };
@@ -116,29 +177,29 @@ pub async fn handle_deliveries(deps: &DeliveriesDeps, req: Request) -> Response<
         }
         AdminRoute::GetDelivery => respond(
             StatusCode::OK,
-            deliveries::show(deps, m, param(&params, "deliveryId")).await,
+            deliveries::show(deps, m, param(params, "deliveryId")).await,
         ),
         AdminRoute::ResendDelivery => match parse_object(&req).and_then(|b| input::no_fields(&b)) {
             Ok(()) => respond(
                 StatusCode::ACCEPTED,
-                deliveries::resend(deps, m, param(&params, "deliveryId")).await,
+                deliveries::resend(deps, m, param(params, "deliveryId")).await,
             ),
             Err(err) => err.into_response(),
         },
         AdminRoute::ListEventDeliveries => respond(
             StatusCode::OK,
-            deliveries::list_for_event(deps, m, param(&params, "eventId")).await,
+            deliveries::list_for_event(deps, m, param(params, "eventId")).await,
         ),
         AdminRoute::RecoverDeliveries => match parse_object(&req) {
             Ok(b) => respond(
                 StatusCode::ACCEPTED,
-                operations::recover(deps, m, param(&params, "endpointId"), &b).await,
+                operations::recover(deps, m, param(params, "endpointId"), &b).await,
             ),
             Err(err) => err.into_response(),
         },
         AdminRoute::EndpointHealth => respond(
             StatusCode::OK,
-            operations::health(deps, m, param(&params, "endpointId")).await,
+            operations::health(deps, m, param(params, "endpointId")).await,
         ),
         _ => route_not_found(),
     }

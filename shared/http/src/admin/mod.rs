@@ -20,6 +20,7 @@
 //! queue, signing-secret vault, clock, ids, egress policy), so their tests run on in-memory
 //! doubles ([`testing::MemoryVault`] and `paygate_domain::testkit`).
 
+pub mod audit;
 pub mod deliveries;
 pub mod endpoints;
 pub mod http;
@@ -34,6 +35,7 @@ pub mod views;
 #[cfg(test)]
 mod fixture;
 
+pub use audit::Audit;
 pub use deliveries::DeliveriesDeps;
 pub use endpoints::EndpointsDeps;
 pub use routes::{AdminFunction, AdminRoute, ROUTES};

@@ -44,10 +44,11 @@ pub enum AdminRoute {
     ListApiKeys,
     RollApiKey,
     RevokeApiKey,
+    ListAudit,
 }
 
 /// Every admin route.
-pub const ROUTES: [AdminRoute; 17] = [
+pub const ROUTES: [AdminRoute; 18] = [
     AdminRoute::CreateEndpoint,
     AdminRoute::ListEndpoints,
     AdminRoute::GetEndpoint,
@@ -65,6 +66,7 @@ pub const ROUTES: [AdminRoute; 17] = [
     AdminRoute::ListApiKeys,
     AdminRoute::RollApiKey,
     AdminRoute::RevokeApiKey,
+    AdminRoute::ListAudit,
 ];
 
 const ENDPOINTS: &str = "/admin/v1/merchants/{merchantId}/webhook-endpoints";
@@ -115,7 +117,38 @@ impl AdminRoute {
             Self::CreateApiKey | Self::ListApiKeys => API_KEYS,
             Self::RevokeApiKey => API_KEY,
             Self::RollApiKey => "/admin/v1/merchants/{merchantId}/api-keys/{keyId}/roll",
+            Self::ListAudit => "/admin/v1/merchants/{merchantId}/audit",
         }
+    }
+
+    /// Whether the route changes anything (every method but GET): each such request leaves
+    /// one audit record (`crate::admin::audit`).
+    pub fn is_write(self) -> bool {
+        self.method() != "GET"
+    }
+
+    /// The audit record's action name of a write; `None` for a read.
+    pub const fn action(self) -> Option<&'static str> {
+        Some(match self {
+            Self::CreateEndpoint => "webhook_endpoint.create",
+            Self::UpdateEndpoint => "webhook_endpoint.update",
+            Self::DeleteEndpoint => "webhook_endpoint.delete",
+            Self::RotateSecret => "webhook_endpoint.rotate_secret",
+            Self::SendTestEvent => "webhook_endpoint.send_test_event",
+            Self::RecoverDeliveries => "webhook_endpoint.recover_deliveries",
+            Self::ResendDelivery => "delivery.resend",
+            Self::CreateApiKey => "api_key.create",
+            Self::RollApiKey => "api_key.roll",
+            Self::RevokeApiKey => "api_key.revoke",
+            Self::ListEndpoints
+            | Self::GetEndpoint
+            | Self::ListEndpointDeliveries
+            | Self::GetDelivery
+            | Self::ListEventDeliveries
+            | Self::EndpointHealth
+            | Self::ListApiKeys
+            | Self::ListAudit => return None,
+        })
     }
 
     /// `"METHOD /path"`: the HTTP API route key.
@@ -193,6 +226,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r, AdminRoute::RotateSecret);
+        assert_eq!(
+            AdminRoute::resolve("GET", "/admin/v1/merchants/m/audit").map(|(r, _)| r),
+            Some(AdminRoute::ListAudit)
+        );
         assert_eq!(p["merchantId"], "mch_1");
         assert_eq!(p["endpointId"], "whe_2");
         let (r, _) =
@@ -222,6 +259,18 @@ mod tests {
                 .map(|(r, _)| r),
             Some(AdminRoute::EndpointHealth)
         );
+    }
+
+    #[test]
+    fn every_write_and_only_a_write_has_an_audit_action() {
+        let mut actions = std::collections::HashSet::new();
+        for r in ROUTES {
+            assert_eq!(r.action().is_some(), r.is_write(), "{}", r.key());
+            if let Some(a) = r.action() {
+                assert!(actions.insert(a), "{a} named twice");
+            }
+        }
+        assert_eq!(actions.len(), 10);
     }
 
     #[test]
