@@ -122,6 +122,14 @@ pub const GENEROUS_LIMITS: paygate_domain::throttle::Limits = paygate_domain::th
         burst: 100_000,
         per_minute: 1_000_000,
     },
+    points_merchant: paygate_domain::throttle::RateLimit {
+        burst: 100_000,
+        per_minute: 1_000_000,
+    },
+    points_card: paygate_domain::throttle::CardLimit {
+        per_minute: 100_000,
+        per_hour: 1_000_000,
+    },
 };
 
 /// A running local stack and an HTTP client for it. Dropping it stops the server.

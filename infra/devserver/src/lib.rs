@@ -165,13 +165,16 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
     let bank_sims = banks::start(&opts.seed, &secrets, &bank_secret_prefix, opts.bank_timeout)
         .await
         .map_err(StartError::Banks)?;
+    // The points per-card limit's HMAC key: generated here, by the template when deployed.
+    let card_key = card_key_secret(&opts.prefix);
+    paygate_compose::create_local_card_key(&secrets, &card_key).await?;
     let w = &opts.webhook;
     let sender = Arc::new(paygate_webhooks::HttpSender::new(w.sender.clone())?);
     // Every function's dependencies come from the same compose builders the Lambdas call;
     // only the names (this stack's tables, queues and prefixes) and the local knobs differ.
     let wiring = Arc::new(Wiring {
         aws: aws.clone(),
-        names: local_names(&tables, &queues, &bank_secret_prefix),
+        names: local_names(&tables, &queues, &bank_secret_prefix, &card_key),
         clock: opts.clock.clone(),
         ids: opts.ids.clone(),
         overrides: Overrides {
@@ -260,13 +263,20 @@ pub async fn start_on(moto: &MotoServer, opts: Options) -> Result<DevServer, Sta
     })
 }
 
+/// The Secrets Manager name of a local stack's card key (the points per-card limit's HMAC
+/// key, `PAYGATE_CARD_KEY_SECRET`), created with the stack.
+pub fn card_key_secret(prefix: &str) -> String {
+    format!("paygate/local/{prefix}card-key")
+}
+
 /// A local stack's names, under the template's variables: its tables and queues, the
-/// secret prefixes and the stage; and `PAYGATE_PENDING_NOT_FOUND_GRACE_MS` when this
+/// secret prefixes, the card key's secret and the stage; and `PAYGATE_PENDING_NOT_FOUND_GRACE_MS` when this
 /// process's environment sets it (`make dev`), checked by the same builders as deployed.
 pub fn local_names(
     tables: &TableNames,
     queues: &paygate_aws::sqs::QueueUrls,
     bank_secret_prefix: &str,
+    card_key_secret: &str,
 ) -> Names {
     let pending_grace = std::env::var(paygate_compose::PENDING_NOT_FOUND_GRACE_ENV).ok();
     Names::local(
@@ -274,6 +284,7 @@ pub fn local_names(
         queues,
         [
             (paygate_compose::BANK_SECRET_PREFIX_ENV, bank_secret_prefix),
+            (paygate_compose::CARD_KEY_SECRET_ENV, card_key_secret),
             (
                 paygate_compose::WEBHOOK_SECRET_PREFIX_ENV,
                 admin::SECRET_PREFIX,

@@ -91,6 +91,85 @@ fn the_limit_parameters_default_to_the_code_and_reach_every_function() {
     }
 }
 
+/// Points inquiry's merchant and card limits reach the points function only, under the
+/// variables the builder reads, with the code's defaults; the card key's secret is generated
+/// by the stack and only the points function may read it (one action, that secret only).
+#[test]
+fn the_points_merchant_and_card_limits_and_the_card_key_reach_the_points_function_only() {
+    let t = template();
+    let d = Limits::default();
+    let points = &t["Resources"]["PointsInquiryFunction"]["Properties"]["Environment"]["Variables"];
+    for (var, param, default) in [
+        (
+            paygate_compose::POINTS_MERCHANT_THROTTLE_BURST_ENV,
+            "PointsMerchantThrottleBurst",
+            d.points_merchant.burst,
+        ),
+        (
+            paygate_compose::POINTS_MERCHANT_THROTTLE_PER_MINUTE_ENV,
+            "PointsMerchantThrottlePerMinute",
+            d.points_merchant.per_minute,
+        ),
+        (
+            paygate_compose::POINTS_CARD_THROTTLE_PER_MINUTE_ENV,
+            "PointsCardThrottlePerMinute",
+            d.points_card.per_minute,
+        ),
+        (
+            paygate_compose::POINTS_CARD_THROTTLE_PER_HOUR_ENV,
+            "PointsCardThrottlePerHour",
+            d.points_card.per_hour,
+        ),
+    ] {
+        assert_eq!(
+            intrinsic(&points[var], "Ref").as_deref(),
+            Some(param),
+            "{var}"
+        );
+        let p = &t["Parameters"][param];
+        assert_eq!(p["Default"].as_u64(), Some(u64::from(default)), "{param}");
+        assert_eq!(p["MinValue"].as_u64(), Some(1), "{param}");
+    }
+    assert_eq!(
+        intrinsic(&points[paygate_compose::CARD_KEY_SECRET_ENV], "Ref").as_deref(),
+        Some("CardKeySecret")
+    );
+    let secret = &t["Resources"]["CardKeySecret"];
+    assert_eq!(s(&secret["Type"]), "AWS::SecretsManager::Secret");
+    let generated = &secret["Properties"]["GenerateSecretString"];
+    // At least the 32 bytes the key needs (paygate_domain::throttle::card::MIN_KEY_BYTES).
+    assert!(generated["PasswordLength"].as_u64().unwrap() >= 32);
+    let secret_ref: Value = serde_norway::from_str("!Ref CardKeySecret").unwrap();
+    for (function, _) in resources_of_type(&t, "AWS::Serverless::Function") {
+        let on_key: Vec<Value> = statements(&t, &function)
+            .into_iter()
+            .filter(|st| st["Resource"] == secret_ref)
+            .collect();
+        let env = &t["Resources"][function.as_str()]["Properties"]["Environment"]["Variables"];
+        if function == "PointsInquiryFunction" {
+            assert_eq!(on_key.len(), 1, "{function}");
+            assert_eq!(s(&on_key[0]["Action"]), "secretsmanager:GetSecretValue");
+        } else {
+            assert!(on_key.is_empty(), "{function} may read the card key");
+            for var in [
+                paygate_compose::CARD_KEY_SECRET_ENV,
+                paygate_compose::POINTS_CARD_THROTTLE_PER_HOUR_ENV,
+            ] {
+                assert!(env[var].is_null(), "{function}: {var}");
+            }
+        }
+    }
+    // Refusals by a card's limit have their own alarm.
+    let alarm = &t["Resources"]["PointsCardThrottledAlarm"]["Properties"];
+    assert_eq!(s(&alarm["MetricName"]), "ThrottledRequests");
+    assert!(alarm["Dimensions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .any(|d| s(&d["Name"]) == "Scope"
+            && s(&d["Value"]) == paygate_domain::throttle::Scope::PointsCard.as_str()));
+}
+
 /// A parameter's default, which must exist and be at least `min`.
 fn default_at_least(t: &Value, param: &str, min: u64) -> u64 {
     let d = t["Parameters"][param]["Default"].as_u64();

@@ -23,6 +23,8 @@ mod tests;
 #[cfg(feature = "admin")]
 mod admin;
 #[cfg(feature = "payments")]
+mod card;
+#[cfg(feature = "payments")]
 mod payments;
 #[cfg(feature = "webhooks")]
 mod pipeline;
@@ -44,6 +46,8 @@ pub use wiring::{Overrides, Wiring};
 
 #[cfg(feature = "admin")]
 pub use admin::{AdminDeliveries, AdminEndpoints, WEBHOOK_SECRET_PREFIX_ENV};
+#[cfg(feature = "payments")]
+pub use card::{create_local_card_key, CARD_KEY_SECRET_ENV};
 #[cfg(feature = "banks")]
 pub use payments::{
     bank_work, providers, Banks, MoneyOperation, PointsInquiry, Reconciler, TestCreatePayment,
@@ -57,7 +61,9 @@ pub use pipeline::{
 };
 #[cfg(feature = "payments")]
 pub use throttle::{
-    limits_from, throttle_limits_from_env, POINTS_THROTTLE_BURST_ENV,
+    limits_from, throttle_limits_from_env, POINTS_CARD_THROTTLE_PER_HOUR_ENV,
+    POINTS_CARD_THROTTLE_PER_MINUTE_ENV, POINTS_MERCHANT_THROTTLE_BURST_ENV,
+    POINTS_MERCHANT_THROTTLE_PER_MINUTE_ENV, POINTS_THROTTLE_BURST_ENV,
     POINTS_THROTTLE_PER_MINUTE_ENV, THROTTLE_BURST_ENV, THROTTLE_PER_MINUTE_ENV,
 };
 

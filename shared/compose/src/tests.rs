@@ -21,6 +21,7 @@ fn wiring(extra: &[(&str, &str)]) -> Wiring {
         ("EVENTS_QUEUE_URL", "http://q/events"),
         ("DELIVERIES_QUEUE_URL", "http://q/deliveries"),
         ("BANK_SECRET_PREFIX", "paygate/t/banks/"),
+        (crate::CARD_KEY_SECRET_ENV, "paygate/t/card-key"),
     ] {
         vars.push((k.to_owned(), v.to_owned()));
     }
@@ -106,6 +107,8 @@ fn a_malformed_setting_stops_the_builder() {
     refused::<MoneyOperation>(crate::BANK_CREDENTIALS_CACHE_ENV, "-1");
     refused::<MoneyOperation>(crate::THROTTLE_BURST_ENV, "0");
     refused::<PointsInquiry>(crate::POINTS_THROTTLE_PER_MINUTE_ENV, "many");
+    refused::<PointsInquiry>(crate::POINTS_MERCHANT_THROTTLE_PER_MINUTE_ENV, "0");
+    refused::<PointsInquiry>(crate::POINTS_CARD_THROTTLE_PER_HOUR_ENV, "-5");
     refused::<Reconciler>(crate::RECONCILE_BATCH_ENV, "0");
     refused::<Reconciler>(crate::RECONCILE_CONCURRENCY_ENV, "x");
     refused::<Reconciler>(crate::RECONCILE_ALARM_AFTER_ENV, "0");

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use paygate_aws::dynamo::{schema::THROTTLE, DynamoRateCounter};
 use paygate_domain::throttle::{
     lease::{lease_size, Leased},
-    Limits, RateLimit,
+    CardLimit, Limits, RateLimit,
 };
 use paygate_http::Throttle;
 
@@ -27,6 +27,20 @@ pub const POINTS_THROTTLE_BURST_ENV: &str = "PAYGATE_POINTS_THROTTLE_BURST";
 /// default 20.
 pub const POINTS_THROTTLE_PER_MINUTE_ENV: &str = "PAYGATE_POINTS_THROTTLE_PER_MINUTE";
 
+/// Environment variable: most points inquiries of one merchant (all its keys of one mode)
+/// in one clock second; default 20.
+pub const POINTS_MERCHANT_THROTTLE_BURST_ENV: &str = "PAYGATE_POINTS_MERCHANT_THROTTLE_BURST";
+/// Environment variable: most points inquiries of one merchant in one clock minute;
+/// default 600.
+pub const POINTS_MERCHANT_THROTTLE_PER_MINUTE_ENV: &str =
+    "PAYGATE_POINTS_MERCHANT_THROTTLE_PER_MINUTE";
+/// Environment variable: most points inquiries of one card (every merchant) in one clock
+/// minute; default 5.
+pub const POINTS_CARD_THROTTLE_PER_MINUTE_ENV: &str = "PAYGATE_POINTS_CARD_THROTTLE_PER_MINUTE";
+/// Environment variable: most points inquiries of one card (every merchant) in one clock
+/// hour; default 20.
+pub const POINTS_CARD_THROTTLE_PER_HOUR_ENV: &str = "PAYGATE_POINTS_CARD_THROTTLE_PER_HOUR";
+
 /// The limits of this process's environment (the dev server's `make dev`).
 pub fn throttle_limits_from_env() -> Result<Limits, ConfigError> {
     limits_from(&Names::from_env())
@@ -40,6 +54,16 @@ pub fn limits_from(names: &Names) -> Result<Limits, ConfigError> {
         let per_minute = positive_u32(names, minute_key, default.per_minute)?;
         RateLimit::new(burst, per_minute).ok_or_else(|| ConfigError::Malformed(burst_key.into()))
     };
+    let card_minute = positive_u32(
+        names,
+        POINTS_CARD_THROTTLE_PER_MINUTE_ENV,
+        d.points_card.per_minute,
+    )?;
+    let card_hour = positive_u32(
+        names,
+        POINTS_CARD_THROTTLE_PER_HOUR_ENV,
+        d.points_card.per_hour,
+    )?;
     Ok(Limits {
         api: limit(THROTTLE_BURST_ENV, THROTTLE_PER_MINUTE_ENV, d.api)?,
         points: limit(
@@ -47,6 +71,13 @@ pub fn limits_from(names: &Names) -> Result<Limits, ConfigError> {
             POINTS_THROTTLE_PER_MINUTE_ENV,
             d.points,
         )?,
+        points_merchant: limit(
+            POINTS_MERCHANT_THROTTLE_BURST_ENV,
+            POINTS_MERCHANT_THROTTLE_PER_MINUTE_ENV,
+            d.points_merchant,
+        )?,
+        points_card: CardLimit::new(card_minute, card_hour)
+            .ok_or_else(|| ConfigError::Malformed(POINTS_CARD_THROTTLE_PER_MINUTE_ENV.into()))?,
     })
 }
 
@@ -89,12 +120,18 @@ mod tests {
             (THROTTLE_PER_MINUTE_ENV, "100"),
             (POINTS_THROTTLE_BURST_ENV, "1"),
             (POINTS_THROTTLE_PER_MINUTE_ENV, "5"),
+            (POINTS_MERCHANT_THROTTLE_BURST_ENV, "3"),
+            (POINTS_MERCHANT_THROTTLE_PER_MINUTE_ENV, "30"),
+            (POINTS_CARD_THROTTLE_PER_MINUTE_ENV, "2"),
+            (POINTS_CARD_THROTTLE_PER_HOUR_ENV, "7"),
         ]);
         assert_eq!(
             limits_from(&set).unwrap(),
             Limits {
                 api: RateLimit::new(10, 100).unwrap(),
                 points: RateLimit::new(1, 5).unwrap(),
+                points_merchant: RateLimit::new(3, 30).unwrap(),
+                points_card: CardLimit::new(2, 7).unwrap(),
             }
         );
         for (key, bad) in [
@@ -102,6 +139,9 @@ mod tests {
             (THROTTLE_PER_MINUTE_ENV, "lots"),
             (POINTS_THROTTLE_BURST_ENV, "-1"),
             (POINTS_THROTTLE_PER_MINUTE_ENV, "1.5"),
+            (POINTS_MERCHANT_THROTTLE_BURST_ENV, "0"),
+            (POINTS_CARD_THROTTLE_PER_MINUTE_ENV, "0"),
+            (POINTS_CARD_THROTTLE_PER_HOUR_ENV, "x"),
         ] {
             let names = Names::from_map([(key, bad)]);
             assert!(

@@ -21,16 +21,22 @@
 //! Points inquiry has its own, stricter limit under its own counter ([`Scope::Points`]): it
 //! answers whether a card is valid, so it must not be an unthrottled oracle. When its counter
 //! cannot be read it is refused ([`Scope::fails_closed`]); the other routes are let through.
+//! Two more counters bound it beyond one key, both failing closed too: every key of a
+//! merchant together ([`Scope::PointsMerchant`]: a merchant with many keys gets no more), and
+//! one card across every merchant ([`Scope::PointsCard`], counted per clock minute and clock
+//! hour under a keyed HMAC of the card number, never the number: [`card`]).
 
 use async_trait::async_trait;
 
 use crate::{error::StoreError, Timestamp};
 
+pub mod card;
 pub mod lease;
 pub mod local;
 
 /// One limit: at most `burst` requests in any clock second and `per_minute` in any clock
-/// minute. Both are at least 1.
+/// minute. Both are at least 1. (In a scope counted by the hour, [`Scope::window_secs`], the
+/// two figures are per clock minute and per clock hour: see [`CardLimit`].)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimit {
     pub burst: u32,
@@ -57,11 +63,46 @@ pub const DEFAULT_POINTS_LIMIT: RateLimit = RateLimit {
     per_minute: 20,
 };
 
-/// The limits of both scopes.
+/// Default limit of points inquiry over all of one merchant's keys (in one mode): 20 in a
+/// second, 600 a minute (so 100 keys get no more than 30 would).
+pub const DEFAULT_POINTS_MERCHANT_LIMIT: RateLimit = RateLimit {
+    burst: 20,
+    per_minute: 600,
+};
+
+/// The limit of one card's points inquiries across every merchant: at most `per_minute` in
+/// a clock minute and `per_hour` in a clock hour. Both are at least 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CardLimit {
+    pub per_minute: u32,
+    pub per_hour: u32,
+}
+
+impl CardLimit {
+    /// A limit, if both figures are positive.
+    pub fn new(per_minute: u32, per_hour: u32) -> Option<Self> {
+        (per_minute > 0 && per_hour > 0).then_some(Self {
+            per_minute,
+            per_hour,
+        })
+    }
+}
+
+/// Default limit of one card: 5 inquiries a minute, 20 an hour, whichever merchants send
+/// them. A cardholder's balance asked at a few shops an hour stays far below; trying a
+/// card's CVVs or expiry dates through many merchants stays at 20 guesses an hour.
+pub const DEFAULT_POINTS_CARD_LIMIT: CardLimit = CardLimit {
+    per_minute: 5,
+    per_hour: 20,
+};
+
+/// The limits of every scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub api: RateLimit,
     pub points: RateLimit,
+    pub points_merchant: RateLimit,
+    pub points_card: CardLimit,
 }
 
 impl Default for Limits {
@@ -69,15 +110,24 @@ impl Default for Limits {
         Self {
             api: DEFAULT_API_LIMIT,
             points: DEFAULT_POINTS_LIMIT,
+            points_merchant: DEFAULT_POINTS_MERCHANT_LIMIT,
+            points_card: DEFAULT_POINTS_CARD_LIMIT,
         }
     }
 }
 
 impl Limits {
+    /// The limit of `scope` in its windows' units ([`Scope::window_secs`]): per second and
+    /// minute, or for the card per minute and hour.
     pub fn of(&self, scope: Scope) -> RateLimit {
         match scope {
             Scope::Api => self.api,
             Scope::Points => self.points,
+            Scope::PointsMerchant => self.points_merchant,
+            Scope::PointsCard => RateLimit {
+                burst: self.points_card.per_minute,
+                per_minute: self.points_card.per_hour,
+            },
         }
     }
 }
@@ -87,8 +137,13 @@ impl Limits {
 pub enum Scope {
     /// Every merchant route but points inquiry.
     Api,
-    /// `POST /v1/payments/points/inquiry`.
+    /// `POST /v1/payments/points/inquiry`, per API key.
     Points,
+    /// Points inquiry, over every key of one merchant in one mode.
+    PointsMerchant,
+    /// Points inquiry, per card across every merchant (in one mode), counted under a keyed
+    /// HMAC of the card number ([`card::card_subject`]) by the clock minute and hour.
+    PointsCard,
 }
 
 impl Scope {
@@ -96,6 +151,17 @@ impl Scope {
         match self {
             Self::Api => "api",
             Self::Points => "points",
+            Self::PointsMerchant => "points_merchant",
+            Self::PointsCard => "points_card",
+        }
+    }
+
+    /// The length of this scope's window in seconds: a clock minute, counted by the second;
+    /// for the card a clock hour, counted by the minute (a window is always 60 slots).
+    pub const fn window_secs(self) -> i64 {
+        match self {
+            Self::PointsCard => 3600,
+            _ => 60,
         }
     }
 
@@ -108,7 +174,7 @@ impl Scope {
     /// gate still bounds each instance, and refusing every capture or refund while the
     /// counters are down would turn a counter outage into a payment outage.
     pub const fn fails_closed(self) -> bool {
-        matches!(self, Self::Points)
+        matches!(self, Self::Points | Self::PointsMerchant | Self::PointsCard)
     }
 }
 
@@ -116,36 +182,53 @@ impl Scope {
 /// checked ([`Scope::fails_closed`]).
 pub const UNCHECKED_RETRY_AFTER_SECS: u32 = 5;
 
-/// How long a window's item is kept after its minute starts (DynamoDB TTL deletes it some
-/// time after; it is never read again once its minute is over).
+/// Why a request was not let through, and when to retry (whole seconds, at least 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// Over a limit (`429 rate_limited`).
+    Limited { retry_after_secs: u32 },
+    /// The limit could not be checked and the scope fails closed
+    /// (`503 rate_limit_unavailable`).
+    Unchecked { retry_after_secs: u32 },
+}
+
+/// How long a window's item is kept after its window starts, beyond the window's length
+/// (DynamoDB TTL deletes it some time after; it is never read again once its window is
+/// over): a minute's item two minutes after its minute started, an hour's item an hour and a
+/// minute after.
 pub const WINDOW_KEEP_SECS: i64 = 120;
 
-/// The counter one request adds to: the key's item for the current minute and the second
+/// The counter one request adds to: the subject's item for the current window and the slot
 /// within it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {
-    /// `"<keyId>#<scope>#<unix minute>"`.
+    /// `"<subject>#<scope>#<window number>"`: the subject is the key id, the merchant and
+    /// mode, or the card's HMAC and mode; the number is the unix minute (the unix hour for
+    /// [`Scope::PointsCard`]).
     pub id: String,
-    /// The second within the minute, 0 to 59.
+    /// The slot within the window, 0 to 59: the second within the minute (the minute within
+    /// the hour).
     pub second: u32,
     /// When the item may be deleted (epoch seconds).
     pub expires_at: i64,
 }
 
 impl Window {
-    /// The window `now` falls in for `key_id` and `scope`.
-    pub fn at(key_id: &str, scope: Scope, now: Timestamp) -> Self {
+    /// The window `now` falls in for `subject` and `scope`.
+    pub fn at(subject: &str, scope: Scope, now: Timestamp) -> Self {
         let secs = now.unix_seconds();
-        let minute = secs.div_euclid(60);
+        let len = scope.window_secs();
+        let number = secs.div_euclid(len);
         Self {
-            id: format!("{key_id}#{}#{minute}", scope.as_str()),
-            second: u32::try_from(secs.rem_euclid(60)).unwrap_or(0),
-            expires_at: minute * 60 + WINDOW_KEEP_SECS,
+            id: format!("{subject}#{}#{number}", scope.as_str()),
+            second: u32::try_from(secs.rem_euclid(len) / (len / 60)).unwrap_or(0),
+            expires_at: number * len + len + WINDOW_KEEP_SECS - 60,
         }
     }
 }
 
-/// The counts after this request was added.
+/// The counts after this request was added (for [`Scope::PointsCard`]: in its minute and
+/// its hour).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Counts {
     /// Requests in this clock second, this one included.
@@ -165,9 +248,14 @@ pub enum Verdict {
     },
 }
 
-/// The decision for one request, from the counts its own increment returned.
+/// The decision for one request of a scope counted by the minute ([`decide_in`]).
 pub fn decide(limit: RateLimit, counts: Counts, now: Timestamp) -> Verdict {
-    match refused_until(limit, counts, now) {
+    decide_in(Scope::Api, limit, counts, now)
+}
+
+/// The decision for one request of `scope`, from the counts its own increment returned.
+pub fn decide_in(scope: Scope, limit: RateLimit, counts: Counts, now: Timestamp) -> Verdict {
+    match refused_until_in(scope, limit, counts, now) {
         None => Verdict::Allow,
         Some(until) => Verdict::Limited {
             retry_after_secs: secs_until(now, until),
@@ -175,18 +263,29 @@ pub fn decide(limit: RateLimit, counts: Counts, now: Timestamp) -> Verdict {
     }
 }
 
-/// When the window that refuses this request ends, if one does: the minute's end when the
-/// minute is over its limit, else the second's end when the second is. Until then every
-/// request of the key and scope is refused too (a window's counts only grow), which is what
-/// the in-process gate remembers ([`local::LocalGate::hold`]).
+/// [`refused_until_in`] for a scope counted by the minute.
 pub fn refused_until(limit: RateLimit, counts: Counts, now: Timestamp) -> Option<Timestamp> {
+    refused_until_in(Scope::Api, limit, counts, now)
+}
+
+/// When the window that refuses this request ends, if one does: the minute's end when the
+/// minute is over its limit, else the second's end when the second is (for
+/// [`Scope::PointsCard`]: the hour's, else the minute's). Until then every request of the
+/// subject and scope is refused too (a window's counts only grow), which is what the
+/// in-process gate remembers ([`local::LocalGate::hold`]).
+pub fn refused_until_in(
+    scope: Scope,
+    limit: RateLimit,
+    counts: Counts,
+    now: Timestamp,
+) -> Option<Timestamp> {
     let ms = now.unix_millis();
-    let end =
-        |window_ms: i64| Timestamp::from_unix_millis(ms - ms.rem_euclid(window_ms) + window_ms);
+    let window_ms = scope.window_secs() * 1000;
+    let end = |len: i64| Timestamp::from_unix_millis(ms - ms.rem_euclid(len) + len);
     if counts.minute > u64::from(limit.per_minute) {
-        Some(end(60_000))
+        Some(end(window_ms))
     } else if counts.second > u64::from(limit.burst) {
-        Some(end(1_000))
+        Some(end(window_ms / 60))
     } else {
         None
     }
@@ -261,6 +360,42 @@ mod tests {
         );
         assert_eq!(RateLimit::new(0, 1), None);
         assert_eq!(RateLimit::new(1, 0), None);
+    }
+
+    #[test]
+    fn a_card_is_counted_by_the_hour_in_minute_slots() {
+        // 1 h 2 min 5 s after a whole hour.
+        let now = T.plus_millis(3_725_000);
+        let hour = T.unix_seconds() / 3600 + 1;
+        let w = Window::at("test:c0ffee", Scope::PointsCard, now);
+        assert_eq!(w.id, format!("test:c0ffee#points_card#{hour}"));
+        assert_eq!(w.second, 2, "the minute within the hour");
+        assert_eq!(w.expires_at, hour * 3600 + 3600 + 60);
+        let limit = Limits::default().of(Scope::PointsCard);
+        assert_eq!((limit.burst, limit.per_minute), (5, 20));
+        let refused =
+            |second, minute| decide_in(Scope::PointsCard, limit, Counts { second, minute }, now);
+        assert_eq!(refused(5, 20), Verdict::Allow);
+        // The sixth in a minute waits for the next minute (55 s); the 21st in an hour for
+        // the next hour (57 min 55 s).
+        assert_eq!(
+            refused(6, 6),
+            Verdict::Limited {
+                retry_after_secs: 55
+            }
+        );
+        assert_eq!(
+            refused(1, 21),
+            Verdict::Limited {
+                retry_after_secs: 3_475
+            }
+        );
+        // Every points scope fails closed; the merchant's is counted by the minute.
+        for scope in [Scope::Points, Scope::PointsMerchant, Scope::PointsCard] {
+            assert!(scope.fails_closed(), "{scope:?}");
+        }
+        assert!(!Scope::Api.fails_closed());
+        assert_eq!(Scope::PointsMerchant.window_secs(), 60);
     }
 
     proptest! {

@@ -3,7 +3,7 @@
 
 use lambda_http::{http::StatusCode, Body, Response};
 use paygate_domain::error::code;
-use paygate_domain::{DomainError, Payment, Transaction};
+use paygate_domain::{throttle::Refused, DomainError, Payment, Transaction};
 use paygate_payments::{AuthError, OpError};
 use serde_json::{json, Value};
 
@@ -13,6 +13,8 @@ pub struct ApiError {
     pub code: &'static str,
     pub message: String,
     pub details: Option<Value>,
+    /// `Retry-After` (whole seconds), for the answers that say when to retry.
+    pub retry_after_secs: Option<u32>,
 }
 
 impl ApiError {
@@ -22,6 +24,37 @@ impl ApiError {
             code,
             message: message.into(),
             details: None,
+            retry_after_secs: None,
+        }
+    }
+
+    /// With a `Retry-After` header of `secs` (at least 1).
+    pub fn with_retry_after(mut self, secs: u32) -> Self {
+        self.retry_after_secs = Some(secs.max(1));
+        self
+    }
+
+    /// 429 `rate_limited` or 503 `rate_limit_unavailable`, with `Retry-After`. The text
+    /// names no limit: a refusal by the per-card limit must read like any other, so that it
+    /// tells a merchant nothing of the card's use elsewhere.
+    pub fn refused(refused: Refused) -> Self {
+        match refused {
+            Refused::Limited { retry_after_secs } => Self::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                code::RATE_LIMITED,
+                format!(
+                    "Too many requests. Retry after {retry_after_secs} second(s) (see the Retry-After header)."
+                ),
+            )
+            .with_retry_after(retry_after_secs),
+            Refused::Unchecked { retry_after_secs } => Self::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                code::RATE_LIMIT_UNAVAILABLE,
+                format!(
+                    "This request's rate limit cannot be checked right now, so it was not run (nothing was sent to the bank). Retry after {retry_after_secs} second(s) (see the Retry-After header)."
+                ),
+            )
+            .with_retry_after(retry_after_secs),
         }
     }
 
@@ -69,7 +102,14 @@ impl ApiError {
     }
 
     pub fn into_response(self) -> Response<Body> {
-        crate::respond::json(self.status, &self.body())
+        let mut resp = crate::respond::json(self.status, &self.body());
+        if let Some(secs) = self.retry_after_secs {
+            resp.headers_mut().insert(
+                crate::throttle::RETRY_AFTER_HEADER,
+                lambda_http::http::HeaderValue::from(secs.max(1)),
+            );
+        }
+        resp
     }
 }
 
@@ -260,6 +300,7 @@ impl From<OpError> for ApiError {
                 "No POS account of yours is at the card's issuing bank. Pass accountId.",
             ),
             OpError::Invalid { field, reason } => Self::invalid(field, &reason),
+            OpError::Throttled(refused) => Self::refused(refused),
             OpError::Internal(msg) => {
                 tracing::error!(error = %msg, "internal error");
                 Self::internal()

@@ -22,25 +22,33 @@
 //!   - every other route fails **open**: the request runs (the gate still bounds what each
 //!     instance lets through). Refusing every merchant request while the counters are down
 //!     would turn a counter outage into a payment outage.
+//!
+//! Points inquiry counts three times, each failing closed: its key ([`Scope::Points`]), then
+//! its merchant over all its keys in the key's mode ([`Scope::PointsMerchant`]), both here
+//! before the body is read; then, once the card's fields are valid and before any lookup or
+//! bank call, the card across every merchant ([`Scope::PointsCard`], by [`CardThrottle`]
+//! under a keyed HMAC of the number). Every refusal answers the same `rate_limited` text,
+//! whichever limit refused: a refusal by the card's limit must not tell a merchant the card
+//! was used elsewhere beyond what any 429 does.
 
 use std::{
     future::Future,
     sync::{Arc, Mutex, MutexGuard, PoisonError},
 };
 
-use lambda_http::{
-    http::{HeaderValue, StatusCode},
-    Body, Request, Response,
-};
+use async_trait::async_trait;
+use lambda_http::{Body, Request, Response};
 use paygate_domain::{
-    error::code,
     metrics::{Metric, Metrics},
     ports::Clock,
     throttle::{
-        local::LocalGate, refused_until, secs_until, Limits, RateCounter, Verdict, Window,
+        card::{card_subject, CardKeySource},
+        local::LocalGate,
+        refused_until_in, secs_until, Limits, RateCounter, Refused, Verdict, Window,
         UNCHECKED_RETRY_AFTER_SECS,
     },
 };
+use paygate_payments::{points::CardGate, Principal};
 
 pub use paygate_domain::throttle::Scope;
 
@@ -63,7 +71,8 @@ pub struct Throttle {
 }
 
 /// Runs `handler` (a future: nothing of it runs unless awaited) unless the caller's key is
-/// over its limit for `scope`. See the module documentation.
+/// over its limit for `scope` (for [`Scope::Points`], also unless the merchant is over
+/// [`Scope::PointsMerchant`], counted over all its keys). See the module documentation.
 pub async fn throttled<F>(t: &Throttle, scope: Scope, req: &Request, handler: F) -> Response<Body>
 where
     F: Future<Output = Response<Body>>,
@@ -72,9 +81,26 @@ where
         return handler.await;
     };
     let key_id = who.key_id.as_str();
+    if let Err(refused) = admit(t, scope, key_id, key_id).await {
+        return ApiError::refused(refused).into_response();
+    }
+    if scope == Scope::Points {
+        let merchant = format!("{}:{}", who.mode.as_str(), who.merchant_id);
+        if let Err(refused) = admit(t, Scope::PointsMerchant, &merchant, key_id).await {
+            return ApiError::refused(refused).into_response();
+        }
+    }
+    handler.await
+}
+
+/// One request of `subject` (a key id, a merchant, a card's HMAC) in `scope`: the gate, then
+/// the shared counters. `Ok` when it may run: within the limit, or the counters failed and
+/// the scope fails open. `key_id` is what the log names (never the subject: a card's HMAC
+/// is not logged).
+pub async fn admit(t: &Throttle, scope: Scope, subject: &str, key_id: &str) -> Result<(), Refused> {
     let now = t.clock.now();
     let limit = t.limits.of(scope);
-    let verdict = lock(&t.gate).take(key_id, scope, limit, now);
+    let verdict = lock(&t.gate).take(subject, scope, limit, now);
     if let Verdict::Limited { retry_after_secs } = verdict {
         tracing::info!(
             key_id,
@@ -83,14 +109,14 @@ where
             "request throttled in memory"
         );
         t.metrics.emit(Metric::Throttled { scope });
-        return rate_limited(retry_after_secs);
+        return Err(Refused::Limited { retry_after_secs });
     }
-    let window = Window::at(key_id, scope, now);
+    let window = Window::at(subject, scope, now);
     match t.counter.hit(&window).await {
-        Ok(counts) => match refused_until(limit, counts, now) {
-            None => handler.await,
+        Ok(counts) => match refused_until_in(scope, limit, counts, now) {
+            None => Ok(()),
             Some(until) => {
-                lock(&t.gate).hold(key_id, scope, until);
+                lock(&t.gate).hold(subject, scope, until);
                 let retry_after_secs = secs_until(now, until);
                 tracing::info!(
                     key_id,
@@ -99,21 +125,69 @@ where
                     "request throttled"
                 );
                 t.metrics.emit(Metric::Throttled { scope });
-                rate_limited(retry_after_secs)
+                Err(Refused::Limited { retry_after_secs })
             }
         },
         Err(e) if scope.fails_closed() => {
             tracing::warn!(key_id, scope = scope.as_str(), error = %e,
                 "throttling counters unavailable; request refused (this scope fails closed)");
             t.metrics.emit(Metric::ThrottleStoreError { scope });
-            limit_unavailable(UNCHECKED_RETRY_AFTER_SECS)
+            Err(Refused::Unchecked {
+                retry_after_secs: UNCHECKED_RETRY_AFTER_SECS,
+            })
         }
         Err(e) => {
             tracing::warn!(key_id, scope = scope.as_str(), error = %e,
                 "throttling counters unavailable; request let through");
             t.metrics.emit(Metric::ThrottleStoreError { scope });
-            handler.await
+            Ok(())
         }
+    }
+}
+
+/// The longest `Retry-After` of a refusal by the per-card limit: the longest of any other
+/// limit (a minute's end).
+pub const MAX_CARD_RETRY_AFTER_SECS: u32 = 60;
+
+/// The per-card limit of points inquiry ([`Scope::PointsCard`]) over the same counters,
+/// gate and metrics: the card counts under [`card_subject`], a keyed HMAC of its number
+/// (the key from [`CardKeySource`], Secrets Manager deployed). A key that cannot be loaded
+/// refuses like counters that cannot be reached: `503 rate_limit_unavailable`.
+#[derive(Clone)]
+pub struct CardThrottle {
+    pub throttle: Throttle,
+    pub key: Arc<dyn CardKeySource>,
+}
+
+#[async_trait]
+impl CardGate for CardThrottle {
+    async fn admit(&self, who: &Principal, number: &str) -> Result<(), Refused> {
+        let key_id = who.key_id.as_str();
+        let key = match self.key.card_key().await {
+            Ok(k) => k,
+            Err(e) => {
+                tracing::warn!(key_id, scope = Scope::PointsCard.as_str(), error = %e,
+                    "card key unavailable; request refused (this scope fails closed)");
+                self.throttle.metrics.emit(Metric::ThrottleStoreError {
+                    scope: Scope::PointsCard,
+                });
+                return Err(Refused::Unchecked {
+                    retry_after_secs: UNCHECKED_RETRY_AFTER_SECS,
+                });
+            }
+        };
+        let subject = card_subject(&key, who.mode, number);
+        admit(&self.throttle, Scope::PointsCard, &subject, key_id)
+            .await
+            .map_err(|refused| match refused {
+                // At most a minute, as every other refusal: a wait past the minute would
+                // tell the merchant the card's hour is spent, and so that it was used
+                // elsewhere. A retry within the hour is refused again, in memory.
+                Refused::Limited { retry_after_secs } => Refused::Limited {
+                    retry_after_secs: retry_after_secs.min(MAX_CARD_RETRY_AFTER_SECS),
+                },
+                unchecked => unchecked,
+            })
     }
 }
 
@@ -125,40 +199,13 @@ fn lock(gate: &Mutex<LocalGate>) -> MutexGuard<'_, LocalGate> {
 
 /// 429 `rate_limited` with `Retry-After`.
 pub fn rate_limited(retry_after_secs: u32) -> Response<Body> {
-    with_retry_after(
-        ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            code::RATE_LIMITED,
-            format!(
-                "Too many requests for this API key. Retry after {retry_after_secs} second(s) (see the Retry-After header)."
-            ),
-        ),
-        retry_after_secs,
-    )
+    ApiError::refused(Refused::Limited { retry_after_secs }).into_response()
 }
 
 /// 503 `rate_limit_unavailable` with `Retry-After`: the limit could not be checked and the
 /// scope fails closed.
 pub fn limit_unavailable(retry_after_secs: u32) -> Response<Body> {
-    with_retry_after(
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            code::RATE_LIMIT_UNAVAILABLE,
-            format!(
-                "This request's rate limit cannot be checked right now, so it was not run (nothing was sent to the bank). Retry after {retry_after_secs} second(s) (see the Retry-After header)."
-            ),
-        ),
-        retry_after_secs,
-    )
-}
-
-fn with_retry_after(e: ApiError, retry_after_secs: u32) -> Response<Body> {
-    let mut resp = e.into_response();
-    resp.headers_mut().insert(
-        RETRY_AFTER_HEADER,
-        HeaderValue::from(retry_after_secs.max(1)),
-    );
-    resp
+    ApiError::refused(Refused::Unchecked { retry_after_secs }).into_response()
 }
 
 #[cfg(test)]

@@ -55,6 +55,10 @@ pub enum OpError {
     /// before anything was reserved: nothing was written or sent; that request answers.
     #[error("the idempotency key was taken over")]
     KeyTakenOver,
+    /// A limit refused the request before anything was sent (the per-card limit of points
+    /// inquiry), or could not be checked and fails closed.
+    #[error("throttled: {0:?}")]
+    Throttled(paygate_domain::throttle::Refused),
     /// No POS account of the merchant can serve this card.
     #[error("no POS account for the card's issuing bank")]
     NoAccountForCard,

@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
+use async_trait::async_trait;
 use paygate_domain::{
-    ports::BinLookup, AccountId, CardDetails, Currency, Operation, PointsBalance, PointsResult,
-    PosAccount,
+    ports::BinLookup, throttle::Refused, AccountId, CardDetails, Currency, Operation,
+    PointsBalance, PointsResult, PosAccount,
 };
 
 use crate::{auth::Principal, bank_access::BankAccess, error::OpError};
@@ -14,6 +15,20 @@ pub struct PointsDeps {
     pub banks: BankAccess,
     /// Which bank issued a card (by BIN).
     pub bins: Arc<dyn BinLookup>,
+    /// The per-card limit across merchants.
+    pub card_gate: Arc<dyn CardGate>,
+}
+
+/// The per-card limit across every merchant (`paygate_domain::throttle::Scope::PointsCard`):
+/// asked once per inquiry, after the card's fields are valid and before anything else (no
+/// account or BIN read, no bank call). It counts the card under a keyed HMAC of its number,
+/// never the number (`paygate_domain::throttle::card`); when it cannot count, it refuses
+/// ([`Refused::Unchecked`]): the limit fails closed.
+#[async_trait]
+pub trait CardGate: Send + Sync {
+    /// One inquiry of `principal` (its mode separates the counts; its key is what a log may
+    /// name) on the card `number`.
+    async fn admit(&self, principal: &Principal, number: &str) -> Result<(), Refused>;
 }
 
 /// A points inquiry as parsed from the request body (shape already checked).
@@ -182,6 +197,11 @@ pub async fn points_inquiry(
         field: "currency",
         reason: "must be one of TRY, USD, EUR, GBP".to_owned(),
     })?;
+    // A valid card: counted against its limit before anything is looked up or sent.
+    deps.card_gate
+        .admit(principal, &req.card.number)
+        .await
+        .map_err(OpError::Throttled)?;
     let account = choose_account(deps, principal, &req).await?;
     deps.banks
         .ensure_supports(&account, Operation::PointsInquiry)?;

@@ -21,6 +21,20 @@ use paygate_payments::{
     PointsDeps, PointsRequest, Principal, Providers,
 };
 
+/// No per-card limit (this suite is about modes).
+struct NoCardLimit;
+
+#[async_trait]
+impl paygate_payments::points::CardGate for NoCardLimit {
+    async fn admit(
+        &self,
+        _who: &Principal,
+        _number: &str,
+    ) -> Result<(), paygate_domain::throttle::Refused> {
+        Ok(())
+    }
+}
+
 /// A bank that approves everything and records which account each call used.
 #[derive(Default)]
 struct RecordingBank {
@@ -161,6 +175,7 @@ fn world() -> World {
         points: PointsDeps {
             banks: BankAccess::new(accounts, providers),
             bins,
+            card_gate: Arc::new(NoCardLimit),
         },
         bank,
         store,

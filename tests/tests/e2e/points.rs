@@ -209,7 +209,11 @@ async fn a_card_the_bank_refuses_answers_ok_false() {
 /// every item of every table of the stack, every attribute (names and values, nested ones
 /// too), holds neither the card number nor the CVV, nor their SHA-256 (hex, either case), nor
 /// the SHA-256 of the body, nor the request fingerprint the idempotency layer keeps for a
-/// keyed request (a digest of the body: card number, CVV, expiry, holder).
+/// keyed request (a digest of the body: card number, CVV, expiry, holder). And the card's
+/// rate-limit counter (the throttle table's `points_card` item) is keyed by the HMAC-SHA256 of
+/// the number under the stack's secret card key (recomputed here from the secret, by hand):
+/// not the number, nor any unkeyed SHA-2 digest of it (with or without the mode), and it
+/// expires.
 #[tokio::test]
 async fn a_points_inquiry_with_an_idempotency_key_stores_no_card_data_in_any_table() {
     use sha2::{Digest, Sha256};
@@ -242,6 +246,17 @@ async fn a_points_inquiry_with_an_idempotency_key_stores_no_card_data_in_any_tab
     }
 
     let sha = |b: &[u8]| hex::encode(Sha256::digest(b));
+    // Unkeyed digests someone might key a card counter with.
+    let unkeyed = |input: &str| -> Vec<(String, String)> {
+        use sha2::{Sha224, Sha384, Sha512};
+        let b = input.as_bytes();
+        vec![
+            (format!("sha224({input})"), hex::encode(Sha224::digest(b))),
+            (format!("sha256({input})"), hex::encode(Sha256::digest(b))),
+            (format!("sha384({input})"), hex::encode(Sha384::digest(b))),
+            (format!("sha512({input})"), hex::encode(Sha512::digest(b))),
+        ]
+    };
     let fingerprint = paygate_http::idempotency::fingerprint("POST", PATH, body.as_bytes());
     let mut needles: Vec<(String, String)> = vec![
         ("card number".into(), pan.clone()),
@@ -253,6 +268,9 @@ async fn a_points_inquiry_with_an_idempotency_key_stores_no_card_data_in_any_tab
             fingerprint.as_str().to_owned(),
         ),
     ];
+    for input in [pan.clone(), format!("test:{pan}"), format!("test{pan}")] {
+        needles.extend(unkeyed(&input));
+    }
     for (what, n) in needles.clone() {
         if what.starts_with("sha") || what.starts_with("request") {
             needles.push((format!("{what} (upper case)"), n.to_ascii_uppercase()));
@@ -343,8 +361,79 @@ async fn a_points_inquiry_with_an_idempotency_key_stores_no_card_data_in_any_tab
     }
     assert!(items > 20, "only {items} items scanned");
     assert!(found.is_empty(), "card data stored: {found:#?}");
+
+    // The card's counter: one item for the hour, under HMAC-SHA256(card key, number).
+    let card_key = server
+        .secrets
+        .get_secret_value()
+        .secret_id(paygate_devserver::card_key_secret(&prefix))
+        .send()
+        .await
+        .unwrap();
+    let card_key = card_key.secret_string().unwrap().as_bytes().to_vec();
+    assert!(card_key.len() >= 32);
+    // (The hand-written HMAC against a known answer: `openssl dgst -sha256 -hmac`.)
+    assert_eq!(
+        hmac_sha256_hex(
+            b"0123456789abcdef0123456789abcdef",
+            b"what do ya want for nothing?"
+        ),
+        "137e6557c3c13a1ca5dc7e52a389a0f86be8cb4db4ae61c62396058b00acacd0"
+    );
+    let expected = format!("test:{}", hmac_sha256_hex(&card_key, pan.as_bytes()));
+    let counters = server
+        .client
+        .scan()
+        .table_name(&server.tables.throttle)
+        .send()
+        .await
+        .unwrap();
+    let card_items: Vec<_> = counters
+        .items()
+        .iter()
+        .filter(|i| i["pk"].as_s().unwrap().contains("#points_card#"))
+        .collect();
+    assert_eq!(card_items.len(), 1, "{card_items:?}");
+    let pk = card_items[0]["pk"].as_s().unwrap();
+    let (subject, _) = pk.split_once('#').unwrap();
+    assert_eq!(subject, expected, "the card counter is the keyed HMAC");
+    // Counted twice (both inquiries), and deleted by TTL an hour and a minute on at most.
+    assert_eq!(card_items[0]["n"].as_n().unwrap(), "2");
+    let expires: i64 = card_items[0]["expiresAt"].as_n().unwrap().parse().unwrap();
+    let now = paygate_domain::ports::Clock::now(&*stack.clock).unix_seconds();
+    assert!(
+        expires > now && expires <= now + 3_660,
+        "{expires} vs {now}"
+    );
+    // Under another key, another subject: the stored value depends on the secret.
+    assert_ne!(
+        format!("test:{}", hmac_sha256_hex(&[0u8; 32], pan.as_bytes())),
+        subject
+    );
     // The key was ignored: the second inquiry asked the bank again.
     assert_eq!(replayed, [false, false]);
+}
+
+/// HMAC-SHA256 (RFC 2104) in hex, written out here so the test does not trust the code's.
+fn hmac_sha256_hex(key: &[u8], message: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut block = [0u8; 64];
+    if key.len() > 64 {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| block.iter().map(|b| b ^ byte).collect::<Vec<u8>>();
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(message)
+        .finalize();
+    hex::encode(
+        Sha256::new()
+            .chain_update(pad(0x5c))
+            .chain_update(inner)
+            .finalize(),
+    )
 }
 
 /// Every string, number and binary (as text, lossy) inside an attribute value.

@@ -49,6 +49,7 @@ async fn a_burst_over_the_limit_is_refused_with_429_and_retry_after() {
     let limits = Limits {
         api: RateLimit::new(3, 100_000).unwrap(),
         points: RateLimit::new(100_000, 100_000).unwrap(),
+        ..paygate_tests::GENEROUS_LIMITS
     };
     let stack = Stack::start_with_throttle("throttle", limits).await;
     let k = keys();
@@ -79,6 +80,7 @@ async fn points_inquiry_has_its_own_stricter_limit() {
     let limits = Limits {
         api: RateLimit::new(1_000, 100_000).unwrap(),
         points: RateLimit::new(1, 100_000).unwrap(),
+        ..paygate_tests::GENEROUS_LIMITS
     };
     let stack = Stack::start_with_throttle("throttle-points", limits).await;
     let k = keys();

@@ -45,6 +45,7 @@ async fn edge(label: &str) -> (Throttle, FaultPlan, Arc<RecordingMetrics>, Arc<M
         limits: Limits {
             api: RateLimit::new(2, 100).unwrap(),
             points: RateLimit::new(1, 100).unwrap(),
+            ..paygate_tests::GENEROUS_LIMITS
         },
         clock: clock.clone(),
         metrics: metrics.clone(),

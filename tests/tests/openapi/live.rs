@@ -522,6 +522,7 @@ async fn a_rate_limited_answer_is_as_documented() {
     let limits = Limits {
         api: RateLimit::new(100_000, 1_000_000).unwrap(),
         points: RateLimit::new(1, 1_000_000).unwrap(),
+        ..paygate_tests::GENEROUS_LIMITS
     };
     let stack = Stack::start_with_throttle("openapi-429", limits).await;
     let body = paygate_tests::points_body(&card_number("454360", 16, ""), None).to_string();

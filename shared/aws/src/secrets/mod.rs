@@ -1,14 +1,17 @@
 //! Secrets Manager: webhook signing secrets ([`SecretsManagerSigning`]) and per-account
 //! bank credentials ([`SecretsManagerCredentials`]), each cached in-process by the one
-//! [`crate::cache::TtlCache`]. Secret values never reach a log: errors carry the secret's id
-//! only.
+//! [`crate::cache::TtlCache`]; the points per-card limit's HMAC key
+//! ([`SecretsManagerCardKey`]), read once per instance. Secret values never reach a log:
+//! errors carry the secret's id only.
 
 mod bank;
+mod card_key;
 mod signing;
 
 use std::time::Duration;
 
 pub use bank::SecretsManagerCredentials;
+pub use card_key::SecretsManagerCardKey;
 pub use signing::SecretsManagerSigning;
 
 use paygate_domain::StoreError;

@@ -220,18 +220,22 @@ impl MoneyOperation {
 /// record would keep a digest of the card (see `fn_points_inquiry`).
 pub struct PointsInquiry {
     pub points: PointsDeps,
-    /// Per-API-key throttling (points inquiry's own, stricter limit; fails closed).
+    /// Per-API-key and per-merchant throttling (points inquiry's own, stricter limits; fail
+    /// closed). The per-card limit is in `points`.
     pub throttle: Throttle,
 }
 
 impl Build for PointsInquiry {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        let throttle = throttle(w)?;
         Ok(Self {
-            throttle: throttle(w)?,
             points: PointsDeps {
                 banks: bank_access(w)?,
                 bins: Arc::new(DynamoBins::new(w.aws.dynamo.clone(), w.names.table(&BINS)?)),
+                // The card's limit across merchants, over the same counters and gate.
+                card_gate: Arc::new(crate::card::card_throttle(w, &throttle)?),
             },
+            throttle,
         })
     }
 }

@@ -34,10 +34,12 @@ use std::collections::HashMap;
 use super::{secs_until, RateLimit, Scope, Verdict};
 use crate::Timestamp;
 
-/// One token, in the buckets' units: with 60,000 units a token, a bucket gains `burst × 60`
-/// units a millisecond (`burst` a second) and `per_minute` units a millisecond (`per_minute`
-/// a minute), so every figure is a whole number.
-const TOKEN: u64 = 60_000;
+/// One token, in the buckets' units: with 3,600,000 units a token, a bucket gains
+/// `burst × 3,600` units a millisecond (`burst` a second) and `per_minute × 60` units a
+/// millisecond (`per_minute` a minute), so every figure is a whole number; and for a scope
+/// counted by the hour ([`Scope::window_secs`]) `burst × 60` (a minute) and `per_minute`
+/// (an hour).
+const TOKEN: u64 = 3_600_000;
 
 /// Most keys and scopes one gate remembers.
 pub const MAX_TRACKED: usize = 10_000;
@@ -46,6 +48,8 @@ pub const MAX_TRACKED: usize = 10_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bucket {
     limit: RateLimit,
+    /// The scope's window in milliseconds (its slot is a sixtieth).
+    window_ms: u64,
     /// The burst bucket's level, in units.
     burst: u64,
     /// The sustained bucket's level, in units.
@@ -57,10 +61,17 @@ pub struct Bucket {
 }
 
 impl Bucket {
-    /// Both buckets full, nothing held: as a key the instance has not seen.
+    /// Both buckets full, nothing held: as a key the instance has not seen (a scope counted
+    /// by the minute).
     pub fn full(limit: RateLimit, now: Timestamp) -> Self {
+        Self::full_in(Scope::Api, limit, now)
+    }
+
+    /// Both buckets full for `scope`'s windows, nothing held.
+    pub fn full_in(scope: Scope, limit: RateLimit, now: Timestamp) -> Self {
         Self {
             limit,
+            window_ms: u64::try_from(scope.window_secs()).unwrap_or(60) * 1000,
             burst: burst_cap(limit),
             sustained: sustained_cap(limit),
             at: now,
@@ -75,8 +86,7 @@ impl Bucket {
         if elapsed == 0 {
             return;
         }
-        let burst_rate = u64::from(self.limit.burst) * (TOKEN / 1_000);
-        let sustained_rate = u64::from(self.limit.per_minute) * (TOKEN / 60_000);
+        let (burst_rate, sustained_rate) = self.rates();
         self.burst = self
             .burst
             .saturating_add(elapsed.saturating_mul(burst_rate))
@@ -107,12 +117,22 @@ impl Bucket {
         }
         // Milliseconds until a bucket holds a whole token again.
         let wait = |level: u64, per_ms: u64| TOKEN.saturating_sub(level).div_ceil(per_ms);
-        let ms = wait(self.burst, u64::from(self.limit.burst) * (TOKEN / 1_000))
-            .max(wait(self.sustained, u64::from(self.limit.per_minute)));
+        let (burst_rate, sustained_rate) = self.rates();
+        let ms = wait(self.burst, burst_rate).max(wait(self.sustained, sustained_rate));
         let until = now.plus_millis(i64::try_from(ms).unwrap_or(i64::MAX / 2));
         Verdict::Limited {
             retry_after_secs: secs_until(now, until),
         }
+    }
+
+    /// Units a millisecond the burst and the sustained bucket gain: `burst` a slot and
+    /// `per_minute` a window.
+    fn rates(&self) -> (u64, u64) {
+        let window = self.window_ms.max(60);
+        (
+            u64::from(self.limit.burst) * (TOKEN / (window / 60)),
+            u64::from(self.limit.per_minute) * (TOKEN / window),
+        )
     }
 
     /// The counters refused the key until `until`: refuse it here until then too.
@@ -178,10 +198,10 @@ impl LocalGate {
         let bucket = self
             .buckets
             .entry(id)
-            .or_insert_with(|| Bucket::full(limit, now));
+            .or_insert_with(|| Bucket::full_in(scope, limit, now));
         if bucket.limit != limit {
             // New limits: start from them (only ever set once per instance in practice).
-            *bucket = Bucket::full(limit, now);
+            *bucket = Bucket::full_in(scope, limit, now);
         }
         bucket.take(now)
     }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lambda_http::{
     aws_lambda_events::apigw::{ApiGatewayRequestAuthorizer, ApiGatewayV2httpRequestContext},
+    http::StatusCode,
     request::RequestContext,
     RequestExt,
 };
@@ -38,6 +39,7 @@ fn world() -> World {
             limits: Limits {
                 api: RateLimit::new(3, 5).unwrap(),
                 points: RateLimit::new(1, 2).unwrap(),
+                ..Limits::default()
             },
             clock: clock.clone(),
             metrics: metrics.clone(),

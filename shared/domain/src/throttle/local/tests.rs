@@ -86,6 +86,33 @@ fn a_hold_refuses_until_the_counters_window_ends() {
 }
 
 #[test]
+fn a_card_bucket_refills_by_the_minute_and_the_hour() {
+    let mut g = LocalGate::default();
+    // 5 a minute, 8 an hour.
+    let l = limit(5, 8);
+    let card = Scope::PointsCard;
+    for _ in 0..5 {
+        assert_eq!(g.take("test:c0ffee", card, l, T), Verdict::Allow);
+    }
+    // The minute's bucket gains one every 12 s (not every 200 ms, as per second would).
+    assert_eq!(
+        g.take("test:c0ffee", card, l, T.plus_millis(11_000)),
+        wait(1)
+    );
+    for at in [12_000, 24_000, 36_000] {
+        assert_eq!(
+            g.take("test:c0ffee", card, l, T.plus_millis(at)),
+            Verdict::Allow
+        );
+    }
+    // The hour's 8 are spent: it gains one every 450 s, 48 s of which have passed.
+    let now = T.plus_millis(48_000);
+    assert_eq!(g.take("test:c0ffee", card, l, now), wait(402));
+    // The same figures per second and minute would have let it through.
+    assert_eq!(g.take("test:c0ffee", Scope::Points, l, now), Verdict::Allow);
+}
+
+#[test]
 fn a_clock_that_goes_back_adds_no_tokens() {
     let mut b = Bucket::full(limit(1, 60), T);
     assert_eq!(b.take(T), Verdict::Allow);
