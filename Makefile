@@ -149,15 +149,18 @@ chaos: venv
 	PAYGATE_SOAK_OPS=$(PAYGATE_SOAK_OPS) $(MOTO) cargo test -p paygate-tests --test soak -- --nocapture
 
 # The benchmark (the paygate-tests package: tests/src/bench, tests/src/bin): release binaries
-# of every template.yaml function and the C floor (tests/benches/floor/floor.c, gcc -O2) started against the Runtime API stub; prints one
-# table (init median/p90 to the first GET /next, callgrind instructions when valgrind is
-# present, first and warm event over moto, peak RSS, stripped and zip sizes; arm64 zips when
-# `make build-lambda` has run). BENCH_RUNS (15), BENCH_EVENT_RUNS (3), BENCH_ONLY=a,b,
-# BENCH_CALLGRIND=0. Then the handler CPU figures (tests/src/bin/handler-cpu.rs:
-# BENCH_CPU_ROUNDS, BENCH_CPU_OPS) and the webhook deliverer's throughput
-# (tests/benches/webhook_throughput.rs: BENCH_WEBHOOK_DELIVERIES).
+# of every template.yaml function and the C floor (tests/benches/floor/floor.c, gcc -O2)
+# started against the Runtime API stub; prints one table (init median/p90 to the first
+# GET /next and × the floor, threads, callgrind instructions when valgrind is present and
+# the SDK's part of a warm event, first and warm event over moto, the AWS calls of each
+# counted at a proxy in front of moto, peak RSS, stripped and zip sizes; arm64 zips when
+# `make build-lambda` has run). The binaries keep their symbols (CARGO_PROFILE_RELEASE_STRIP
+# =false) for callgrind's per-function costs; sizes are of stripped copies. BENCH_RUNS (15),
+# BENCH_EVENT_RUNS (3), BENCH_ONLY=a,b, BENCH_CALLGRIND=0. Then the handler CPU figures
+# (tests/src/bin/handler-cpu.rs: BENCH_CPU_ROUNDS, BENCH_CPU_OPS) and the webhook
+# deliverer's throughput (tests/benches/webhook_throughput.rs: BENCH_WEBHOOK_DELIVERIES).
 bench: venv
-	cargo build --release $(addprefix --bin ,$(LAMBDA_BINS))
+	CARGO_PROFILE_RELEASE_STRIP=false cargo build --release $(addprefix --bin ,$(LAMBDA_BINS))
 	@mkdir -p target/bench
 	gcc -O2 -o target/bench/floor tests/benches/floor/floor.c
 	$(MOTO) BENCH_FLOOR=$(CURDIR)/target/bench/floor cargo run -q -p paygate-tests --bin paygate-bench

@@ -17,6 +17,7 @@ use std::{
 
 use paygate_aws::moto::{unique_prefix, MotoServer};
 use paygate_tests::bench::{
+    aws_counter::{self, AwsCounter},
     cases::Ctx,
     functions::{self, LocalStack},
     runtime_stub::RuntimeStub,
@@ -38,7 +39,14 @@ struct Row {
     first_ms: Vec<f64>,
     warm_ms: Vec<f64>,
     rss_kb: Vec<u64>,
+    /// Threads of the process when ready (its first `next`).
+    threads: Vec<u64>,
+    /// The AWS operations of each process's first and warm event.
+    first_calls: Vec<Vec<String>>,
+    warm_calls: Vec<Vec<String>>,
     instr: [Option<u64>; 3],
+    /// Of those, the AWS SDK's ([`sdk_instructions`]).
+    sdk: [Option<u64>; 3],
     failures: Vec<String>,
 }
 
@@ -63,11 +71,12 @@ fn quantile(v: &[f64], q: f64) -> Option<f64> {
     s.get(i).copied()
 }
 
-fn peak_rss_kb(pid: u32) -> Option<u64> {
+/// A number field of `/proc/<pid>/status` (`VmHWM` in kB, `Threads`).
+fn proc_status(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
-        .find(|l| l.starts_with("VmHWM:"))
+        .find(|l| l.split(':').next() == Some(field))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
 }
@@ -79,8 +88,8 @@ fn log_path(name: &str) -> PathBuf {
     ))
 }
 
-/// exec → first `GET …/next` against an idle stub.
-async fn init_once(t: &Target) -> Result<Duration, String> {
+/// exec → first `GET …/next` against an idle stub; the process's threads then.
+async fn init_once(t: &Target) -> Result<(Duration, Option<u64>), String> {
     let stub = RuntimeStub::start().await.map_err(|e| e.to_string())?;
     let mut env = stub.lambda_env(&t.name);
     env.extend(t.env.iter().cloned());
@@ -88,23 +97,33 @@ async fn init_once(t: &Target) -> Result<Duration, String> {
     let mut child =
         functions::spawn(&t.path, &env, &log_path(&t.name)).map_err(|e| e.to_string())?;
     let ready = stub.wait_next(1, Duration::from_secs(30)).await;
+    let threads = proc_status(child.id(), "Threads");
     let _ = child.kill();
     let _ = child.wait();
-    ready.map(|r| r.duration_since(start)).ok_or_else(|| {
-        format!(
-            "{}: not ready within 30 s (see {:?})",
-            t.name,
-            log_path(&t.name)
-        )
-    })
+    ready
+        .map(|r| (r.duration_since(start), threads))
+        .ok_or_else(|| {
+            format!(
+                "{}: not ready within 30 s (see {:?})",
+                t.name,
+                log_path(&t.name)
+            )
+        })
 }
 
-/// A first and a warm event in one process: their durations (next answered → outcome) and
-/// the process's peak RSS.
-async fn events_once(t: &Target, ctx: &Ctx<'_>, row: &mut Row) -> Result<(), String> {
+/// A first and a warm event in one process: their durations (next answered → outcome), the
+/// AWS operations of each (through an [`AwsCounter`] in front of `moto`) and the process's
+/// peak RSS.
+async fn events_once(t: &Target, ctx: &Ctx<'_>, moto: &str, row: &mut Row) -> Result<(), String> {
     let stub = RuntimeStub::start().await.map_err(|e| e.to_string())?;
+    let counter = AwsCounter::start(moto).await.map_err(|e| e.to_string())?;
     let mut env = stub.lambda_env(&t.name);
     env.extend(t.env.iter().cloned());
+    for (var, value) in &mut env {
+        if var == "AWS_ENDPOINT_URL" {
+            *value = counter.endpoint();
+        }
+    }
     let (a, b) = if t.name == FLOOR {
         (None, None)
     } else {
@@ -118,10 +137,11 @@ async fn events_once(t: &Target, ctx: &Ctx<'_>, row: &mut Row) -> Result<(), Str
     };
     let id1 = stub.push(&ev(&a));
     let id2 = stub.push(&ev(&b));
+    let spawned = Instant::now();
     let mut child =
         functions::spawn(&t.path, &env, &log_path(&t.name)).map_err(|e| e.to_string())?;
     let done = stub.wait_next(3, Duration::from_secs(60)).await;
-    let rss = peak_rss_kb(child.id());
+    let rss = proc_status(child.id(), "VmHWM");
     let _ = child.kill();
     let _ = child.wait();
     done.ok_or_else(|| format!("{}: two events not answered within 60 s", t.name))?;
@@ -144,13 +164,56 @@ async fn events_once(t: &Target, ctx: &Ctx<'_>, row: &mut Row) -> Result<(), Str
     };
     row.first_ms.extend(span(1, &id1));
     row.warm_ms.extend(span(2, &id2));
+    let calls =
+        |n: usize, id: &str| Some(counter.calls_between(stub.next_at(n)?, stub.outcome_at(id)?));
+    if t.name != FLOOR {
+        row.first_calls.extend(calls(1, &id1));
+        row.warm_calls.extend(calls(2, &id2));
+        if let Some(ready) = stub.next_at(1) {
+            let at_init = counter.calls_between(spawned, ready);
+            if !at_init.is_empty() {
+                row.failures.push(format!(
+                    "AWS calls at init: {}",
+                    aws_counter::summary(&at_init)
+                ));
+            }
+        }
+    }
     row.rss_kb.extend(rss);
     Ok(())
 }
 
+/// The AWS SDK's part of a callgrind profile: the inclusive cost of the orchestrator's
+/// operation future (`invoke_with_stop_point`'s inner future: every call's interceptors,
+/// serialization, SigV4 signing, dispatch, retries and parsing), read with
+/// `callgrind_annotate --inclusive=yes`. Not in it: building the call's input, and the HTTP
+/// connection's own task (socket reads and writes, HTTP framing), which Tokio polls apart.
+/// `None` without symbols (a stripped binary) or without `callgrind_annotate`.
+fn sdk_instructions(profile: &Path) -> Option<u64> {
+    const OPERATION: &str =
+        "aws_smithy_runtime::client::orchestrator::invoke_with_stop_point::{{closure}}::{{closure}}::{{closure}}";
+    let out = Command::new("callgrind_annotate")
+        .args(["--inclusive=yes", "--threshold=100"])
+        .arg(profile)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let cost = text.lines().find_map(|line| {
+        let (cost, rest) = line.trim_start().split_once(' ')?;
+        let name = rest.split_once(':')?.1;
+        let name = name.split(" [").next()?;
+        (name == OPERATION).then(|| cost.replace(',', "").parse::<u64>().ok())?
+    });
+    cost.or_else(|| text.contains("aws_smithy").then_some(0))
+}
+
 /// Instructions (callgrind) of a process that answers `events` events and is stopped at
-/// its next `GET …/next`.
-async fn instructions(t: &Target, ctx: &Ctx<'_>, events: usize) -> Result<u64, String> {
+/// its next `GET …/next`, and of those the SDK's ([`sdk_instructions`]).
+async fn instructions(
+    t: &Target,
+    ctx: &Ctx<'_>,
+    events: usize,
+) -> Result<(u64, Option<u64>), String> {
     let stub = RuntimeStub::start().await.map_err(|e| e.to_string())?;
     let mut env = stub.lambda_env(&t.name);
     env.extend(t.env.iter().cloned());
@@ -189,6 +252,7 @@ async fn instructions(t: &Target, ctx: &Ctx<'_>, events: usize) -> Result<u64, S
     let _ = child.wait();
     ready.ok_or_else(|| format!("{}: not ready under callgrind", t.name))?;
     let text = std::fs::read_to_string(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let sdk = sdk_instructions(&out);
     text.lines()
         .find_map(|l| {
             l.strip_prefix("summary:")
@@ -196,6 +260,7 @@ async fn instructions(t: &Target, ctx: &Ctx<'_>, events: usize) -> Result<u64, S
         })
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
+        .map(|total| (total, sdk))
         .ok_or_else(|| format!("{}: no totals in the callgrind profile", t.name))
 }
 
@@ -232,6 +297,19 @@ fn mi(i: Option<u64>) -> String {
 
 fn ki(i: Option<i128>) -> String {
     i.map_or("–".into(), |i| format!("{} K", i / 1000))
+}
+
+fn counts(calls: &[Vec<String>]) -> Vec<u64> {
+    calls.iter().map(|c| c.len() as u64).collect()
+}
+
+/// `3`, or `2–4` when the runs differ; `–` without any.
+fn spread(v: &[u64]) -> String {
+    match (v.iter().min(), v.iter().max()) {
+        (Some(a), Some(b)) if a == b => a.to_string(),
+        (Some(a), Some(b)) => format!("{a}–{b}"),
+        _ => "–".into(),
+    }
 }
 
 fn f1(v: Option<f64>) -> String {
@@ -295,7 +373,10 @@ async fn main() {
     for _ in 0..runs {
         for (t, row) in targets.iter().zip(rows.iter_mut()) {
             match init_once(t).await {
-                Ok(d) => row.init_ms.push(ms(d)),
+                Ok((d, threads)) => {
+                    row.init_ms.push(ms(d));
+                    row.threads.extend(threads);
+                }
                 Err(e) => row.failures.push(e),
             }
         }
@@ -303,7 +384,7 @@ async fn main() {
     eprintln!("events: {event_runs} processes each (first + warm event, over moto)");
     for _ in 0..event_runs {
         for (t, row) in targets.iter().zip(rows.iter_mut()) {
-            if let Err(e) = events_once(t, &ctx, row).await {
+            if let Err(e) = events_once(t, &ctx, &moto.endpoint, row).await {
                 row.failures.push(e);
             }
         }
@@ -313,7 +394,10 @@ async fn main() {
         for (t, row) in targets.iter().zip(rows.iter_mut()) {
             for n in 0..3 {
                 match instructions(t, &ctx, n).await {
-                    Ok(i) => row.instr[n] = Some(i),
+                    Ok((i, sdk)) => {
+                        row.instr[n] = Some(i);
+                        row.sdk[n] = sdk;
+                    }
                     Err(e) => row.failures.push(e),
                 }
             }
@@ -326,8 +410,8 @@ async fn main() {
         .find(|(t, _)| t.name == FLOOR)
         .and_then(|(_, r)| quantile(&r.init_ms, 0.5));
     println!();
-    println!("| function | init median ms | init p90 ms | × floor | instr. to ready | first event ms | warm event ms | first event instr. | warm event instr. | peak RSS MB | stripped MB | zip MB (x86_64) | zip MB (arm64) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| function | init median ms | init p90 ms | × floor | threads | instr. to ready | first event ms | warm event ms | first event instr. | warm event instr. | of which SDK calls | AWS calls first / warm | peak RSS MB | stripped MB | zip MB (x86_64) | zip MB (arm64) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (t, r) in targets.iter().zip(rows.iter()) {
         let med = quantile(&r.init_ms, 0.5);
         let ratio = match (med, floor_median) {
@@ -343,22 +427,41 @@ async fn main() {
             None
         };
         let rss = r.rss_kb.iter().max().map(|k| *k * 1000);
+        let warm = delta(r.instr[1], r.instr[2]);
+        let sdk = match (delta(r.sdk[1], r.sdk[2]), warm) {
+            (Some(s), Some(w)) if w > 0 => format!("{} K ({} %)", s / 1000, s * 100 / w),
+            _ => "–".into(),
+        };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             t.name,
             f1(med),
             f1(quantile(&r.init_ms, 0.9)),
             ratio,
+            spread(&r.threads),
             mi(r.instr[0]),
             f1(quantile(&r.first_ms, 0.5)),
             f1(quantile(&r.warm_ms, 0.5)),
             ki(delta(r.instr[0], r.instr[1])),
-            ki(delta(r.instr[1], r.instr[2])),
+            ki(warm),
+            sdk,
+            format!(
+                "{} / {}",
+                spread(&counts(&r.first_calls)),
+                spread(&counts(&r.warm_calls))
+            ),
             mb(rss),
             mb(stripped),
             mb(zip),
             mb(arm_zip),
         );
+    }
+    println!();
+    println!("AWS operations of the warm event (at the counting proxy in front of moto):");
+    for (t, r) in targets.iter().zip(rows.iter()) {
+        if let Some(calls) = r.warm_calls.last() {
+            println!("- {}: {}", t.name, aws_counter::summary(calls));
+        }
     }
     let failures: Vec<String> = targets
         .iter()
