@@ -133,14 +133,19 @@ async fn dispatch(app: Shared, route: Route, id: Option<String>, req: AxumReques
     let params: HashMap<String, String> = id.map(|id| ("id".to_owned(), id)).into_iter().collect();
     let lreq = lambda_request(parts, &bytes, params, ctx);
 
+    // Each function's future is boxed: inline, every route's would share this one frame,
+    // which in a debug build outgrew a test thread's 2 MiB stack (the tests' servers run on
+    // the test's own runtime thread).
     let resp = match route {
-        Route::Capture => fn_capture_payment::handle(&app.capture, lreq).await,
-        Route::Cancel => fn_cancel_payment::handle(&app.cancel, lreq).await,
-        Route::Refund => fn_refund_payment::handle(&app.refund, lreq).await,
-        Route::Query => fn_query_payment::handle(&app.query, lreq).await,
-        Route::Get => fn_get_payment::handle(&app.get, lreq).await,
-        Route::Points => fn_points_inquiry::handle(&app.points, lreq).await,
-        Route::CreateTestPayment => fn_test_create_payment::handle(&app.create, lreq).await,
+        Route::Capture => Box::pin(fn_capture_payment::handle(&app.capture, lreq)).await,
+        Route::Cancel => Box::pin(fn_cancel_payment::handle(&app.cancel, lreq)).await,
+        Route::Refund => Box::pin(fn_refund_payment::handle(&app.refund, lreq)).await,
+        Route::Query => Box::pin(fn_query_payment::handle(&app.query, lreq)).await,
+        Route::Get => Box::pin(fn_get_payment::handle(&app.get, lreq)).await,
+        Route::Points => Box::pin(fn_points_inquiry::handle(&app.points, lreq)).await,
+        Route::CreateTestPayment => {
+            Box::pin(fn_test_create_payment::handle(&app.create, lreq)).await
+        }
     };
     to_axum(resp)
 }

@@ -455,6 +455,131 @@ async fn a_keyed_reservation_binds_its_key_atomically() {
     assert_eq!(done.bound, bound.bound);
 }
 
+/// A keyed operation's commit stores the key's answer in its own transaction: both are
+/// written, or — when the key is not in flight and bound to the transaction — neither.
+#[tokio::test]
+async fn a_keyed_commit_stores_the_keys_answer_atomically() {
+    use paygate_aws::dynamo::{DynamoIdempotency, DynamoPayments};
+    use paygate_domain::{
+        idempotency::{
+            BeginOutcome, Fingerprint, IdempotencyKey, IdempotencyRecord, IdempotencyStore,
+            KeyAnswer, KeyClaim, RecordState, ScopedKey, StoredResponse,
+        },
+        Mode, StoreError, TransactionStatus,
+    };
+    let env = Env::new("answered").await;
+    let payments = DynamoPayments::new(env.client.clone(), &env.names.payments, &env.names.events)
+        .with_idempotency_table(&env.names.idempotency);
+    let keys = DynamoIdempotency::new(env.client.clone(), &env.names.idempotency);
+    let p = captured(10_000);
+    payments.save(create(&p)).await.unwrap();
+    let key = ScopedKey {
+        merchant_id: p.merchant_id.clone(),
+        mode: Mode::Test,
+        key: IdempotencyKey::parse(b"refund-1").unwrap(),
+    };
+    let lock = IdempotencyRecord::lock(key.clone(), Fingerprint::new("fp"), "o1".into(), T0);
+    assert_eq!(keys.begin(&lock, T0).await.unwrap(), BeginOutcome::Acquired);
+    // The keyed reservation.
+    let txn = transaction(&p, TransactionType::Refund, 2_500, T0);
+    let planned = p
+        .plan(TransactionType::Refund, Some(2_500), T0, Default::default())
+        .unwrap();
+    let reserved = p.reserve(planned, txn.id.clone(), T0);
+    let claim = KeyClaim {
+        key: key.clone(),
+        owner: "o1".into(),
+    };
+    payments
+        .save_bound(
+            PaymentChange {
+                payment: reserved.clone(),
+                expect: Expectation::Version {
+                    version: p.version,
+                    status: p.status,
+                    no_pending: true,
+                    min_refundable: Some(2_500),
+                },
+                transaction: Some(txn.clone()),
+                event: None,
+            },
+            &claim,
+        )
+        .await
+        .unwrap();
+    // Its commit.
+    let settled = paygate_domain::Payment {
+        version: reserved.version + 1,
+        pending: None,
+        refunded_amount: 2_500,
+        ..reserved.clone()
+    };
+    let commit = PaymentChange {
+        payment: settled.clone(),
+        expect: Expectation::over(&reserved),
+        transaction: Some(paygate_domain::Transaction {
+            status: TransactionStatus::Approved,
+            ..txn.clone()
+        }),
+        event: None,
+    };
+    let answer = |txn_id: &paygate_domain::TransactionId| KeyAnswer {
+        key: key.clone(),
+        transaction_id: txn_id.clone(),
+        response: StoredResponse {
+            status: 200,
+            body: r#"{"payment":{}}"#.into(),
+        },
+    };
+
+    // An answer for another transaction: refused, and the commit is not written either.
+    let other = paygate_domain::TransactionId::parse("txn_other").unwrap();
+    assert!(matches!(
+        payments
+            .save_answered(commit.clone(), &answer(&other))
+            .await,
+        Err(StoreError::KeyClaimLost)
+    ));
+    assert_eq!(
+        payments.get_payment(&p.id).await.unwrap(),
+        Some(reserved.clone())
+    );
+    assert!(matches!(
+        keys.get(&key).await.unwrap().unwrap().state,
+        RecordState::InFlight { .. }
+    ));
+
+    // Its own transaction's answer: the commit and the answer, together.
+    assert!(payments
+        .save_answered(commit.clone(), &answer(&txn.id))
+        .await
+        .unwrap());
+    assert_eq!(payments.get_payment(&p.id).await.unwrap(), Some(settled));
+    let done = keys.get(&key).await.unwrap().unwrap();
+    assert!(
+        matches!(done.state, RecordState::Completed { ref response, .. }
+        if *response == answer(&txn.id).response)
+    );
+
+    // Without the idempotency table: the change alone, and the caller is told.
+    let plain = DynamoPayments::new(env.client.clone(), &env.names.payments, &env.names.events);
+    let q = captured(5_000);
+    plain.save(create(&q)).await.unwrap();
+    let touched = PaymentChange {
+        payment: paygate_domain::Payment {
+            version: q.version + 1,
+            ..q.clone()
+        },
+        expect: Expectation::over(&q),
+        transaction: None,
+        event: None,
+    };
+    assert!(!plain
+        .save_answered(touched, &answer(&txn.id))
+        .await
+        .unwrap());
+}
+
 #[tokio::test]
 async fn a_deleted_payment_leaves_the_unsettled_index_and_a_deferral_never_recreates_it() {
     use paygate_domain::{ports::UnsettledPayments, Payment};

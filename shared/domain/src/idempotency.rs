@@ -140,6 +140,17 @@ pub struct KeyClaim {
     pub owner: String,
 }
 
+/// A settled operation's answer for the key bound to its transaction, written in the
+/// operation's commit (the same atomic write as the payment), so that the key needs no write
+/// of its own. Written only while the record is in flight and bound to `transaction_id`
+/// (the condition of [`IdempotencyStore::complete_bound`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyAnswer {
+    pub key: ScopedKey,
+    pub transaction_id: TransactionId,
+    pub response: StoredResponse,
+}
+
 /// One key's record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdempotencyRecord {

@@ -80,6 +80,21 @@ pub trait PaymentWriter: Send + Sync {
         change: PaymentChange,
         claim: &crate::idempotency::KeyClaim,
     ) -> Result<(), StoreError>;
+
+    /// [`save`](Self::save) of an operation's commit, and in the same atomic write `answer`
+    /// stored on the key bound to the change's transaction (a keyed operation's answer,
+    /// with no write of its own). `Ok(true)`: both were written; `Ok(false)`: only the
+    /// change (a store that cannot write both: the caller stores the answer itself, as
+    /// before). When the key is not in flight and bound to `answer.transaction_id` any more:
+    /// `StoreError::KeyClaimLost`, nothing written (the caller saves without the answer).
+    async fn save_answered(
+        &self,
+        change: PaymentChange,
+        answer: &crate::idempotency::KeyAnswer,
+    ) -> Result<bool, StoreError> {
+        let _ = answer;
+        self.save(change).await.map(|()| false)
+    }
 }
 
 /// Maps a hashed API key to its merchant and mode.

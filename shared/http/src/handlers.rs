@@ -11,7 +11,8 @@ use paygate_domain::{
 };
 use paygate_payments::{
     operate::get_payment, points_inquiry, query_payment_until, run_keyed_operation, Deadline,
-    OpError, OperationDeps, PointsDeps, PointsRequest, Principal, RequestScope,
+    KeyAnswering, OpError, OperationDeps, OperationResult, PointsDeps, PointsRequest, Principal,
+    RequestScope,
 };
 use serde::Serialize;
 
@@ -19,7 +20,7 @@ use crate::{
     body::{parse_object, Fields},
     context::principal,
     error::ApiError,
-    idempotency::{BoundAnswer, Unsettled},
+    idempotency::{stored_answer, AnswerStored, BoundAnswer, Unsettled},
     respond::respond,
 };
 
@@ -121,12 +122,14 @@ async fn money_operation_inner(
     req: &Request,
     kind: TransactionType,
     claim: Option<&KeyClaim>,
+    answering: Option<&dyn KeyAnswering>,
 ) -> Result<OperationBody, OperationError> {
     let who = caller(req)?;
     let id = path_payment_id(req)?;
     let amount = operation_amount(req, kind)?;
     let scope = RequestScope {
         claim,
+        answering,
         deadline: request_deadline(req, ops.clock.as_ref()),
     };
     let r = run_keyed_operation(ops, &who, &id, kind, amount, scope)
@@ -174,15 +177,86 @@ pub async fn keyed_money_operation(
     kind: TransactionType,
     claim: Option<KeyClaim>,
 ) -> Response<Body> {
-    let result = money_operation_inner(ops, req, kind, claim.as_ref()).await;
+    let answering = claim.as_ref().map(|_| CommitAnswer::default());
+    let result = money_operation_inner(
+        ops,
+        req,
+        kind,
+        claim.as_ref(),
+        answering.as_ref().map(|a| a as &dyn KeyAnswering),
+    )
+    .await;
     // An answer that leaves the operation unsettled (no usable answer from the bank, or one
     // not recorded yet) is not the request's final answer: it is not stored on the key.
     let unsettled = matches!(&result, Err(e) if e.unsettled);
-    let mut resp = respond(StatusCode::OK, result.map_err(|e| e.error));
+    let mut resp = operation_response(result);
     if unsettled {
         resp.extensions_mut().insert(Unsettled);
     }
+    if answering.as_ref().is_some_and(CommitAnswer::was_stored) {
+        resp.extensions_mut().insert(AnswerStored);
+    }
     resp
+}
+
+/// The response to an operation's result.
+fn operation_response(result: Result<OperationBody, OperationError>) -> Response<Body> {
+    respond(StatusCode::OK, result.map_err(|e| e.error))
+}
+
+/// A keyed operation's answer as its commit stores it on the key: rendered exactly as
+/// [`keyed_money_operation`] answers, and stored under the same rule (`stored_answer`).
+#[derive(Default)]
+struct CommitAnswer(std::sync::atomic::AtomicBool);
+
+impl CommitAnswer {
+    fn was_stored(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl KeyAnswering for CommitAnswer {
+    fn render(
+        &self,
+        result: &Result<OperationResult, OpError>,
+    ) -> Option<paygate_domain::idempotency::StoredResponse> {
+        let owned = match result {
+            Ok(r) => Ok(OperationBody {
+                payment: r.payment.view(),
+                transaction: r.transaction.clone(),
+            }),
+            // What a settled commit answers besides success (`settled_answer`).
+            Err(OpError::Declined {
+                payment,
+                transaction,
+                after_cutoff,
+            }) => Err(OpError::Declined {
+                payment: payment.clone(),
+                transaction: transaction.clone(),
+                after_cutoff: *after_cutoff,
+            }),
+            Err(OpError::Provider {
+                payment,
+                transaction,
+            }) => Err(OpError::Provider {
+                payment: payment.clone(),
+                transaction: transaction.clone(),
+            }),
+            Err(_) => return None,
+        };
+        let unsettled = matches!(&owned, Err(e) if e.leaves_unsettled());
+        if unsettled {
+            return None;
+        }
+        stored_answer(&operation_response(owned.map_err(|e| OperationError {
+            unsettled: false,
+            error: e.into(),
+        })))
+    }
+
+    fn stored(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// The answer to a request whose `Idempotency-Key` is bound to the transaction an earlier
@@ -348,14 +422,16 @@ pub async fn payment_operation(
         PaymentOperation::Cancel => TransactionType::Cancel,
         PaymentOperation::Refund => TransactionType::Refund,
         PaymentOperation::Query => {
-            return crate::idempotent(idempotency, req, query(ops, req)).await
+            return crate::idempotent(idempotency, req, query(ops, req)).await;
         }
     };
+    // Boxed: a money operation is a large future; on the heap it does not weigh on every
+    // caller's frame (the dev server's router holds all the routes' futures).
     crate::idempotent_operation(
         idempotency,
         req,
-        |claim| keyed_money_operation(ops, req, kind, claim),
-        |binding| bound_answer(ops, req, binding),
+        |claim| Box::pin(keyed_money_operation(ops, req, kind, claim)),
+        |binding| Box::pin(bound_answer(ops, req, binding)),
     )
     .await
 }

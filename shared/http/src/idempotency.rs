@@ -128,7 +128,7 @@ where
         Taken::Run => {}
         Taken::Answer(answer) => return answer,
         Taken::Bound(binding) => {
-            return answer_bound(idem, &key, &binding, bound(binding.clone()).await).await
+            return answer_bound(idem, &key, &binding, bound(binding.clone()).await).await;
         }
     }
     let claim = KeyClaim {
@@ -145,6 +145,12 @@ where
 /// the key stays bound to the operation and a retry gets its settled answer later.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Unsettled;
+
+/// Marks (as a response extension) an answer the operation's commit already stored on the
+/// key, in its own write (`paygate_payments::KeyAnswering`): the wrapper writes nothing more
+/// for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnswerStored;
 
 /// What taking a key came to.
 enum Taken {
@@ -231,9 +237,9 @@ async fn answer_bound(
     resp
 }
 
-/// Stores the answer for replay, or releases the key; failures are logged, never turned
-/// into another answer.
-async fn settle(idem: &Idempotency, key: &ScopedKey, owner: &str, resp: &Response<Body>) {
+/// What is stored on the key for `resp`: its status and body, unless it leaves its
+/// operation unsettled or is an answer that releases the key (`stores_answer`).
+pub fn stored_answer(resp: &Response<Body>) -> Option<StoredResponse> {
     let status = resp.status().as_u16();
     let body = match resp.body() {
         Body::Empty => Some(String::new()),
@@ -242,13 +248,22 @@ async fn settle(idem: &Idempotency, key: &ScopedKey, owner: &str, resp: &Respons
         _ => None,
     };
     let unsettled = resp.extensions().get::<Unsettled>().is_some();
-    let stored = body.filter(|b| !unsettled && stores_answer(status, error_code(b).as_deref()));
-    let (what, result) = match stored {
-        Some(body) => (
+    body.filter(|b| !unsettled && stores_answer(status, error_code(b).as_deref()))
+        .map(|body| StoredResponse { status, body })
+}
+
+/// Stores the answer for replay, or releases the key; failures are logged, never turned
+/// into another answer. Nothing to do when the operation's commit stored it
+/// ([`AnswerStored`]).
+async fn settle(idem: &Idempotency, key: &ScopedKey, owner: &str, resp: &Response<Body>) {
+    if resp.extensions().get::<AnswerStored>().is_some() {
+        return;
+    }
+    let status = resp.status().as_u16();
+    let (what, result) = match stored_answer(resp) {
+        Some(stored) => (
             "storing the answer",
-            idem.store
-                .complete(key, owner, &StoredResponse { status, body })
-                .await,
+            idem.store.complete(key, owner, &stored).await,
         ),
         None => ("releasing the key", idem.store.release(key, owner).await),
     };

@@ -317,3 +317,68 @@ async fn an_unknown_outcome_is_not_the_keys_answer_its_settlement_is() {
     assert_eq!((status, replayed), (200, false));
     assert_eq!(w.bank_refunded().await, TIMEOUT_AMOUNT + 2_000);
 }
+
+/// The key's record as stored: its answer's status and body, if completed.
+fn stored_answer(w: &World, key: &str) -> Option<(u16, Value)> {
+    w.keys.records().into_iter().find_map(|r| {
+        if r.key.key.as_str() != key {
+            return None;
+        }
+        match r.state {
+            paygate_domain::idempotency::RecordState::Completed { response, .. } => Some((
+                response.status,
+                serde_json::from_str(&response.body).unwrap(),
+            )),
+            paygate_domain::idempotency::RecordState::InFlight { .. } => None,
+        }
+    })
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_keyed_refund_stores_its_answer_in_its_commit_approved_or_declined() {
+    let w = world().await;
+    for (key, amount, want) in [
+        ("k1", 3_000, 200),
+        ("k2", paygate_bank_simulator::DECLINE_AMOUNT, 422),
+    ] {
+        let (status, first, replayed) = w.refund(amount, key).await;
+        assert_eq!((status, replayed), (want, false), "{first}");
+        // The answer went with the commit's write: no write of the key's own.
+        assert_eq!(w.keys.calls(IdemOp::Complete), 0, "{key}");
+        assert_eq!(stored_answer(&w, key), Some((want, first.clone())));
+        let (status, again, replayed) = w.refund(amount, key).await;
+        assert_eq!((status, replayed), (want, true));
+        assert_eq!(again, first, "the very answer, replayed");
+    }
+    assert_eq!(w.bank_refunded().await, 3_000);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_commit_whose_answer_was_lost_leaves_the_key_answered_once() {
+    let w = world().await;
+    // The reservation goes through; the commit (with the key's answer) applies but its
+    // answer is lost; the key's own write after it fails too.
+    w.store.script_saves([None, Some(SaveFault::LostAnswer)]);
+    w.keys.inject(IdemOp::Complete, IdemFault::Unavailable);
+    let (status, first, _) = w.refund(3_000, "k1").await;
+    assert_eq!(status, 200, "{first}");
+    // Read back as applied: the answer rode with it all the same.
+    assert_eq!(stored_answer(&w, "k1"), Some((200, first.clone())));
+    w.pass_the_lease();
+    let (status, again, replayed) = w.refund(3_000, "k1").await;
+    assert_eq!((status, replayed), (200, true));
+    assert_eq!(again, first);
+    assert_eq!(w.bank_refunded().await, 3_000, "one refund at the bank");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unknown_outcome_rides_with_no_commit_as_the_keys_answer() {
+    let w = world().await;
+    let (status, body, _) = w.refund(TIMEOUT_AMOUNT, "k1").await;
+    assert_eq!((status, code(&body)), (422, "provider_error"));
+    assert_eq!(
+        stored_answer(&w, "k1"),
+        None,
+        "the key stays bound, unanswered"
+    );
+}

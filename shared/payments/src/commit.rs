@@ -15,10 +15,18 @@
 //!
 //! Retries stop after [`COMMIT_ATTEMPTS`]; the reservation then stays (it goes stale and the
 //! reconciler settles it from the bank's records), and the caller says so.
+//!
+//! A keyed operation's answer can ride in the same write ([`record_settlement_answered`]).
+//! It counts as stored only when the store said so; after an ambiguous failure (a write
+//! found applied by reading back) the caller stores it itself, as without it. If the key
+//! refuses it (no longer in flight and bound to this transaction: `KeyClaimLost`, nothing
+//! written), the answer is dropped and the settlement written alone — the key never stands
+//! in the way of recording what the bank said.
 
 use std::time::Duration;
 
 use paygate_domain::{
+    idempotency::KeyAnswer,
     ports::{Expectation, PaymentChange, PaymentReader, PaymentWriter},
     Payment, Settlement, StoreError, Transaction,
 };
@@ -82,6 +90,24 @@ pub async fn record_settlement_until<S>(
 where
     S: PaymentReader + PaymentWriter + ?Sized,
 {
+    record_settlement_answered(store, reserved, settlement, until, None)
+        .await
+        .map(|(recorded, _)| recorded)
+}
+
+/// [`record_settlement_until`], with `answer` (the answer of the `Idempotency-Key` bound to
+/// the settled transaction) stored in the same write when the store can. The flag says
+/// whether it surely was: `true` only when the store answered that it wrote both.
+pub async fn record_settlement_answered<S>(
+    store: &S,
+    reserved: &Payment,
+    settlement: &Settlement,
+    until: Option<tokio::time::Instant>,
+    mut answer: Option<&KeyAnswer>,
+) -> Result<(Recorded, bool), NotRecorded>
+where
+    S: PaymentReader + PaymentWriter + ?Sized,
+{
     let change = PaymentChange {
         payment: settlement.payment.clone(),
         expect: Expectation::over(reserved),
@@ -91,8 +117,21 @@ where
     let mut backoff = FIRST_BACKOFF;
     let mut last_error = String::new();
     for attempt in 1..=COMMIT_ATTEMPTS {
-        match store.save(change.clone()).await {
-            Ok(()) => return Ok(Recorded::Ours),
+        let saved = match answer {
+            Some(a) => store.save_answered(change.clone(), a).await,
+            None => store.save(change.clone()).await.map(|()| false),
+        };
+        match saved {
+            Ok(answered) => return Ok((Recorded::Ours, answered)),
+            Err(StoreError::KeyClaimLost) => {
+                // Nothing was written (the key's condition failed in the same write): the
+                // settlement goes on alone, at once; the caller stores the answer if it may.
+                tracing::warn!(payment_id = %reserved.id, transaction_id = %settlement.transaction.id,
+                    "the key's answer could not ride with the commit; recording the bank's answer alone");
+                answer = None;
+                last_error = StoreError::KeyClaimLost.to_string();
+                continue;
+            }
             Err(e) => {
                 tracing::warn!(payment_id = %reserved.id, transaction_id = %settlement.transaction.id,
                     attempt, error = %e, "recording the bank's answer failed; reading back");
@@ -100,12 +139,17 @@ where
             }
         }
         match read_back(store, reserved, settlement).await {
-            Ok(ReadBack::Applied) => return Ok(Recorded::Ours),
+            // Applied, by an attempt whose answer was lost: the caller stores the key's answer
+            // itself (the same answer, written again if the attempt carried it).
+            Ok(ReadBack::Applied) => return Ok((Recorded::Ours, false)),
             Ok(ReadBack::SettledElsewhere(payment, transaction)) => {
-                return Ok(Recorded::Theirs {
-                    payment,
-                    transaction,
-                })
+                return Ok((
+                    Recorded::Theirs {
+                        payment,
+                        transaction,
+                    },
+                    false,
+                ));
             }
             Ok(ReadBack::StillReserved) => {}
             Err(e) => {

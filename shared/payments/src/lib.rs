@@ -24,7 +24,8 @@ pub use bank_access::BankAccess;
 pub use deadline::Deadline;
 pub use error::OpError;
 pub use operate::{
-    get_payment, run_keyed_operation, run_operation, OperationDeps, OperationResult, RequestScope,
+    get_payment, run_keyed_operation, run_operation, settled_answer, KeyAnswering, OperationDeps,
+    OperationResult, RequestScope,
 };
 pub use points::{points_inquiry, PointsDeps, PointsRequest, PointsResponse};
 pub use providers::Providers;

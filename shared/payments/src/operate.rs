@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use paygate_domain::{
-    idempotency::KeyClaim,
+    idempotency::{KeyAnswer, KeyClaim, StoredResponse},
     metrics::{Metric, OperationOutcome},
     ports::{
         BankOperation, Clock, Expectation, IdGenerator, PaymentChange, PaymentReader, PaymentWriter,
@@ -15,7 +15,7 @@ use paygate_domain::{
 use crate::{
     auth::Principal,
     bank_access::BankAccess,
-    commit::{record_settlement_until, Recorded, FIRST_BACKOFF, MAX_BACKOFF},
+    commit::{record_settlement_answered, Recorded, FIRST_BACKOFF, MAX_BACKOFF},
     deadline::Deadline,
     error::OpError,
     publish::EventSink,
@@ -86,15 +86,40 @@ pub async fn run_operation(
 }
 
 /// What one request brings to an operation besides its content: the `Idempotency-Key` claim
-/// its reservation binds, and its deadline.
-#[derive(Debug, Clone, Copy, Default)]
+/// its reservation binds, how its answer is stored on the key, and its deadline.
+#[derive(Clone, Copy, Default)]
 pub struct RequestScope<'a> {
     /// With a key: the reservation binds it to the reserved transaction in the same atomic
     /// write, so that no later request with the key can plan a second movement.
     pub claim: Option<&'a KeyClaim>,
+    /// With a key: the answer the operation gives once settled, stored on the key in the
+    /// commit's own write (no write of the key's own afterwards) — see [`KeyAnswering`].
+    pub answering: Option<&'a dyn KeyAnswering>,
     /// Nothing is reserved or sent unless the time left covers the bank's budget and the
     /// write of its answer (`OpError::NoTimeLeft`), and that write stops retrying in time.
     pub deadline: Option<Deadline>,
+}
+
+impl std::fmt::Debug for RequestScope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestScope")
+            .field("claim", &self.claim)
+            .field("answering", &self.answering.is_some())
+            .field("deadline", &self.deadline)
+            .finish()
+    }
+}
+
+/// The edge's side of storing a keyed operation's answer in its commit: what the answer to
+/// a settled operation is, as the edge would send and store it.
+pub trait KeyAnswering: Send + Sync {
+    /// The answer to store for `result` (what [`settled_answer`] says the operation answers
+    /// when its commit is ours); `None` when it is not stored (it leaves the operation
+    /// unsettled, or it is an answer that releases the key).
+    fn render(&self, result: &Result<OperationResult, OpError>) -> Option<StoredResponse>;
+    /// Called once the commit stored the rendered answer on the key: the edge must not
+    /// store an answer of its own for this request.
+    fn stored(&self);
 }
 
 /// Runs a capture, cancel or refund end to end within the request's `scope`.
@@ -132,9 +157,38 @@ pub async fn run_keyed_operation(
         EventId::generate(deps.ids.as_ref()),
         deps.clock.now(),
     )?;
-    let result = commit(deps, &reserved, settlement, scope.deadline)
-        .await
-        .and_then(|(payment, transaction)| answer(payment, transaction, &outcome));
+    // A keyed request's answer, if ours commits, rides in the commit's write.
+    let key_answer = match (scope.claim, scope.answering) {
+        (Some(claim), Some(answering)) => answering
+            .render(&settled_answer(
+                settlement.payment.clone(),
+                settlement.transaction.clone(),
+                &outcome,
+            ))
+            .map(|response| KeyAnswer {
+                key: claim.key.clone(),
+                transaction_id: txn.id.clone(),
+                response,
+            }),
+        _ => None,
+    };
+    // Boxed: the commit's retry loop is a large future; kept off the polling stack.
+    let result = Box::pin(commit_answered(
+        deps,
+        &reserved,
+        settlement,
+        scope.deadline,
+        key_answer.as_ref(),
+    ))
+    .await
+    .and_then(|((payment, transaction), stored)| {
+        if stored {
+            if let Some(answering) = scope.answering {
+                answering.stored();
+            }
+        }
+        settled_answer(payment, transaction, &outcome)
+    });
     report(deps, kind.as_str(), &result, |_| OperationOutcome::Approved);
     result
 }
@@ -189,21 +243,41 @@ pub(crate) async fn commit(
     settlement: Settlement,
     deadline: Option<Deadline>,
 ) -> Result<(Payment, Transaction), OpError> {
+    commit_answered(deps, reserved, settlement, deadline, None)
+        .await
+        .map(|(recorded, _)| recorded)
+}
+
+/// [`commit`], with a keyed request's `answer` stored in the same write when the store can;
+/// the flag says whether it was (see [`record_settlement_answered`]).
+async fn commit_answered(
+    deps: &OperationDeps,
+    reserved: &Payment,
+    settlement: Settlement,
+    deadline: Option<Deadline>,
+    answer: Option<&KeyAnswer>,
+) -> Result<((Payment, Transaction), bool), OpError> {
     let until = deadline.map(|d| d.commit_until());
-    match record_settlement_until(deps.payments.as_ref(), reserved, &settlement, until).await {
-        Ok(Recorded::Ours) => {
+    let recorded =
+        record_settlement_answered(deps.payments.as_ref(), reserved, &settlement, until, answer)
+            .await;
+    match recorded {
+        Ok((Recorded::Ours, stored)) => {
             if let Some(event) = &settlement.event {
                 deps.events.after_commit(event).await;
             }
-            Ok((settlement.payment, settlement.transaction))
+            Ok(((settlement.payment, settlement.transaction), stored))
         }
-        Ok(Recorded::Theirs {
-            payment,
-            transaction,
-        }) => {
+        Ok((
+            Recorded::Theirs {
+                payment,
+                transaction,
+            },
+            _,
+        )) => {
             tracing::info!(payment_id = %reserved.id, transaction_id = %transaction.id,
                 status = transaction.status.as_str(), "the operation was settled by another request");
-            Ok((*payment, *transaction))
+            Ok(((*payment, *transaction), false))
         }
         Err(e) => {
             // The bank has answered but the answer could not be recorded. The reservation
@@ -219,7 +293,7 @@ pub(crate) async fn commit(
 
 /// The merchant's answer from the recorded transaction. When someone else recorded it, their
 /// record decides; otherwise the bank's answer (the two agree on the status).
-fn answer(
+pub fn settled_answer(
     payment: Payment,
     transaction: Transaction,
     outcome: &BankOutcome,

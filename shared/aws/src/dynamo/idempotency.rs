@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::{
 use paygate_domain::{
     idempotency::{
         BeginOutcome, Binding, Fingerprint, IdempotencyKey, IdempotencyRecord, IdempotencyStore,
-        KeyClaim, RecordState, ScopedKey, StoredResponse,
+        KeyAnswer, KeyClaim, RecordState, ScopedKey, StoredResponse,
     },
     MerchantId, Mode, PaymentId, StoreError, Timestamp, TransactionId,
 };
@@ -162,6 +162,42 @@ pub(crate) fn claim_update(
         .map_err(|e| crate::dynamo::error::build_error("idempotency claim", e))
 }
 
+/// A keyed operation's answer, as an `Update` of the key's item inside the operation's
+/// commit: stored (the record completed) only while the item is in flight and bound to the
+/// answer's transaction — `complete_bound`'s condition and update, in the commit's write.
+pub(crate) fn answer_update(
+    table: &str,
+    answer: &KeyAnswer,
+) -> Result<aws_sdk_dynamodb::types::Update, StoreError> {
+    aws_sdk_dynamodb::types::Update::builder()
+        .table_name(table)
+        .key(PK, s(answer.key.storage_key()))
+        .update_expression(STORE_ANSWER)
+        .condition_expression(BOUND_IN_FLIGHT)
+        .set_expression_attribute_names(Some(attrs(&[
+            ("#state", STATE.to_owned()),
+            ("#status", STATUS.to_owned()),
+            ("#body", BODY.to_owned()),
+            ("#leaseUntil", LEASE_UNTIL.to_owned()),
+            ("#boundTxn", BOUND_TXN.to_owned()),
+        ])))
+        .set_expression_attribute_values(Some(attrs::<AttributeValue>(&[
+            (":completed", s(COMPLETED)),
+            (":status", n(answer.response.status)),
+            (":body", s(answer.response.body.clone())),
+            (":inFlight", s(IN_FLIGHT)),
+            (":txn", s(answer.transaction_id.as_str())),
+        ])))
+        .build()
+        .map_err(|e| crate::dynamo::error::build_error("idempotency answer", e))
+}
+
+/// The update that stores a key's answer (the record becomes completed).
+const STORE_ANSWER: &str =
+    "SET #state = :completed, #status = :status, #body = :body REMOVE #leaseUntil";
+/// The condition of storing a bound key's answer: in flight and bound to `:txn`.
+const BOUND_IN_FLIGHT: &str = "#state = :inFlight AND #boundTxn = :txn";
+
 /// The idempotency table.
 #[derive(Debug, Clone)]
 pub struct DynamoIdempotency {
@@ -257,9 +293,7 @@ impl DynamoIdempotency {
             .update_item()
             .table_name(&self.table)
             .key(PK, s(key.storage_key()))
-            .update_expression(
-                "SET #state = :completed, #status = :status, #body = :body REMOVE #leaseUntil",
-            )
+            .update_expression(STORE_ANSWER)
             .condition_expression(condition)
             .set_expression_attribute_names(Some(all_names))
             .set_expression_attribute_values(Some(all_values))
@@ -346,7 +380,7 @@ impl IdempotencyStore for DynamoIdempotency {
         self.store_answer(
             key,
             response,
-            "#state = :inFlight AND #boundTxn = :txn",
+            BOUND_IN_FLIGHT,
             &[("#boundTxn", BOUND_TXN)],
             vec![
                 (":inFlight", s(IN_FLIGHT)),

@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::{
     Client,
 };
 use paygate_domain::{
-    idempotency::{Binding, KeyClaim},
+    idempotency::{Binding, KeyAnswer, KeyClaim},
     ports::{Expectation, PaymentChange, PaymentReader, PaymentWriter},
     Payment, PaymentId, StaleAfter, StoreError, Transaction, TransactionId,
 };
@@ -17,7 +17,7 @@ use paygate_domain::{
 use crate::dynamo::{
     error::{build_error, unavailable},
     events::{encode_event, EVENT_ABSENT},
-    idempotency::claim_update,
+    idempotency::{answer_update, claim_update},
     item::{attrs, n, s, Item},
     payment_item::{
         attr, decode_payment, decode_transaction, encode_payment, encode_transaction, txn_sk,
@@ -180,7 +180,7 @@ impl DynamoPayments {
         &self,
         payment: Put,
         change: &PaymentChange,
-        claim: Option<&KeyClaim>,
+        keyed: Keyed<'_>,
     ) -> Result<(), StoreError> {
         let mut puts = vec![payment];
         if let Some(x) = &change.transaction {
@@ -208,7 +208,7 @@ impl DynamoPayments {
             .into_iter()
             .map(|p| TransactWriteItem::builder().put(p).build())
             .collect();
-        if let Some(claim) = claim {
+        if let Keyed::Claim(claim) = keyed {
             let (Some(table), Some(txn)) = (&self.idempotency_table, &change.transaction) else {
                 return Err(StoreError::Unavailable(
                     "a keyed reservation needs the idempotency table and a transaction".into(),
@@ -224,6 +224,18 @@ impl DynamoPayments {
                     .build(),
             );
         }
+        if let Keyed::Answer(answer) = keyed {
+            let Some(table) = &self.idempotency_table else {
+                return Err(StoreError::Unavailable(
+                    "an answered commit needs the idempotency table".into(),
+                ));
+            };
+            items.push(
+                TransactWriteItem::builder()
+                    .update(answer_update(table, answer)?)
+                    .build(),
+            );
+        }
         // The token is the digest of what is sent (`transaction_token`): a resend of this
         // write is applied once, another writer's write never shares it.
         let Err(cancelled) = transact_items(&self.client, "payment", items).await? else {
@@ -232,7 +244,8 @@ impl DynamoPayments {
         if cancelled.code(0) == Some(CONDITIONAL_CHECK_FAILED) {
             return Err(condition_failed(&change.expect, cancelled.item(0)));
         }
-        if claim.is_some() && cancelled.code(n_puts) == Some(CONDITIONAL_CHECK_FAILED) {
+        if !matches!(keyed, Keyed::None) && cancelled.code(n_puts) == Some(CONDITIONAL_CHECK_FAILED)
+        {
             return Err(StoreError::KeyClaimLost);
         }
         if cancelled.any(&[CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT]) {
@@ -288,20 +301,41 @@ impl PaymentReader for DynamoPayments {
 #[async_trait]
 impl PaymentWriter for DynamoPayments {
     async fn save(&self, change: PaymentChange) -> Result<(), StoreError> {
-        self.write(change, None).await
+        self.write(change, Keyed::None).await
     }
 
     async fn save_bound(&self, change: PaymentChange, claim: &KeyClaim) -> Result<(), StoreError> {
-        self.write(change, Some(claim)).await
+        self.write(change, Keyed::Claim(claim)).await
+    }
+
+    /// With the idempotency table: the key's answer is an `Update` of its item in the
+    /// commit's own transaction ([`answer_update`]); without it, the change alone.
+    async fn save_answered(
+        &self,
+        change: PaymentChange,
+        answer: &KeyAnswer,
+    ) -> Result<bool, StoreError> {
+        if self.idempotency_table.is_none() {
+            return self.write(change, Keyed::None).await.map(|()| false);
+        }
+        self.write(change, Keyed::Answer(answer))
+            .await
+            .map(|()| true)
     }
 }
 
+/// What a payment write does to an `Idempotency-Key` in the same transaction.
+#[derive(Clone, Copy)]
+enum Keyed<'a> {
+    None,
+    /// A keyed reservation binds the key to its transaction.
+    Claim(&'a KeyClaim),
+    /// A keyed operation's commit stores the key's answer.
+    Answer(&'a KeyAnswer),
+}
+
 impl DynamoPayments {
-    async fn write(
-        &self,
-        change: PaymentChange,
-        claim: Option<&KeyClaim>,
-    ) -> Result<(), StoreError> {
+    async fn write(&self, change: PaymentChange, keyed: Keyed<'_>) -> Result<(), StoreError> {
         if let Some(x) = &change.transaction {
             if x.payment_id != change.payment.id {
                 return Err(StoreError::Corrupt(format!(
@@ -314,10 +348,10 @@ impl DynamoPayments {
             encode_payment(&change.payment, self.stale),
             &condition(&change.expect),
         )?;
-        if change.transaction.is_none() && change.event.is_none() && claim.is_none() {
+        if change.transaction.is_none() && change.event.is_none() && matches!(keyed, Keyed::None) {
             self.put_payment(payment, &change.expect).await
         } else {
-            self.transact(payment, &change, claim).await
+            self.transact(payment, &change, keyed).await
         }
     }
 }

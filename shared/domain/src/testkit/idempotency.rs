@@ -8,8 +8,8 @@ use std::{
 
 use crate::{
     idempotency::{
-        claimable, takeable, BeginOutcome, Binding, IdempotencyRecord, IdempotencyStore, KeyClaim,
-        RecordState, ScopedKey, StoredResponse,
+        claimable, takeable, BeginOutcome, Binding, IdempotencyRecord, IdempotencyStore, KeyAnswer,
+        KeyClaim, RecordState, ScopedKey, StoredResponse,
     },
     PaymentId, StoreError, Timestamp, TransactionId,
 };
@@ -102,6 +102,39 @@ impl MemoryIdempotency {
             });
         }
         true
+    }
+
+    /// Stores `answer` on its key if the record is in flight and bound to its transaction;
+    /// the in-memory payments store calls it inside its own write (an operation's commit),
+    /// so both apply or neither. Not a call of the store's own (not counted).
+    pub(crate) fn answer_bound(&self, answer: &KeyAnswer) -> bool {
+        let mut records = self.records.lock().unwrap();
+        match records.get_mut(&answer.key.storage_key()) {
+            Some(r)
+                if matches!(r.state, RecordState::InFlight { .. })
+                    && r.bound
+                        .as_ref()
+                        .is_some_and(|b| b.transaction_id == answer.transaction_id) =>
+            {
+                r.state = RecordState::Completed {
+                    owner: r.owner().to_owned(),
+                    response: answer.response.clone(),
+                };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `answer` could be stored now ([`Self::answer_bound`]'s condition).
+    pub(crate) fn answerable(&self, answer: &KeyAnswer) -> bool {
+        let records = self.records.lock().unwrap();
+        records.get(&answer.key.storage_key()).is_some_and(|r| {
+            matches!(r.state, RecordState::InFlight { .. })
+                && r.bound
+                    .as_ref()
+                    .is_some_and(|b| b.transaction_id == answer.transaction_id)
+        })
     }
 
     fn enter(&self, op: IdemOp) -> Option<IdemFault> {

@@ -6,7 +6,7 @@ use std::{
 };
 
 use crate::{
-    idempotency::KeyClaim,
+    idempotency::{KeyAnswer, KeyClaim},
     ports::{
         DuePayment, Expectation, Listing, Outbox, OutboxWriter, PaymentChange, PaymentReader,
         PaymentWriter, UnsettledPayments,
@@ -119,7 +119,12 @@ impl MemoryPayments {
         *self.saves.lock().unwrap()
     }
 
-    fn apply(&self, change: PaymentChange, claim: Option<&KeyClaim>) -> Result<(), StoreError> {
+    fn apply(
+        &self,
+        change: PaymentChange,
+        claim: Option<&KeyClaim>,
+        answer: Option<&KeyAnswer>,
+    ) -> Result<(), StoreError> {
         let idempotency = self.idempotency.lock().unwrap().clone();
         let mut s = self.inner.lock().unwrap();
         let current = s.payments.get(&change.payment.id).cloned();
@@ -127,7 +132,7 @@ impl MemoryPayments {
             (Expectation::Absent, Some(_)) => return Err(StoreError::AlreadyExists),
             (Expectation::Absent, None) => {}
             (Expectation::Version { .. }, None) => {
-                return Err(StoreError::Conflict { current: None })
+                return Err(StoreError::Conflict { current: None });
             }
             (
                 Expectation::Version {
@@ -157,7 +162,7 @@ impl MemoryPayments {
             }
         }
         if let Some(claim) = claim {
-            let (Some(idem), Some(t)) = (idempotency, change.transaction.as_ref()) else {
+            let (Some(idem), Some(t)) = (idempotency.clone(), change.transaction.as_ref()) else {
                 return Err(StoreError::Unavailable(
                     "a keyed reservation needs a linked idempotency store and a transaction".into(),
                 ));
@@ -165,6 +170,18 @@ impl MemoryPayments {
             if !idem.bind(claim, &change.payment.id, &t.id) {
                 return Err(StoreError::KeyClaimLost);
             }
+        }
+        if let Some(a) = answer {
+            // Checked with the payment's condition, written with it (one transaction).
+            let idem = idempotency.as_ref().ok_or_else(|| {
+                StoreError::Unavailable(
+                    "an answered commit needs a linked idempotency store".into(),
+                )
+            })?;
+            if !idem.answerable(a) {
+                return Err(StoreError::KeyClaimLost);
+            }
+            idem.answer_bound(a);
         }
         if let Some(t) = change.transaction {
             s.transactions
@@ -266,16 +283,35 @@ impl PaymentReader for MemoryPayments {
 #[async_trait]
 impl PaymentWriter for MemoryPayments {
     async fn save(&self, change: PaymentChange) -> Result<(), StoreError> {
-        self.write(change, None)
+        self.write(change, None, None)
     }
 
     async fn save_bound(&self, change: PaymentChange, claim: &KeyClaim) -> Result<(), StoreError> {
-        self.write(change, Some(claim))
+        self.write(change, Some(claim), None)
+    }
+
+    /// Like the DynamoDB adapter with its idempotency table: the answer goes in the same
+    /// write when an idempotency store is linked ([`Self::link_idempotency`]); without one,
+    /// the change alone (`Ok(false)`).
+    async fn save_answered(
+        &self,
+        change: PaymentChange,
+        answer: &KeyAnswer,
+    ) -> Result<bool, StoreError> {
+        if self.idempotency.lock().unwrap().is_none() {
+            return self.write(change, None, None).map(|()| false);
+        }
+        self.write(change, None, Some(answer)).map(|()| true)
     }
 }
 
 impl MemoryPayments {
-    fn write(&self, change: PaymentChange, claim: Option<&KeyClaim>) -> Result<(), StoreError> {
+    fn write(
+        &self,
+        change: PaymentChange,
+        claim: Option<&KeyClaim>,
+        answer: Option<&KeyAnswer>,
+    ) -> Result<(), StoreError> {
         *self.saves.lock().unwrap() += 1;
         {
             let mut fail = self.fail_after.lock().unwrap();
@@ -293,11 +329,11 @@ impl MemoryPayments {
         }
         let fault = self.script.lock().unwrap().pop_front().flatten();
         match fault {
-            None => self.apply(change, claim),
+            None => self.apply(change, claim, answer),
             Some(SaveFault::LostAnswer) => {
                 // Whatever the write did (applied, or refused on its condition), the caller
                 // only sees a time-out.
-                let _ = self.apply(change, claim);
+                let _ = self.apply(change, claim, answer);
                 Err(StoreError::Unavailable("injected: answer lost".into()))
             }
             Some(SaveFault::ServerError) => Err(StoreError::Unavailable(

@@ -29,8 +29,8 @@ async fn no_bank_call_starts_without_time_for_it_and_its_commit() {
         TransactionType::Refund,
         Some(1_000),
         RequestScope {
-            claim: None,
             deadline: Some(short),
+            ..RequestScope::default()
         },
     )
     .await;
