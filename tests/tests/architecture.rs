@@ -156,7 +156,7 @@ fn the_workspace_has_few_crates() {
         .keys()
         .filter(|n| !n.starts_with("fn-") && !n.starts_with("paygate-bank-"))
         .collect();
-    assert_eq!(functions, 14, "one package per Lambda");
+    assert_eq!(functions, 15, "one package per Lambda");
     assert!(
         others.len() <= 10,
         "crates besides functions and banks: {others:?}"

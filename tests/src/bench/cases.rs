@@ -14,7 +14,11 @@ use paygate_domain::{
 };
 use serde_json::{json, Value};
 
-use crate::bench::events::{self, Caller};
+use crate::bench::{
+    events::{self, Caller},
+    functions::LOCAL_SMOKE_TARGETS,
+    hook_stub::HookStub,
+};
 
 /// The merchant the cases act for (test mode) and its seeded key.
 pub const MERCHANT: &str = "mch_anatolia";
@@ -43,6 +47,8 @@ pub struct Ctx<'a> {
     pub endpoint: WebhookEndpoint,
     /// That endpoint's signing secret (the deliverer signs with it; no log may show it).
     pub endpoint_secret: String,
+    /// Lambda and CodeDeploy for the deploy hook.
+    pub hook: HookStub,
     seq: AtomicU64,
 }
 
@@ -55,11 +61,15 @@ pub struct Invocation {
     pub check: Check,
     /// What the check looks for, for messages.
     pub expects: String,
+    /// Variables the process gets besides its template environment (the deploy hook's
+    /// AWS endpoint: the [`HookStub`]).
+    pub env: Vec<(String, String)>,
 }
 
 fn http_check(status: u16, pointer: &'static str, want: Value) -> Invocation {
     Invocation {
         event: Value::Null,
+        env: Vec::new(),
         expects: format!("HTTP {status} with {pointer} = {want}"),
         check: Box::new(move |answer| {
             let (got, body) = events::http_answer(answer);
@@ -97,6 +107,7 @@ impl<'a> Ctx<'a> {
             http: reqwest::Client::new(),
             endpoint,
             endpoint_secret,
+            hook: HookStub::start().await.map_err(|e| e.to_string())?,
             seq: AtomicU64::new(0),
         })
     }
@@ -190,6 +201,7 @@ impl<'a> Ctx<'a> {
                     &format!("/v1/payments/{SEEDED_PAYMENT}"),
                     Some(&format!("Bearer {KEY}")),
                 ),
+                env: Vec::new(),
                 expects: format!("isAuthorized with merchantId {MERCHANT}"),
                 check: Box::new(|a| {
                     if a["isAuthorized"] == json!(true) && a["context"]["merchantId"] == MERCHANT {
@@ -298,6 +310,7 @@ impl<'a> Ctx<'a> {
             }
             "outbox-sweeper" | "reconciler" => Invocation {
                 event: events::scheduled(&format!("paygate-local-{bin}")),
+                env: Vec::new(),
                 expects: "a report (a JSON object)".to_owned(),
                 check: Box::new(|a| {
                     if a.as_object().is_some_and(|o| !o.is_empty()) {
@@ -307,6 +320,38 @@ impl<'a> Ctx<'a> {
                     }
                 }),
             },
+            "deploy-hook" => {
+                let exec = format!("exec-binaries-{}", self.next());
+                let seen = self.hook.seen.clone();
+                let want = exec.clone();
+                Invocation {
+                    event: json!({
+                        "DeploymentId": "d-BINARIES",
+                        "LifecycleEventHookExecutionId": exec,
+                    }),
+                    env: vec![("AWS_ENDPOINT_URL".to_owned(), self.hook.url.clone())],
+                    expects: "Succeeded, every target invoked, the verdict reported".to_owned(),
+                    check: Box::new(move |a| {
+                        let seen = seen.lock().map(|s| s.clone()).unwrap_or_default();
+                        let invoked: Vec<&str> =
+                            seen.invocations.iter().map(|(f, _)| f.as_str()).collect();
+                        let targets: Vec<&str> = LOCAL_SMOKE_TARGETS.split(',').collect();
+                        let reported = seen.reports.iter().any(|r| {
+                            r["lifecycleEventHookExecutionId"] == want.as_str()
+                                && r["deploymentId"] == "d-BINARIES"
+                                && r["status"] == "Succeeded"
+                        });
+                        if a["status"] == "Succeeded" && reported && invoked.ends_with(&targets) {
+                            Ok(())
+                        } else {
+                            Err(format!(
+                                "answered {a}; the stub saw {invoked:?}, {:?}",
+                                seen.reports
+                            ))
+                        }
+                    }),
+                }
+            }
             other => return Err(format!("no case for function {other}")),
         })
     }
@@ -316,6 +361,7 @@ impl<'a> Ctx<'a> {
 fn batch(event: Value) -> Invocation {
     Invocation {
         event,
+        env: Vec::new(),
         expects: "batchItemFailures empty".to_owned(),
         check: Box::new(|a| match a["batchItemFailures"].as_array() {
             Some(f) if f.is_empty() => Ok(()),

@@ -148,6 +148,10 @@ pub async fn start_server(
         .map_err(|e| format!("the local stack does not start: {e}"))
 }
 
+/// The deploy hook's `PAYGATE_SMOKE_TARGETS` locally: version ARNs of the functions it
+/// smoke-tests (the binaries test's [`super::hook_stub::HookStub`] answers for them).
+pub const LOCAL_SMOKE_TARGETS: &str = "arn:aws:lambda:eu-central-1:000000000000:function:paygate-local-GetPayment:1,arn:aws:lambda:eu-central-1:000000000000:function:paygate-local-CapturePayment:1";
+
 /// What the template's references stand for in one local stack.
 pub struct LocalStack<'a> {
     pub server: &'a DevServer,
@@ -199,6 +203,8 @@ impl LocalStack<'_> {
             }
             TemplateValue::Sub(_) => match var {
                 "BANK_SECRET_PREFIX" => Ok(format!("paygate/local/{}banks/", self.prefix)),
+                // The deploy hook's targets: the versions a deploy published.
+                "PAYGATE_SMOKE_TARGETS" => Ok(LOCAL_SMOKE_TARGETS.to_owned()),
                 "WEBHOOK_SECRET_PREFIX" => Ok(paygate_devserver::admin::SECRET_PREFIX.to_owned()),
                 _ => Err(format!("{var}: no local value for {value:?}")),
             },

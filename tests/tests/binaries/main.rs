@@ -113,6 +113,7 @@ async fn run_one(
         }
     }
     let inv = ctx.invocation(&f.bin).await?;
+    env.extend(inv.env.iter().cloned());
     let id = stub.push(&inv.event);
     let mut child = functions::spawn(&dir.join(&f.bin), &env, &log_path(&f.bin))
         .map_err(|e| format!("starting {}: {e}", f.bin))?;
@@ -148,7 +149,7 @@ async fn run_one(
 #[tokio::test]
 async fn every_function_binary_answers_a_real_event_through_the_runtime_api() {
     let fns = functions::template_functions();
-    assert_eq!(fns.len(), 14, "template.yaml's functions: {fns:?}");
+    assert_eq!(fns.len(), 15, "template.yaml's functions: {fns:?}");
     let bins: Vec<String> = fns.iter().map(|f| f.bin.clone()).collect();
     // The binaries as `cargo build` makes them (already built: a no-op).
     let build = tokio::task::spawn_blocking({
