@@ -30,6 +30,8 @@ answers 500 twice, then 200, and whose /down path does the same (for recover). S
    status revoked, its card gone). With --keys-out FILE the two secrets are written
    there as JSON ({"expiring", "revoked"}) so that the Rust side can try them on the
    merchant API.
+9. the audit trail: the revoke is the newest record (action, outcome, the key's id, the
+   signing principal's ARN), the roll is listed, and neither key appears on the page.
 
 With --shots DIR it writes the screenshots of docs/operations.md there. Prints one line per passed
 step; exits non-zero with the reason on the first failure.
@@ -382,6 +384,21 @@ def run(page, args, stranger):
         with open(args.keys_out, "w", encoding="utf-8") as f:
             json.dump({"expiring": first, "revoked": second}, f)
     step("revoke (two clicks): status revoked, the key's card gone")
+
+    # 9. the audit trail: the revoke just made is its newest record, with the principal
+    # that signed it (the dashboard's credentials), and no key anywhere on the page
+    page.click("#nav-audit")
+    latest = page.locator("#audit tbody tr").first
+    expect(latest).to_have_attribute("data-action", "api_key.revoke", timeout=SOON_MS)
+    expect(latest).to_have_attribute("data-outcome", "succeeded")
+    expect(latest).to_contain_text(second_id)
+    principal = latest.locator('[data-field="principal"]').inner_text()
+    assert re.fullmatch(r"arn:aws:iam::\d{12}:user/\S+", principal), principal
+    roll = page.locator('#audit tbody tr[data-action="api_key.roll"]').first
+    expect(roll).to_contain_text(first_id)
+    content = page.content()
+    assert first not in content and second not in content, "a key in the audit trail"
+    step("audit trail: the revoke is the newest record, signed by " + principal + "; no key shown")
 
     assert not errors, f"JavaScript errors: {errors}"
 

@@ -101,6 +101,9 @@ pub enum Command {
     /// API keys: issue, list, roll, revoke.
     #[command(subcommand)]
     Keys(commands::keys::KeysCommand),
+    /// The admin audit trail: who changed what, when, and how it ended.
+    #[command(subcommand)]
+    Audit(commands::audit::AuditCommand),
     /// Send a `webhook.test` event to one endpoint.
     TestEvent(commands::endpoints::EndpointId),
     /// Run a test-mode scenario that produces a payment event.

@@ -1,6 +1,7 @@
 //! One module per command family; [`execute`] runs any command but `verify` (which needs
 //! no network and stays synchronous, see [`crate::run`]).
 
+pub mod audit;
 pub mod deliveries;
 pub mod endpoints;
 pub mod keys;
@@ -21,6 +22,7 @@ pub fn needs_admin(command: &Command) -> bool {
         | Command::Deliveries(_)
         | Command::TestEvent(_)
         | Command::Keys(_)
+        | Command::Audit(_)
         | Command::Dashboard(_) => true,
     }
 }
@@ -36,6 +38,7 @@ pub async fn execute(
         Command::Endpoints(c) => endpoints::run(ctx, c, out).await,
         Command::Deliveries(c) => deliveries::run(ctx, c, out).await,
         Command::Keys(c) => keys::run(ctx, c, out).await,
+        Command::Audit(c) => audit::run(ctx, c, out).await,
         Command::TestEvent(a) => endpoints::test_event(ctx, &a.id, out).await.map(drop),
         Command::Trigger(a) => trigger::run(ctx, a, out).await.map(drop),
         Command::Listen(a) => listen::run(ctx, a, out, shutdown).await,

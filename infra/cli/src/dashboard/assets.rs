@@ -18,7 +18,7 @@ pub struct Asset {
 const JS: &str = "text/javascript; charset=utf-8";
 
 /// Every file, by path.
-pub const FILES: [(&str, Asset); 7] = [
+pub const FILES: [(&str, Asset); 8] = [
     (
         "/",
         Asset {
@@ -63,6 +63,14 @@ pub const FILES: [(&str, Asset); 7] = [
         "/keys.js",
         Asset {
             body: include_str!("web/keys.js"),
+            content_type: JS,
+            is_page: false,
+        },
+    ),
+    (
+        "/audit.js",
+        Asset {
+            body: include_str!("web/audit.js"),
             content_type: JS,
             is_page: false,
         },
