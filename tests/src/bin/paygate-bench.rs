@@ -432,6 +432,11 @@ async fn main() {
             (Some(s), Some(w)) if w > 0 => format!("{} K ({} %)", s / 1000, s * 100 / w),
             _ => "–".into(),
         };
+        let calls = format!(
+            "{} / {}",
+            spread(&counts(&r.first_calls)),
+            spread(&counts(&r.warm_calls))
+        );
         println!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             t.name,
@@ -445,11 +450,7 @@ async fn main() {
             ki(delta(r.instr[0], r.instr[1])),
             ki(warm),
             sdk,
-            format!(
-                "{} / {}",
-                spread(&counts(&r.first_calls)),
-                spread(&counts(&r.warm_calls))
-            ),
+            calls,
             mb(rss),
             mb(stripped),
             mb(zip),
