@@ -5,6 +5,7 @@
 #   make lint          fmt check + clippy (workspace and fuzz targets) + cfn-lint + audit (no tests)
 #   make audit         unused dependencies (cargo-machete), licenses and duplicate versions (cargo-deny)
 #   make sam-validate  sam validate --lint (installs aws-sam-cli into .venv/sam, ~40 s once)
+#   make rehearse      deploy rehearsal: sam validate, the SAM transform of every deploy mode, cfn-lint
 #   make fmt           format the workspace
 #   make build-lambda  release arm64 Lambda bundles in target/lambda/<bin>/ (what template.yaml deploys)
 #   make deploy        build-lambda + sam deploy (needs AWS credentials; see below)
@@ -33,7 +34,7 @@ LAMBDA_BINS := $(shell sed -n 's|^ *CodeUri: target/lambda/\([A-Za-z0-9_-]*\)/ *
 LAMBDA_TARGET := aarch64-unknown-linux-gnu
 STAGE ?= dev
 
-.PHONY: fuzz fuzz-check bench chaos help venv toolchain dev test lint audit audit-tools fmt fmt-check clippy cfn-lint sam-validate build-lambda deploy clean-local listen-cert cli browser dashboard dashboard-screenshots
+.PHONY: fuzz fuzz-check bench chaos help venv toolchain dev test lint audit audit-tools fmt fmt-check clippy cfn-lint sam-validate rehearse build-lambda deploy clean-local listen-cert cli browser dashboard dashboard-screenshots
 
 help:
 	@sed -n 's/^#   make /  make /p' $(MAKEFILE_LIST)
@@ -128,17 +129,27 @@ fuzz-check: toolchain
 
 lint: fmt-check clippy fuzz-check cfn-lint audit
 
-# Optional second opinion on the template (SAM's own transform + cfn-lint); not part of test.
+# SAM's own transform + cfn-lint over the template as written (default parameters).
 sam-validate:
 	@bash scripts/venv.sh sam
 	$(VENV)/sam/bin/sam validate --lint --template-file template.yaml
+
+# The deploy rehearsal (no AWS account here; docs/operations.md, "Deploy rehearsal"):
+# sam validate --lint, then the SAM transform (aws-sam-translator) of every deploy mode
+# with its conditions decided (scripts/sam_rehearse.py) and cfn-lint over the plain
+# CloudFormation of all modes off and all on. The checks of the translated templates
+# (references, environments, IAM, aliases) are a Rust test that runs the same transform
+# (infra/devserver/tests/template_rehearsal.rs). About 15 s; .venv/sam is shared by the
+# clones of a machine (scripts/venv.sh), so a fresh clone installs nothing twice.
+rehearse: sam-validate
+	$(VENV)/sam/bin/python scripts/sam_rehearse.py --lint
 
 # One process per test binary, so each binary shares one moto server across its tests
 # (nextest's process-per-test would start a moto for every test).
 # scripts/venv.sh schemathesis: .venv/st for the conformance run (tests/tests/conformance.rs).
 # scripts/chromium.sh: /usr/bin/chromium and .venv/pw for the dashboard's browser test
 # (tests/tests/dashboard).
-test: venv browser lint
+test: venv browser lint rehearse
 	@bash scripts/venv.sh schemathesis
 	$(MOTO) cargo test --workspace --no-fail-fast
 

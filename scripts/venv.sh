@@ -3,7 +3,9 @@
 #
 #   scripts/venv.sh               .venv:     moto[server] + cfn-lint           (make dev, make test)
 #   scripts/venv.sh cargo-lambda  .venv:     ... + cargo-lambda (brings zig)   (make build-lambda)
-#   scripts/venv.sh sam           .venv/sam: aws-sam-cli, in a venv of its own (make deploy)
+#   scripts/venv.sh sam           .venv/sam: aws-sam-cli (+ aws-sam-translator), in a venv of its
+#                                 own, shared by the clones of this machine (make deploy,
+#                                 make test: the deploy rehearsal)
 #   scripts/venv.sh schemathesis  .venv/st:  schemathesis + botocore (SigV4 of the admin API),
 #                                            a venv of its own (make test: tests/tests/conformance.rs)
 #
@@ -27,7 +29,9 @@ st_reqs=()
 for extra in "$@"; do
   case "$extra" in
     cargo-lambda) main_reqs+=("cargo-lambda==1.9.2") ;;
-    sam) sam_reqs+=("aws-sam-cli==1.170.0") ;;
+    # aws-sam-translator: the SAM transform the deploy rehearsal runs
+    # (scripts/sam_rehearse.py); the version aws-sam-cli 1.170.0 brings, pinned here.
+    sam) sam_reqs+=("aws-sam-cli==1.170.0" "aws-sam-translator==1.115.0") ;;
     # Its own venv: schemathesis pins its own dependency ranges (hypothesis, requests).
     schemathesis) st_reqs+=("schemathesis==4.32.5" "botocore==1.44.5") ;;
     *) echo "venv.sh: unknown extra '$extra' (known: cargo-lambda, sam, schemathesis)" >&2; exit 2 ;;
@@ -100,5 +104,16 @@ exec 9>"$venv/.paygate-lock"
 if command -v flock >/dev/null 2>&1; then flock 9; fi
 
 ensure "$venv" "${main_reqs[@]}"
-if [ ${#sam_reqs[@]} -gt 0 ]; then ensure "$venv/sam" "${sam_reqs[@]}"; fi
+if [ ${#sam_reqs[@]} -gt 0 ]; then
+  # aws-sam-cli takes ~40 s to install, and `make test` needs it (the deploy rehearsal): one
+  # venv per pinned set on this machine, outside the clone, which a fresh clone (CI's)
+  # links as .venv/sam. Created at its real path, so its scripts name that path.
+  if [ ! -e "$venv/sam" ]; then
+    key="$(printf '%s\n' "${sam_reqs[@]}" | sha256sum | cut -c1-12)"
+    shared="${XDG_CACHE_HOME:-$HOME/.cache}/paygate/venv-sam-$key"
+    mkdir -p "$shared"
+    ln -s "$shared" "$venv/sam"
+  fi
+  ensure "$(readlink -f "$venv/sam")" "${sam_reqs[@]}"
+fi
 if [ ${#st_reqs[@]} -gt 0 ]; then ensure "$venv/st" "${st_reqs[@]}"; fi

@@ -377,9 +377,16 @@ fn admin_functions_touch_only_their_resources() {
 fn every_function_gets_the_table_variables_it_reads() {
     // Each function's compose builder reads these; a missing variable fails at init in AWS.
     let t = template();
+    // Fan-out and deliver (paygate_compose::WebhookFanout, WebhookDeliver).
     let pipeline: &[&str] = &[
         EVENTS.env_var,
         WEBHOOK_ENDPOINTS.env_var,
+        DELIVERIES.env_var,
+        DELIVERIES_QUEUE.env_var,
+    ];
+    // The sweeper (paygate_compose::OutboxSweeper): both queues, no endpoints.
+    let sweeper: &[&str] = &[
+        EVENTS.env_var,
         DELIVERIES.env_var,
         EVENTS_QUEUE.env_var,
         DELIVERIES_QUEUE.env_var,
@@ -474,10 +481,10 @@ fn every_function_gets_the_table_variables_it_reads() {
                 "BANK_SECRET_PREFIX",
             ],
         ),
-        // The pipeline functions get all five (template_wiring.rs checks what each reads).
+        // What each pipeline function reads (template_rehearsal.rs: no more).
         ("WebhookFanoutFunction", pipeline),
         ("WebhookDeliverFunction", pipeline),
-        ("OutboxSweeperFunction", pipeline),
+        ("OutboxSweeperFunction", sweeper),
         (
             "AdminEndpointsFunction",
             &[admin, &["API_KEYS_TABLE"]].concat(),

@@ -128,7 +128,7 @@ fn the_web_acl_blocks_exactly_the_keys_the_authorizer_would_refuse_unread() {
         "authorization"
     );
     let re = regex_lite::Regex::new(&s(&regex["RegexString"])).unwrap();
-    let body = format!("{}", "a1B2".repeat(6));
+    let body = "a1B2".repeat(6);
     let samples = [
         format!("Bearer sk_test_{body}"),
         format!("Bearer sk_live_{body}"),

@@ -12,10 +12,7 @@
 
 // Without an area (the deploy hook: logging, names and the clock only) most settings
 // readers have no caller.
-#![cfg_attr(
-    not(any(feature = "payments", feature = "webhooks")),
-    allow(dead_code)
-)]
+#![cfg_attr(not(any(feature = "payments", feature = "webhooks")), allow(dead_code))]
 
 mod adapters;
 pub mod logging;
