@@ -6,8 +6,8 @@
 //! - every `Ref`, `Fn::GetAtt`, `Fn::Sub` name and `DependsOn` resolves;
 //! - every function's environment is what its code reads: its Lambda builder builds from it,
 //!   each of its own variables is read, each global one by some function;
-//! - every function's role allows exactly the calls of [`IAM`], the one table of what each
-//!   function calls, and the network-interface rights exist only in `static-ips` mode;
+//! - every function's role allows exactly the calls of `support/iam.rs`, the one table of
+//!   what each function calls, and the network-interface rights exist only in `static-ips` mode;
 //! - the payment functions are invoked through their `live` alias, shifted by CodeDeploy
 //!   after the pre-traffic hook.
 //!
@@ -18,6 +18,8 @@
 
 #[path = "support/functions.rs"]
 mod functions;
+#[path = "support/iam.rs"]
+mod iam;
 mod support;
 
 use std::{
@@ -28,196 +30,6 @@ use std::{
 
 use paygate_compose::Names;
 use serde_json::Value;
-
-/// What each function calls, as `<action> <resource>` (a table, queue or index by logical
-/// id, a secret or other ARN with its `arn:<partition>:<service>:<region>:<account>:` prefix
-/// shortened to `<service>:`). Each line is a call of the function's code path through an
-/// adapter (shared/aws: dynamo, sqs, secrets; functions/deploy-hook); TransactWriteItems is
-/// authorized per item (its Puts need PutItem). Changing a function's IAM in template.yaml
-/// means changing it here, and the other way round.
-const MONEY: &[&str] = &[
-    // The payment and its transactions (GetItem, Query); the commit's Puts.
-    "dynamodb:GetItem PaymentsTable",
-    "dynamodb:Query PaymentsTable",
-    "dynamodb:PutItem PaymentsTable",
-    // The outbox event, inside the commit; then the fast path to the fan-out.
-    "dynamodb:PutItem EventsTable",
-    "sqs:SendMessage EventsQueue",
-    // The merchant's POS account; the bank's credentials.
-    "dynamodb:GetItem PosAccountsTable",
-    "secretsmanager:GetSecretValue secretsmanager:secret:paygate/${Stage}/banks/*",
-    // The simulator bank's state (test mode).
-    "dynamodb:GetItem SimBankTable",
-    "dynamodb:PutItem SimBankTable",
-    // Idempotency-Key records: take, read, answer/bind, release.
-    "dynamodb:PutItem IdempotencyTable",
-    "dynamodb:GetItem IdempotencyTable",
-    "dynamodb:UpdateItem IdempotencyTable",
-    "dynamodb:DeleteItem IdempotencyTable",
-    // The per-key throttle counter.
-    "dynamodb:UpdateItem ThrottleTable",
-];
-
-const IAM: &[(&str, &[&str])] = &[
-    (
-        "AuthorizerFunction",
-        &[
-            // find_key; touch_key (lastUsedAt).
-            "dynamodb:GetItem ApiKeysTable",
-            "dynamodb:UpdateItem ApiKeysTable",
-        ],
-    ),
-    ("CapturePaymentFunction", MONEY),
-    ("CancelPaymentFunction", MONEY),
-    ("RefundPaymentFunction", MONEY),
-    ("QueryPaymentFunction", MONEY),
-    (
-        "GetPaymentFunction",
-        &[
-            "dynamodb:GetItem PaymentsTable",
-            "dynamodb:Query PaymentsTable",
-            "dynamodb:UpdateItem ThrottleTable",
-        ],
-    ),
-    (
-        "PointsInquiryFunction",
-        &[
-            // The account by BIN: the BIN, the merchant's accounts.
-            "dynamodb:GetItem BinsTable",
-            "dynamodb:GetItem PosAccountsTable",
-            "dynamodb:Query PosAccountsTable",
-            "dynamodb:GetItem SimBankTable",
-            "secretsmanager:GetSecretValue secretsmanager:secret:paygate/${Stage}/banks/*",
-            // The per-card limit's HMAC key.
-            "secretsmanager:GetSecretValue CardKeySecret",
-            "dynamodb:UpdateItem ThrottleTable",
-        ],
-    ),
-    (
-        "TestCreatePaymentFunction",
-        &[
-            "dynamodb:PutItem PaymentsTable",
-            "dynamodb:GetItem PosAccountsTable",
-            "dynamodb:Query PosAccountsTable",
-            "dynamodb:GetItem SimBankTable",
-            "dynamodb:PutItem SimBankTable",
-            "secretsmanager:GetSecretValue secretsmanager:secret:paygate/${Stage}/banks/*",
-            "dynamodb:PutItem IdempotencyTable",
-            "dynamodb:GetItem IdempotencyTable",
-            "dynamodb:UpdateItem IdempotencyTable",
-            "dynamodb:DeleteItem IdempotencyTable",
-            "dynamodb:UpdateItem ThrottleTable",
-        ],
-    ),
-    (
-        "AdminEndpointsFunction",
-        &[
-            "dynamodb:Query PosAccountsTable",
-            "dynamodb:GetItem WebhookEndpointsTable",
-            "dynamodb:Query WebhookEndpointsTable",
-            "dynamodb:PutItem WebhookEndpointsTable",
-            "dynamodb:UpdateItem WebhookEndpointsTable",
-            "dynamodb:DeleteItem WebhookEndpointsTable",
-            "dynamodb:PutItem ApiKeysTable",
-            "dynamodb:UpdateItem ApiKeysTable",
-            "dynamodb:GetItem ApiKeysTable",
-            "dynamodb:Query ApiKeysTable/index/byMerchant",
-            "dynamodb:PutItem EventsTable",
-            "dynamodb:PutItem DeliveriesTable",
-            "secretsmanager:CreateSecret secretsmanager:secret:paygate/${Stage}/webhooks/*",
-            "secretsmanager:GetSecretValue secretsmanager:secret:paygate/${Stage}/webhooks/*",
-            "secretsmanager:PutSecretValue secretsmanager:secret:paygate/${Stage}/webhooks/*",
-            "secretsmanager:DeleteSecret secretsmanager:secret:paygate/${Stage}/webhooks/*",
-            "sqs:SendMessage DeliveriesQueue",
-            // The audit trail: append, read.
-            "dynamodb:PutItem AuditTable",
-            "dynamodb:Query AuditTable",
-        ],
-    ),
-    (
-        "AdminDeliveriesFunction",
-        &[
-            "dynamodb:Query PosAccountsTable",
-            "dynamodb:GetItem WebhookEndpointsTable",
-            "dynamodb:GetItem DeliveriesTable",
-            "dynamodb:Query DeliveriesTable",
-            "dynamodb:UpdateItem DeliveriesTable",
-            "dynamodb:Query DeliveriesTable/index/byEndpoint",
-            "dynamodb:Query DeliveriesTable/index/byEvent",
-            "dynamodb:Query DeliveriesTable/index/pendingByEndpoint",
-            "dynamodb:GetItem EventsTable",
-            "sqs:SendMessage DeliveriesQueue",
-            "dynamodb:PutItem AuditTable",
-        ],
-    ),
-    (
-        "WebhookFanoutFunction",
-        &[
-            "sqs:ReceiveMessage EventsQueue",
-            "sqs:DeleteMessage EventsQueue",
-            "sqs:GetQueueAttributes EventsQueue",
-            "dynamodb:Query WebhookEndpointsTable",
-            "dynamodb:PutItem DeliveriesTable",
-            "sqs:SendMessage DeliveriesQueue",
-            "dynamodb:UpdateItem EventsTable",
-        ],
-    ),
-    (
-        "WebhookDeliverFunction",
-        &[
-            "sqs:ReceiveMessage DeliveriesQueue",
-            "sqs:DeleteMessage DeliveriesQueue",
-            "sqs:GetQueueAttributes DeliveriesQueue",
-            "dynamodb:GetItem DeliveriesTable",
-            "dynamodb:UpdateItem DeliveriesTable",
-            "dynamodb:PutItem DeliveriesTable",
-            "dynamodb:GetItem EventsTable",
-            "dynamodb:GetItem WebhookEndpointsTable",
-            "dynamodb:UpdateItem WebhookEndpointsTable",
-            "secretsmanager:GetSecretValue secretsmanager:secret:paygate/${Stage}/webhooks/*",
-            "sqs:SendMessage DeliveriesQueue",
-        ],
-    ),
-    (
-        "OutboxSweeperFunction",
-        &[
-            "dynamodb:Query EventsTable/index/unsent",
-            "dynamodb:Query DeliveriesTable/index/due",
-            "sqs:SendMessage EventsQueue",
-            "sqs:SendMessage DeliveriesQueue",
-        ],
-    ),
-    (
-        "ReconcilerFunction",
-        &[
-            "dynamodb:GetItem PaymentsTable",
-            "dynamodb:Query PaymentsTable",
-            "dynamodb:PutItem PaymentsTable",
-            "dynamodb:UpdateItem PaymentsTable",
-            "dynamodb:Query PaymentsTable/index/unsettled",
-            "dynamodb:PutItem EventsTable",
-            "dynamodb:UpdateItem EventsTable",
-            "sqs:SendMessage EventsQueue",
-            "dynamodb:GetItem PosAccountsTable",
-            "secretsmanager:GetSecretValue secretsmanager:secret:paygate/${Stage}/banks/*",
-            "dynamodb:GetItem SimBankTable",
-            "dynamodb:PutItem SimBankTable",
-        ],
-    ),
-    (
-        "PreTrafficHookFunction",
-        &[
-            // Invoke of each new version (fn_deploy_hook::aws).
-            "lambda:InvokeFunction GetPaymentFunction:*",
-            "lambda:InvokeFunction CapturePaymentFunction:*",
-            "lambda:InvokeFunction CancelPaymentFunction:*",
-            "lambda:InvokeFunction RefundPaymentFunction:*",
-            "lambda:InvokeFunction QueryPaymentFunction:*",
-            // The verdict, to this stack's deployment groups.
-            "codedeploy:PutLifecycleEventHookExecutionStatus codedeploy:deploymentgroup:${ServerlessDeploymentApplication}/*",
-        ],
-    ),
-];
 
 /// The functions that join the VPC in `static-ips` mode (template_egress.rs).
 const IN_VPC: [&str; 8] = [
@@ -472,7 +284,7 @@ fn role_calls(t: &Value, function: &str) -> (BTreeSet<String>, BTreeSet<String>)
 
 #[test]
 fn every_role_allows_exactly_what_its_function_calls_in_every_mode() {
-    let table: BTreeMap<&str, BTreeSet<String>> = IAM
+    let table: BTreeMap<&str, BTreeSet<String>> = iam::IAM
         .iter()
         .map(|(f, calls)| (*f, calls.iter().map(|c| (*c).to_owned()).collect()))
         .collect();
@@ -497,7 +309,7 @@ fn every_role_allows_exactly_what_its_function_calls_in_every_mode() {
             assert!(
                 extra.is_empty() && missing.is_empty(),
                 "{}: {function}'s role allows {extra:?} beyond the IAM table and lacks \
-                 {missing:?} (update template.yaml or the table in template_rehearsal.rs)",
+                 {missing:?} (update template.yaml or the table in tests/support/iam.rs)",
                 sc.name
             );
             let role = t["Resources"][function]["Properties"]["Role"]["Fn::GetAtt"][0]
