@@ -58,6 +58,22 @@ fn secrets(ctx: &Ctx<'_>) -> Vec<String> {
     out
 }
 
+/// The points per-card limit's HMAC key (the points function reads it from Secrets Manager):
+/// no log may hold it. (The card's HMAC under it may show, at TRACE, in the SDK's DynamoDB
+/// bodies: it is the throttle table's key, keyed and no card data.)
+async fn card_key(server: &paygate_devserver::DevServer, prefix: &str) -> String {
+    server
+        .secrets
+        .get_secret_value()
+        .secret_id(paygate_devserver::card_key_secret(prefix))
+        .send()
+        .await
+        .expect("the stack's card key")
+        .secret_string()
+        .unwrap()
+        .to_owned()
+}
+
 /// `bin`'s whole log at TRACE: TRACE lines there, and no secret, no CVV.
 fn check_log(bin: &str, secrets: &[String]) -> Result<(), String> {
     let text = std::fs::read_to_string(log_path(bin)).map_err(|e| format!("its log: {e}"))?;
@@ -188,7 +204,8 @@ async fn every_function_binary_answers_a_real_event_through_the_runtime_api() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // Each whole log, once every function has answered.
-    let secrets = secrets(&ctx);
+    let mut secrets = secrets(&ctx);
+    secrets.push(card_key(&server, &stack.prefix).await);
     let leaks: Vec<String> = bins
         .iter()
         .filter_map(|bin| {
