@@ -7,7 +7,7 @@
 #   make sam-validate  sam validate --lint (installs aws-sam-cli into .venv/sam, ~40 s once)
 #   make rehearse      deploy rehearsal: sam validate, the SAM transform of every deploy mode, cfn-lint
 #   make fmt           format the workspace
-#   make build-lambda  release arm64 Lambda bundles in target/lambda/<bin>/ (what template.yaml deploys)
+#   make build-lambda  release arm64 Lambda bundles: target/lambda/<bin>/bootstrap and <bin>.zip (what template.yaml deploys)
 #   make deploy        build-lambda + sam deploy (needs AWS credentials; see below)
 #   make clean-local   remove local tooling and state (.venv/, .local/), not cargo's target/
 #   make listen-cert   create .local/listen/{cert,key}.pem for `paygate listen` (start make dev with it: see docs/cli.md)
@@ -18,8 +18,9 @@
 #   make dashboard     the dashboard web page at http://127.0.0.1:3001 against make dev (paygate --local dashboard)
 #   make dashboard-screenshots  the dashboard PNGs of docs/operations.md into docs/img/ (headless Chromium)
 #
-# Python tools (moto, cfn-lint, cargo-lambda, aws-sam-cli) live in .venv/, pinned and
-# installed on demand by scripts/venv.sh; a fresh clone needs only python3, cargo and rustup.
+# Python tools (moto, cfn-lint, aws-sam-cli) live in .venv/, pinned and installed on demand
+# by scripts/venv.sh; the arm64 cross toolchain and qemu are Debian packages installed on
+# demand by scripts/arm64.sh (apt-get); a fresh clone needs only python3, cargo and rustup.
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -31,7 +32,6 @@ export SAM_CLI_TELEMETRY := 0
 
 # Lambda binaries = the CodeUri folders of template.yaml (single source of truth).
 LAMBDA_BINS := $(shell sed -n 's|^ *CodeUri: target/lambda/\([A-Za-z0-9_-]*\)/ *$$|\1|p' template.yaml)
-LAMBDA_TARGET := aarch64-unknown-linux-gnu
 STAGE ?= dev
 
 .PHONY: fuzz fuzz-check bench chaos help venv toolchain dev test lint audit audit-tools fmt fmt-check clippy cfn-lint sam-validate rehearse build-lambda deploy clean-local listen-cert cli browser dashboard dashboard-screenshots
@@ -148,9 +148,13 @@ rehearse: sam-validate
 # (nextest's process-per-test would start a moto for every test).
 # scripts/venv.sh schemathesis: .venv/st for the conformance run (tests/tests/conformance.rs).
 # scripts/chromium.sh: /usr/bin/chromium and .venv/pw for the dashboard's browser test
-# (tests/tests/dashboard).
+# (tests/tests/dashboard). scripts/arm64.sh toolchain: the cross toolchain and qemu for
+# tests/tests/arm64.rs, which builds get-payment's arm64 release bootstrap (target/arm64;
+# cold over 8 CPU-minutes, 13+ min on a busy 2-core machine; after that only what changed)
+# and runs it under qemu against moto.
 test: venv browser lint rehearse
 	@bash scripts/venv.sh schemathesis
+	@bash scripts/arm64.sh toolchain
 	$(MOTO) cargo test --workspace --no-fail-fast
 
 # The randomized fault soak (tests/tests/soak): `make test` runs it with 500 operations;
@@ -178,16 +182,14 @@ bench: venv
 	cargo run --release -q -p paygate-tests --bin handler-cpu
 	cargo bench -q -p paygate-tests --bench webhook_throughput
 
-# cargo-lambda (pip, brings zig) cross-compiles every function once; each template.yaml
-# function's CodeUri points at target/lambda/<bin>/. The arm64 Rust std comes from
-# `rustup target add aarch64-unknown-linux-gnu` (a rustup download, done once if missing).
-# .venv/bin goes first on PATH because cargo-lambda finds zig as `python3 -m ziglang`.
+# scripts/arm64.sh cross-compiles every function once (release, aarch64-unknown-linux-gnu,
+# into target/arm64 so the host's target/ is untouched): rustup's aarch64 target when it is
+# installed, else Debian's rustc and arm64 std (apt-get, once); the linker is Debian's
+# aarch64-linux-gnu-gcc. Each template.yaml function's CodeUri is target/lambda/<bin>/,
+# holding only its bootstrap; target/lambda/<bin>.zip beside it is the same as Lambda's zip.
+# A bootstrap needing a newer glibc than provided.al2023's (2.34) fails the build.
 build-lambda:
-	@bash scripts/venv.sh cargo-lambda
-	@if ! rustup target list --installed | grep -qx '$(LAMBDA_TARGET)'; then \
-	  rustup target add $(LAMBDA_TARGET); \
-	fi
-	PATH="$(VENV)/bin:$$PATH" cargo lambda build --release --arm64 $(addprefix --bin ,$(LAMBDA_BINS))
+	@bash scripts/arm64.sh build $(LAMBDA_BINS)
 	@for b in $(LAMBDA_BINS); do \
 	  test -f target/lambda/$$b/bootstrap || { echo "missing target/lambda/$$b/bootstrap" >&2; exit 1; }; \
 	done

@@ -2,7 +2,6 @@
 # Idempotent Python tool venvs for paygate (paths relative to the repo root):
 #
 #   scripts/venv.sh               .venv:     moto[server] + cfn-lint           (make dev, make test)
-#   scripts/venv.sh cargo-lambda  .venv:     ... + cargo-lambda (brings zig)   (make build-lambda)
 #   scripts/venv.sh sam           .venv/sam: aws-sam-cli (+ aws-sam-translator), in a venv of its
 #                                 own, shared by the clones of this machine (make deploy,
 #                                 make test: the deploy rehearsal)
@@ -14,7 +13,7 @@
 #
 # Installs only what is missing or at another version. When everything is present it only
 # reads package metadata (one python start, ~0.05 s). Quiet unless it installs. Exports
-# nothing: callers use .venv/bin/moto_server, .venv/bin/cfn-lint, .venv/bin/cargo-lambda,
+# nothing: callers use .venv/bin/moto_server, .venv/bin/cfn-lint,
 # .venv/sam/bin/sam, .venv/st/bin/schemathesis.
 set -euo pipefail
 
@@ -22,19 +21,18 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"
 
 # Pinned tool versions. moto 5.2.5 and cfn-lint 1.58.0 are the versions measured in
-# shared/reference/local-tooling.md; cargo-lambda 1.9.2 and aws-sam-cli 1.170.0 likewise.
+# shared/reference/local-tooling.md; aws-sam-cli 1.170.0 likewise.
 main_reqs=("moto[server]==5.2.5" "cfn-lint==1.58.0")
 sam_reqs=()
 st_reqs=()
 for extra in "$@"; do
   case "$extra" in
-    cargo-lambda) main_reqs+=("cargo-lambda==1.9.2") ;;
     # aws-sam-translator: the SAM transform the deploy rehearsal runs
     # (scripts/sam_rehearse.py); the version aws-sam-cli 1.170.0 brings, pinned here.
     sam) sam_reqs+=("aws-sam-cli==1.170.0" "aws-sam-translator==1.115.0") ;;
     # Its own venv: schemathesis pins its own dependency ranges (hypothesis, requests).
     schemathesis) st_reqs+=("schemathesis==4.32.5" "botocore==1.44.5") ;;
-    *) echo "venv.sh: unknown extra '$extra' (known: cargo-lambda, sam, schemathesis)" >&2; exit 2 ;;
+    *) echo "venv.sh: unknown extra '$extra' (known: sam, schemathesis)" >&2; exit 2 ;;
   esac
 done
 

@@ -23,7 +23,9 @@ pub const RETENTION_DAYS_ENV: &str = "PAYGATE_RETENTION_DAYS";
 /// The smallest retention accepted.
 pub const MIN_RETENTION_DAYS: u32 = 7;
 
-/// Days events and delivery history are kept (`PAYGATE_RETENTION_DAYS`).
+/// Days events and delivery history are kept (`PAYGATE_RETENTION_DAYS`): read by the
+/// functions that write them (the pipeline; admin, which resends them, has `webhooks` too).
+#[cfg(feature = "webhooks")]
 pub(crate) fn retention_days(names: &Names) -> Result<u32, ConfigError> {
     let default = u32::try_from(paygate_aws::dynamo::schema::DELIVERY_RETENTION_DAYS).unwrap_or(90);
     let days = positive_u32(names, RETENTION_DAYS_ENV, default)?;
