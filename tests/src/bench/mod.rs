@@ -10,5 +10,4 @@ pub mod cases;
 pub mod events;
 pub mod functions;
 pub mod hook_stub;
-pub mod hook_stub;
 pub mod runtime_stub;
