@@ -41,10 +41,12 @@ async fn unknown_and_locked(
 #[tokio::test]
 async fn a_late_booking_is_not_read_as_nothing_moved() {
     let stack = stack().await;
-    for bank in BANKS {
+    for &bank in BANKS {
         let p = bank.provider;
         // GIVEN a pre-authorization of 20 000
         let id = create(&stack, &bank, "authorized", 20_000).await;
+        // (one simulator may serve several families' accounts: its counts add up)
+        let hidden_before = sim(&stack, p).fault_plan().counts().hidden_answers;
         // WHEN 15 000 is captured, the bank books it but the answer is lost and its records
         // show the capture only from the second read on
         script(&stack, &bank, Fault::LateBooking);
@@ -70,7 +72,7 @@ async fn a_late_booking_is_not_read_as_nothing_moved() {
             "{p}: {q}"
         );
         assert_eq!(
-            sim(&stack, p).fault_plan().counts().hidden_answers,
+            sim(&stack, p).fault_plan().counts().hidden_answers - hidden_before,
             1,
             "{p}"
         );
@@ -88,7 +90,7 @@ async fn a_late_booking_is_not_read_as_nothing_moved() {
 #[tokio::test]
 async fn a_cancel_that_timed_out_after_the_bank_applied_it_is_settled_by_a_query() {
     let stack = stack().await;
-    for bank in BANKS {
+    for &bank in BANKS {
         let p = bank.provider;
         // GIVEN a sale captured today
         let id = create(&stack, &bank, "captured", 20_000).await;
@@ -117,7 +119,7 @@ async fn a_cancel_that_timed_out_after_the_bank_applied_it_is_settled_by_a_query
 #[tokio::test]
 async fn a_refund_lost_before_the_bank_is_never_counted_nor_retried() {
     let stack = stack().await;
-    for bank in BANKS {
+    for &bank in BANKS {
         let p = bank.provider;
         for fault in [Fault::DropBefore, Fault::TimeoutBefore] {
             // GIVEN a sale past the bank's cut
@@ -148,7 +150,7 @@ async fn a_refund_lost_before_the_bank_is_never_counted_nor_retried() {
 #[tokio::test]
 async fn a_cancel_of_a_captured_preauth_lost_at_either_step_is_settled_once() {
     let stack = stack().await;
-    for bank in BANKS {
+    for &bank in BANKS {
         let p = bank.provider;
         // The fault hits the cancel's first or second money request: PayFor, Akbank POS
         // (and Garanti, Posnet) void a captured pre-authorization in two steps (the capture,

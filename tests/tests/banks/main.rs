@@ -29,6 +29,10 @@ pub const CAPPADOCIA: &str = "mch_cappadocia";
 /// The merchant whose accounts speak the four newer protocols.
 pub const ANKARA: &str = "mch_ankara";
 
+/// The merchant of the participation banks and payment institutions (Ziraat Katılım on
+/// PayFor, Kuveyt Türk, Vakıf Katılım, Albaraka, Param, Tosla).
+pub const KONYA: &str = "mch_konya";
+
 /// The stacks' bound on one bank call.
 pub const BANK_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -69,6 +73,9 @@ pub struct Bank {
     /// made with a dropped connection instead.
     pub late_after_processing: bool,
     pub technical_error: TechnicalError,
+    /// Whether the family has pre-authorizations, so `authorized` payments and capture exist
+    /// (Kuveyt Türk has none: its capture is `operation_not_supported`).
+    pub preauth: bool,
 }
 
 impl Bank {
@@ -86,6 +93,7 @@ pub const ISBANK: Bank = Bank {
     same_day_refund_refusal: Some("CORE-2508"),
     late_after_processing: true,
     technical_error: TechnicalError::Fails,
+    preauth: true,
 };
 
 pub const GARANTI: Bank = Bank {
@@ -96,6 +104,7 @@ pub const GARANTI: Bank = Bank {
     same_day_refund_refusal: None,
     late_after_processing: false,
     technical_error: TechnicalError::Fails,
+    preauth: true,
 };
 
 pub const YAPIKREDI: Bank = Bank {
@@ -106,6 +115,7 @@ pub const YAPIKREDI: Bank = Bank {
     same_day_refund_refusal: Some("0411"),
     late_after_processing: true,
     technical_error: TechnicalError::Unknown,
+    preauth: true,
 };
 
 /// VakıfBank over PayFlex V4: same-day refunds allowed, cancel until the cut (`1082` after).
@@ -117,6 +127,7 @@ pub const VAKIFBANK: Bank = Bank {
     same_day_refund_refusal: None,
     late_after_processing: true,
     technical_error: TechnicalError::Unknown,
+    preauth: true,
 };
 
 /// Denizbank over InterVPOS: refunds only after the cut (`E42` before), voids only before it
@@ -129,6 +140,7 @@ pub const DENIZBANK: Bank = Bank {
     same_day_refund_refusal: Some("E42"),
     late_after_processing: true,
     technical_error: TechnicalError::Unknown,
+    preauth: true,
 };
 
 /// QNB over PayFor: refunds only after the cut (`V014` before).
@@ -140,6 +152,7 @@ pub const QNB: Bank = Bank {
     same_day_refund_refusal: Some("V014"),
     late_after_processing: true,
     technical_error: TechnicalError::Unknown,
+    preauth: true,
 };
 
 /// Akbank over its new JSON POS: same-day refunds allowed.
@@ -151,11 +164,32 @@ pub const AKBANK_POS: Bank = Bank {
     same_day_refund_refusal: None,
     late_after_processing: true,
     technical_error: TechnicalError::Unknown,
+    preauth: true,
 };
 
-/// The seven protocols, one account each.
-pub const BANKS: [Bank; 7] = [
-    ISBANK, GARANTI, YAPIKREDI, VAKIFBANK, DENIZBANK, QNB, AKBANK_POS,
+/// Ziraat Katılım over PayFor (its own `MbrId` 12): the PayFor rules, a config variant.
+pub const ZIRAAT_KATILIM: Bank = Bank {
+    merchant: KONYA,
+    provider: "payfor",
+    account: "acc_konyaZiraatKatilim",
+    book_key: "merchantId",
+    same_day_refund_refusal: Some("V014"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Unknown,
+    preauth: true,
+};
+
+/// Every protocol (and configuration variant), one account each: the shared suites run
+/// against all of them. One line per family.
+pub const BANKS: &[Bank] = &[
+    ISBANK,
+    GARANTI,
+    YAPIKREDI,
+    VAKIFBANK,
+    DENIZBANK,
+    QNB,
+    AKBANK_POS,
+    ZIRAAT_KATILIM,
 ];
 
 /// The Akbank account on Nestpay: capture, refund and query only.
@@ -167,6 +201,7 @@ pub const AKBANK: Bank = Bank {
     same_day_refund_refusal: Some("CORE-2508"),
     late_after_processing: true,
     technical_error: TechnicalError::Fails,
+    preauth: true,
 };
 
 /// The test key of `mch_cappadocia`.

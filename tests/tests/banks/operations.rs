@@ -29,7 +29,7 @@ async fn seeded_and_helper_payments_are_orders_at_the_bank() {
         assert_eq!(q["payment"]["status"], status, "{id}: {q}");
     }
     // AND the test helper's payments on each protocol account are real orders too
-    for bank in BANKS {
+    for &bank in BANKS {
         for (status, state) in [("authorized", "preauth"), ("captured", "approved")] {
             let id = create(&stack, &bank, status, 30_000).await;
             let q = expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
@@ -48,7 +48,7 @@ async fn seeded_and_helper_payments_are_orders_at_the_bank() {
 #[tokio::test]
 async fn full_and_partial_capture() {
     let stack = stack().await;
-    for bank in BANKS {
+    for &bank in BANKS {
         let p = bank.provider;
         // GIVEN two pre-authorizations of 20 000
         let partial = create(&stack, &bank, "authorized", 20_000).await;
@@ -98,7 +98,7 @@ async fn full_and_partial_capture() {
 #[tokio::test]
 async fn refunds_partial_then_full_and_the_query_shows_them() {
     let stack = stack().await;
-    for bank in BANKS {
+    for &bank in BANKS {
         let p = bank.provider;
         // GIVEN a captured payment of 20 000 (captured today)
         let id = create(&stack, &bank, "captured", 20_000).await;
@@ -171,7 +171,7 @@ async fn refunds_partial_then_full_and_the_query_shows_them() {
 #[tokio::test]
 async fn cancel_on_the_same_day_and_after_the_cut() {
     let stack = stack().await;
-    for bank in BANKS {
+    for &bank in BANKS {
         let p = bank.provider;
         // GIVEN a pre-authorization, a captured sale and a sale to be cancelled tomorrow
         let preauth = create(&stack, &bank, "authorized", 20_000).await;
