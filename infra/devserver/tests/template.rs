@@ -5,72 +5,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+/// The queues, their consumers and the schedules.
+#[path = "template/queues.rs"]
+mod queues;
+mod support;
+
 use std::collections::BTreeSet;
 
 use paygate_aws::dynamo::schema::{TableDef, DELIVERIES, EVENTS, TABLES, WEBHOOK_ENDPOINTS};
-use paygate_aws::sqs::{QueueDef, DELIVERIES_QUEUE, EVENTS_QUEUE, QUEUES};
+use paygate_aws::sqs::{DELIVERIES_QUEUE, EVENTS_QUEUE, QUEUES};
 use serde_norway::Value;
-
-fn template() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml");
-    serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn s(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_owned()
-}
-
-/// The operand of an intrinsic in short form (`!Ref X` -> `X` for tag `Ref`).
-fn intrinsic(v: &Value, tag: &str) -> Option<String> {
-    match v {
-        Value::Tagged(t) if t.tag == tag => t.value.as_str().map(str::to_owned),
-        _ => None,
-    }
-}
-
-fn resources_of_type<'a>(t: &'a Value, ty: &str) -> Vec<(String, &'a Value)> {
-    t["Resources"]
-        .as_mapping()
-        .unwrap()
-        .iter()
-        .filter(|(_, r)| r["Type"].as_str() == Some(ty))
-        .map(|(k, r)| (s(k), r))
-        .collect()
-}
-
-/// A function's timeout: its own, else the Globals one.
-fn timeout_secs(t: &Value, function: &str) -> u64 {
-    let own = &t["Resources"][function]["Properties"]["Timeout"];
-    own.as_u64()
-        .or_else(|| t["Globals"]["Function"]["Timeout"].as_u64())
-        .unwrap_or_else(|| panic!("{function} has no timeout"))
-}
-
-/// Whether one of the function's inline policy statements allows `action` on `resource`.
-fn allows(t: &Value, function: &str, action: &str, resource: &Value) -> bool {
-    let as_list = |v: &Value| -> Vec<Value> {
-        match v.as_sequence() {
-            Some(seq) if !matches!(v, Value::Tagged(_)) => seq.clone(),
-            _ => vec![v.clone()],
-        }
-    };
-    t["Resources"][function]["Properties"]["Policies"]
-        .as_sequence()
-        .into_iter()
-        .flatten()
-        .flat_map(|p| p["Statement"].as_sequence().cloned().unwrap_or_default())
-        .any(|st| {
-            st["Effect"].as_str() == Some("Allow")
-                && as_list(&st["Action"])
-                    .iter()
-                    .any(|a| a.as_str() == Some(action))
-                && as_list(&st["Resource"]).contains(resource)
-        })
-}
-
-fn get_att(resource: &str, attr: &str) -> Value {
-    serde_norway::from_str(&format!("!GetAtt {resource}.{attr}")).unwrap()
-}
+use support::{allows, get_att, http_events, intrinsic, resources_of_type, s, template};
 
 fn keys(schema: &Value) -> (String, Option<String>) {
     let mut hash = String::new();
@@ -174,24 +119,6 @@ fn routes_match_the_dev_server() {
         .collect();
     local.extend(paygate_devserver::admin::route_keys());
     assert_eq!(deployed, local);
-}
-
-/// Every HttpApi event: (function, "METHOD /path", its `Auth.Authorizer` if any).
-fn http_events(t: &Value) -> Vec<(String, String, Option<String>)> {
-    let mut out = Vec::new();
-    for (function, r) in resources_of_type(t, "AWS::Serverless::Function") {
-        for (_, e) in r["Properties"]["Events"].as_mapping().into_iter().flatten() {
-            if e["Type"].as_str() == Some("HttpApi") {
-                let p = &e["Properties"];
-                out.push((
-                    function.clone(),
-                    format!("{} {}", s(&p["Method"]), s(&p["Path"])),
-                    p["Auth"]["Authorizer"].as_str().map(str::to_owned),
-                ));
-            }
-        }
-    }
-    out
 }
 
 #[test]
@@ -526,196 +453,6 @@ fn table_and_queue_variables_name_their_own_resource() {
         }
     }
     assert!(checked > 15, "only {checked} variables found");
-}
-
-#[test]
-fn queues_match_the_shared_definitions() {
-    let t = template();
-    let deployed: BTreeSet<String> = resources_of_type(&t, "AWS::SQS::Queue")
-        .into_iter()
-        .map(|(k, _)| k)
-        .collect();
-    let local: BTreeSet<String> = QUEUES
-        .iter()
-        .flat_map(|q| [q.logical_id.to_owned(), q.dlq_logical_id.to_owned()])
-        .collect();
-    assert_eq!(
-        deployed, local,
-        "queues in template.yaml vs paygate_aws::sqs::QUEUES"
-    );
-    for q in QUEUES {
-        let props = &t["Resources"][q.logical_id]["Properties"];
-        assert_eq!(
-            props["VisibilityTimeout"].as_u64(),
-            Some(u64::from(q.visibility_timeout_secs)),
-            "{} VisibilityTimeout",
-            q.logical_id
-        );
-        let redrive = &props["RedrivePolicy"];
-        assert_eq!(
-            redrive["maxReceiveCount"].as_u64(),
-            Some(u64::from(q.max_receive_count)),
-            "{} maxReceiveCount",
-            q.logical_id
-        );
-        assert_eq!(
-            redrive["deadLetterTargetArn"],
-            get_att(q.dlq_logical_id, "Arn"),
-            "{} dead-letter queue",
-            q.logical_id
-        );
-    }
-}
-
-/// The queue each pipeline function consumes.
-const CONSUMERS: [(&QueueDef, &str); 2] = [
-    (&EVENTS_QUEUE, "WebhookFanoutFunction"),
-    (&DELIVERIES_QUEUE, "WebhookDeliverFunction"),
-];
-
-#[test]
-fn queue_consumers_report_partial_failures_and_finish_within_the_visibility_timeout() {
-    let t = template();
-    // No SAM `Type: SQS` events: they attach AWSLambdaSQSQueueExecutionRole, which allows
-    // ReceiveMessage/DeleteMessage on every queue of the account.
-    for (function, r) in resources_of_type(&t, "AWS::Serverless::Function") {
-        for (name, e) in r["Properties"]["Events"].as_mapping().into_iter().flatten() {
-            assert_ne!(
-                e["Type"].as_str(),
-                Some("SQS"),
-                "{function} event {}: use an AWS::Lambda::EventSourceMapping with a scoped policy",
-                s(name)
-            );
-        }
-    }
-    let mut found = BTreeSet::new();
-    for (id, m) in resources_of_type(&t, "AWS::Lambda::EventSourceMapping") {
-        let p = &m["Properties"];
-        let queue = intrinsic(&p["EventSourceArn"], "GetAtt")
-            .and_then(|a| a.strip_suffix(".Arn").map(str::to_owned))
-            .unwrap_or_else(|| panic!("{id}: EventSourceArn is not !GetAtt <Queue>.Arn"));
-        let function = intrinsic(&p["FunctionName"], "Ref")
-            .unwrap_or_else(|| panic!("{id}: FunctionName is not !Ref <Function>"));
-        let types: Vec<String> = p["FunctionResponseTypes"]
-            .as_sequence()
-            .map(|v| v.iter().map(s).collect())
-            .unwrap_or_default();
-        assert!(
-            types.iter().any(|x| x == "ReportBatchItemFailures"),
-            "{id}: without ReportBatchItemFailures one bad record fails (and retries) the whole batch"
-        );
-        let def = QUEUES
-            .iter()
-            .find(|q| q.logical_id == queue)
-            .unwrap_or_else(|| {
-                panic!("{id} consumes {queue}, which is not in paygate_aws::sqs::QUEUES")
-            });
-        let timeout = timeout_secs(&t, &function);
-        assert!(
-            timeout < u64::from(def.visibility_timeout_secs),
-            "{function} may run {timeout} s, {queue} hides a message for {} s only",
-            def.visibility_timeout_secs
-        );
-        let arn = get_att(&queue, "Arn");
-        for action in [
-            "sqs:ReceiveMessage",
-            "sqs:DeleteMessage",
-            "sqs:GetQueueAttributes",
-        ] {
-            assert!(
-                allows(&t, &function, action, &arn),
-                "{function} lacks {action} on {queue}"
-            );
-        }
-        assert_eq!(
-            m["DependsOn"].as_str(),
-            Some(format!("{function}Role").as_str()),
-            "{id} must wait for the role that allows it to receive"
-        );
-        found.insert((queue, function));
-    }
-    let expected: BTreeSet<(String, String)> = CONSUMERS
-        .iter()
-        .map(|(q, f)| (q.logical_id.to_owned(), (*f).to_owned()))
-        .collect();
-    assert_eq!(found, expected);
-}
-
-#[test]
-fn the_sweeper_runs_every_minute() {
-    let t = template();
-    let events = t["Resources"]["OutboxSweeperFunction"]["Properties"]["Events"]
-        .as_mapping()
-        .expect("the sweeper has events");
-    let schedules: Vec<String> = events
-        .values()
-        .filter(|e| e["Type"].as_str() == Some("Schedule"))
-        .map(|e| s(&e["Properties"]["Schedule"]))
-        .collect();
-    assert_eq!(schedules, ["rate(1 minute)"]);
-    assert!(timeout_secs(&t, "OutboxSweeperFunction") <= 60);
-}
-
-#[test]
-fn the_reconciler_runs_every_minute_alone_reads_its_index_and_is_alarmed() {
-    let t = template();
-    let f = &t["Resources"]["ReconcilerFunction"]["Properties"];
-    let schedules: Vec<String> = f["Events"]
-        .as_mapping()
-        .expect("the reconciler has events")
-        .values()
-        .filter(|e| e["Type"].as_str() == Some("Schedule"))
-        .map(|e| s(&e["Properties"]["Schedule"]))
-        .collect();
-    assert_eq!(schedules, ["rate(1 minute)"]);
-    assert_eq!(f["ReservedConcurrentExecutions"].as_u64(), Some(1));
-    let index: Value = serde_norway::from_str(&format!(
-        "!Sub \"${{PaymentsTable.Arn}}/index/{}\"",
-        paygate_aws::dynamo::schema::UNSETTLED_INDEX.name
-    ))
-    .unwrap();
-    assert!(allows(&t, "ReconcilerFunction", "dynamodb:Query", &index));
-    let table = get_att("PaymentsTable", "Arn");
-    assert!(allows(
-        &t,
-        "ReconcilerFunction",
-        "dynamodb:UpdateItem",
-        &table
-    ));
-    let alarm = &t["Resources"]["UnsettledPaymentsAlarm"]["Properties"];
-    assert_eq!(s(&alarm["Namespace"]), fn_reconciler::METRIC_NAMESPACE);
-    assert_eq!(s(&alarm["MetricName"]), fn_reconciler::OVER_LIMIT_METRIC);
-    let env = &f["Environment"]["Variables"];
-    assert!(!env[paygate_compose::RECONCILE_ALARM_AFTER_ENV].is_null());
-}
-
-#[test]
-fn the_deliver_function_gets_the_spec_retry_schedule_by_default() {
-    let t = template();
-    let env = &t["Resources"]["WebhookDeliverFunction"]["Properties"]["Environment"]["Variables"];
-    assert_eq!(
-        intrinsic(&env[paygate_compose::RETRY_SCHEDULE_ENV], "Ref").as_deref(),
-        Some("WebhookRetrySchedule")
-    );
-    let default = s(&t["Parameters"]["WebhookRetrySchedule"]["Default"]);
-    assert_eq!(default, paygate_domain::webhook::SPEC_SCHEDULE);
-    assert_eq!(
-        paygate_domain::webhook::RetrySchedule::parse(&default),
-        Some(paygate_domain::webhook::RetrySchedule::default())
-    );
-}
-
-#[test]
-fn local_webhook_exemptions_are_not_in_the_template() {
-    // The sender's SSRF guard has local-development exemptions; deployed, it is strict.
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml");
-    let text = std::fs::read_to_string(path).unwrap();
-    for var in [
-        paygate_webhooks::ENV_ALLOW_ADDRS,
-        paygate_webhooks::ENV_EXTRA_CA,
-    ] {
-        assert!(!text.contains(var), "template.yaml mentions {var}");
-    }
 }
 
 #[test]
