@@ -25,6 +25,7 @@
 
 pub mod adapter;
 pub mod amount;
+pub mod boa;
 pub mod call;
 pub mod cancel;
 pub mod card;
