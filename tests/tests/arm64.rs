@@ -17,11 +17,11 @@ use std::{
     time::Duration,
 };
 
-use paygate_aws::moto::{unique_prefix, MotoServer};
+use paygate_aws::moto::MotoServer;
 use paygate_tests::bench::{
     cases::{self, Ctx},
     events,
-    functions::{self, LocalStack},
+    functions::{self, LocalRun},
     runtime_stub::{Outcome, RuntimeStub},
 };
 use serde_json::Value;
@@ -78,16 +78,11 @@ async fn the_arm64_bootstrap_answers_real_events_under_qemu() {
     let build = tokio::task::spawn_blocking(|| script(&["build", BIN]));
 
     let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
-    let prefix = unique_prefix("arm");
-    let server = functions::start_server(moto, &prefix)
+    let run = LocalRun::start(moto, "arm")
         .await
         .expect("dev server starts");
-    let stack = LocalStack {
-        server: &server,
-        endpoint: moto.endpoint.clone(),
-        prefix,
-    };
-    let ctx = Ctx::new(&server)
+    let stack = run.stack();
+    let ctx = Ctx::new(&run.server)
         .await
         .expect("pipeline endpoint registered");
     let function = functions::template_functions()

@@ -148,6 +148,36 @@ pub async fn start_server(
         .map_err(|e| format!("the local stack does not start: {e}"))
 }
 
+/// A local stack the function binaries run against: [`start_server`] under a fresh prefix,
+/// and what the template's references resolve to there ([`LocalRun::stack`]).
+pub struct LocalRun {
+    pub server: DevServer,
+    endpoint: String,
+    prefix: String,
+}
+
+impl LocalRun {
+    /// Starts the stack over `moto`; `tag` begins its unique prefix.
+    pub async fn start(moto: &paygate_aws::moto::MotoServer, tag: &str) -> Result<Self, String> {
+        let prefix = paygate_aws::moto::unique_prefix(tag);
+        let server = start_server(moto, &prefix).await?;
+        Ok(Self {
+            server,
+            endpoint: moto.endpoint.clone(),
+            prefix,
+        })
+    }
+
+    /// The template's references in this stack.
+    pub fn stack(&self) -> LocalStack<'_> {
+        LocalStack {
+            server: &self.server,
+            endpoint: self.endpoint.clone(),
+            prefix: self.prefix.clone(),
+        }
+    }
+}
+
 /// The deploy hook's `PAYGATE_SMOKE_TARGETS` locally: version ARNs of the functions it
 /// smoke-tests (the binaries test's [`super::hook_stub::HookStub`] answers for them).
 pub const LOCAL_SMOKE_TARGETS: &str = "arn:aws:lambda:eu-central-1:000000000000:function:paygate-local-GetPayment:1,arn:aws:lambda:eu-central-1:000000000000:function:paygate-local-CapturePayment:1";

@@ -15,11 +15,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use paygate_aws::moto::{unique_prefix, MotoServer};
+use paygate_aws::moto::MotoServer;
 use paygate_tests::bench::{
     aws_counter::{self, AwsCounter},
     cases::Ctx,
-    functions::{self, LocalStack},
+    functions::{self, LocalRun},
     runtime_stub::RuntimeStub,
 };
 use serde_json::json;
@@ -334,16 +334,11 @@ async fn main() {
             .is_ok_and(|o| o.status.success());
 
     let moto = MotoServer::start().expect("moto starts (make bench sets PAYGATE_MOTO_SERVER)");
-    let prefix = unique_prefix("bench");
-    let server = functions::start_server(&moto, &prefix)
+    let run = LocalRun::start(&moto, "bench")
         .await
         .expect("local stack starts");
-    let stack = LocalStack {
-        server: &server,
-        endpoint: moto.endpoint.clone(),
-        prefix,
-    };
-    let ctx = Ctx::new(&server).await.expect("pipeline endpoint");
+    let stack = run.stack();
+    let ctx = Ctx::new(&run.server).await.expect("pipeline endpoint");
 
     let mut targets = Vec::new();
     if let Ok(floor) = std::env::var("BENCH_FLOOR") {

@@ -16,10 +16,10 @@
 
 use std::{path::PathBuf, time::Duration};
 
-use paygate_aws::moto::{unique_prefix, MotoServer};
+use paygate_aws::moto::MotoServer;
 use paygate_tests::bench::{
     cases::{self, Ctx},
-    functions::{self, LocalStack, TemplateFunction},
+    functions::{self, LocalRun, LocalStack, TemplateFunction},
     runtime_stub::{Outcome, RuntimeStub},
 };
 
@@ -174,16 +174,11 @@ async fn every_function_binary_answers_a_real_event_through_the_runtime_api() {
     });
 
     let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
-    let prefix = unique_prefix("bin");
-    let server = functions::start_server(moto, &prefix)
+    let run = LocalRun::start(moto, "bin")
         .await
         .expect("dev server starts");
-    let stack = LocalStack {
-        server: &server,
-        endpoint: moto.endpoint.clone(),
-        prefix,
-    };
-    let ctx = Ctx::new(&server)
+    let stack = run.stack();
+    let ctx = Ctx::new(&run.server)
         .await
         .expect("pipeline endpoint registered");
     build.await.unwrap().expect("the function binaries build");
@@ -205,7 +200,7 @@ async fn every_function_binary_answers_a_real_event_through_the_runtime_api() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // Each whole log, once every function has answered.
     let mut secrets = secrets(&ctx);
-    secrets.push(card_key(&server, &stack.prefix).await);
+    secrets.push(card_key(&run.server, &stack.prefix).await);
     let leaks: Vec<String> = bins
         .iter()
         .filter_map(|bin| {
