@@ -1,0 +1,195 @@
+//! Answers read as outcomes and states: the MEWS fixtures (`test_data/parampos/
+//! status_*_response.json`, rewritten as the SOAP envelopes they were decoded from) and the
+//! codes of dev.param.com.tr "Hata Kodları".
+
+use paygate_bankkit::{BankReply, Verdict};
+use paygate_domain::{BankOutcome, BankState};
+
+use super::*;
+
+fn envelope(method: &str, result: &str) -> Vec<u8> {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body><{method}Response xmlns=\"https://turkpos.com.tr/\"><{method}Result>{result}</{method}Result></{method}Response></soap:Body></soap:Envelope>"
+    )
+    .into_bytes()
+}
+
+fn kismi2(sonuc: &str, bank: &str) -> BankOutcome {
+    let r = Reply::decode(&envelope(
+        "TP_Islem_Iptal_Iade_Kismi2",
+        &format!("<Sonuc>{sonuc}</Sonuc><Sonuc_Str>x</Sonuc_Str><Banka_Sonuc_Kod>{bank}</Banka_Sonuc_Kod><Bank_AuthCode>609945</Bank_AuthCode><Bank_Trans_ID>25012UZnE17558</Bank_Trans_ID><Bank_Extra /><Bank_HostRefNum>501220476656</Bank_HostRefNum>"),
+    ))
+    .unwrap();
+    r.outcome()
+}
+
+#[test]
+fn money_answers_by_sonuc() {
+    assert_eq!(
+        kismi2("1", "0"),
+        BankOutcome::Approved {
+            code: "1".into(),
+            auth_code: Some("609945".into()),
+            rrn: Some("501220476656".into())
+        }
+    );
+    for (sonuc, bank, verdict) in [
+        ("-1", "05", Verdict::Declined),
+        ("-1", "", Verdict::Declined),
+        ("-1", "96", Verdict::Unknown),
+        ("-1", "91", Verdict::Unknown),
+        ("-100", "", Verdict::Error),
+        ("-101", "", Verdict::Error),
+        ("-113", "", Verdict::Error),
+        ("-202", "", Verdict::Error),
+        ("-205", "", Verdict::Unknown),
+        ("-207", "", Verdict::Unknown),
+        ("-209", "", Verdict::Declined),
+        ("-213", "", Verdict::Declined),
+        ("-214", "", Verdict::Declined),
+        ("-999", "", Verdict::Unknown),
+        ("0", "", Verdict::Unknown),
+        ("", "", Verdict::Unknown),
+    ] {
+        assert_eq!(classify(sonuc, bank), verdict, "{sonuc}/{bank}");
+    }
+    assert!(matches!(
+        kismi2("-214", ""),
+        BankOutcome::Declined { after_cutoff: true, code, .. } if code == "-214"
+    ));
+    assert!(matches!(
+        kismi2("-213", ""),
+        BankOutcome::Declined {
+            after_cutoff: false,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn faults_and_foreign_documents() {
+    let fault = Reply::decode(b"<soap:Envelope xmlns:soap=\"s\"><soap:Body><soap:Fault><faultcode>soap:Server</faultcode><faultstring>Server was unable to process request.</faultstring></soap:Fault></soap:Body></soap:Envelope>").unwrap();
+    assert!(matches!(fault.outcome(), BankOutcome::Unknown { .. }));
+    assert!(!fault.status().is_conclusive());
+    assert!(Reply::decode(b"<PayforResponse/>").is_err());
+    assert!(Reply::decode(b"<soap:Envelope><soap:Body></soap:Body></soap:Envelope>").is_err());
+    assert!(Reply::decode(b"<html>").is_err());
+}
+
+/// A fixture's `DT_Bilgi` (only the fields the state is read from).
+fn status(
+    durum: &str,
+    tip: &str,
+    total: &str,
+    refunded: &str,
+    extra: &str,
+) -> paygate_domain::BankStatus {
+    let extra = paygate_bankkit::xml::escape(extra);
+    let body = envelope(
+        "TP_Islem_Sorgulama4",
+        &format!("<DT_Bilgi><Odeme_Sonuc>1</Odeme_Sonuc><Siparis_ID>2025011251F7</Siparis_ID><Durum>{durum}</Durum><Toplam_Tutar>{total}</Toplam_Tutar><Toplam_Iade_Tutar>{refunded}</Toplam_Iade_Tutar><Bank_Extra>{extra}</Bank_Extra><Islem_Tip>{tip}</Islem_Tip><Bank_AuthCode>609945</Bank_AuthCode><Bank_HostRefNum>501220476656</Bank_HostRefNum></DT_Bilgi><Sonuc>1</Sonuc><Sonuc_Str>Başarılı</Sonuc_Str>"),
+    );
+    Reply::decode(&body).unwrap().status()
+}
+
+fn extra(stat: &str, captured: &str) -> String {
+    format!("<Extra>\n    <AUTH_CODE>609945</AUTH_CODE>\n    <CAPTURE_AMT>{captured}</CAPTURE_AMT>\n    <TRANS_STAT>{stat}</TRANS_STAT>\n  </Extra>")
+}
+
+#[test]
+fn mews_status_fixtures() {
+    let st = |s: paygate_domain::BankStatus| (s.found, s.state, s.amount, s.refunded_amount);
+    // status_pay_then_cancel_response
+    assert_eq!(
+        st(status("CANCEL", "SALE", "10.01", "0", &extra("V", "1001"))),
+        (true, BankState::Cancelled, 1_001, 0)
+    );
+    // status_pay_then_refund_response
+    assert_eq!(
+        st(status(
+            "REFUND",
+            "SALE",
+            "10.01",
+            "10.01",
+            &extra("C", "1001")
+        )),
+        (true, BankState::Refunded, 1_001, 1_001)
+    );
+    // status_pre_pay_response: an open pre-authorization (TRANS_STAT A).
+    let pre = status("SUCCESS", "PRE_AUTH", "10.01", "0", &extra("A", ""));
+    assert_eq!(st(pre.clone()), (true, BankState::Preauth, 1_001, 0));
+    assert_eq!(pre.auth_code, "609945");
+    // status_post_pay_response: closed for 10.21 (CAPTURE_AMT 1021) on a 10.01 hold.
+    assert_eq!(
+        st(status(
+            "SUCCESS",
+            "PRE_AUTH",
+            "10.01",
+            "0",
+            &extra("C", "1021")
+        )),
+        (true, BankState::Approved, 1_021, 0)
+    );
+    // status_pre_pay_then_cancel_response
+    assert_eq!(
+        st(status("CANCEL", "PRE_AUTH", "10.01", "0", &extra("V", ""))),
+        (true, BankState::Cancelled, 1_001, 0)
+    );
+    assert_eq!(
+        st(status(
+            "PARTIAL_REFUND",
+            "SALE",
+            "10.01",
+            "2.50",
+            &extra("C", "1001")
+        )),
+        (true, BankState::PartiallyRefunded, 1_001, 250)
+    );
+    assert_eq!(
+        st(status("FAIL", "SALE", "10.01", "0", "")).1,
+        BankState::Declined
+    );
+}
+
+#[test]
+fn figures_that_do_not_fit_are_unavailable() {
+    for s in [
+        // A closed pre-authorization without its captured amount.
+        status("SUCCESS", "PRE_AUTH", "10.01", "0", &extra("C", "")),
+        // A pre-authorization whose Extra cannot be read.
+        status("SUCCESS", "PRE_AUTH", "10.01", "0", "<Extra>"),
+        // "Refunded" for less than the sale, "partially" for all or nothing.
+        status("REFUND", "SALE", "10.01", "5.00", &extra("C", "1001")),
+        status(
+            "PARTIAL_REFUND",
+            "SALE",
+            "10.01",
+            "10.01",
+            &extra("C", "1001"),
+        ),
+        status("PARTIAL_REFUND", "SALE", "10.01", "0", &extra("C", "1001")),
+        status("SUCCESS", "SALE", "10.01", "1.00", &extra("C", "1001")),
+        status("PENDING", "SALE", "10.01", "0", ""),
+        status("SUCCESS", "SALE", "", "0", ""),
+    ] {
+        assert!(!s.is_conclusive(), "{s:?}");
+    }
+}
+
+#[test]
+fn not_found_is_only_its_own_code() {
+    let read = |sonuc: &str| {
+        Reply::decode(&envelope(
+            "TP_Islem_Sorgulama4",
+            &format!("<DT_Bilgi /><Sonuc>{sonuc}</Sonuc><Sonuc_Str>x</Sonuc_Str>"),
+        ))
+        .unwrap()
+        .status()
+    };
+    let nf = read("-209");
+    assert!(!nf.found && nf.is_conclusive());
+    for other in ["-1", "-207", "-100", "1"] {
+        let st = read(other);
+        assert!(st.found && !st.is_conclusive(), "{other}: {st:?}");
+    }
+}
