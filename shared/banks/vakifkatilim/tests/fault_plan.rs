@@ -1,0 +1,137 @@
+//! The kit's fault plan on the Vakıf Katılım simulator: time-outs before/after applying,
+//! dropped connections, technical errors (`SystemError`, unknown) and late bookings are
+//! unknown outcomes, settled by the query; the reads (the order read before every money
+//! request, the query) are never faulted.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{bank, op, MERCHANT, TIMEOUT};
+use paygate_bankkit::sim::{Fault, FaultOdds, Faults};
+use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
+
+#[tokio::test]
+async fn each_fault_leaves_the_ledger_as_it_says() {
+    let b = bank().await;
+    b.state.fault_plan().set_hang(Duration::from_secs(2));
+    b.order("VK1", 10_000, TestOrderState::Approved, true).await;
+    let refunded = || b.state.ledger_of(MERCHANT, "VK1").unwrap().refunded;
+    b.state.fault_plan().script([
+        Fault::TechnicalError,
+        Fault::DropBefore,
+        Fault::TimeoutBefore,
+        Fault::TimeoutAfter,
+        Fault::DropAfter,
+    ]);
+    let one = op("VK1", 1_000, false);
+    for (applied, what) in [
+        (0, "technical"),
+        (0, "drop before"),
+        (0, "timeout before"),
+        (1_000, "timeout after"),
+        (2_000, "drop after"),
+    ] {
+        let out = b.provider.refund(&b.account, &one).await;
+        assert!(
+            matches!(out, BankOutcome::Unknown { .. }),
+            "{what}: {out:?}"
+        );
+        assert_eq!(refunded(), applied, "{what}");
+    }
+    approved(b.provider.refund(&b.account, &one).await);
+    let st = b.provider.query(&b.account, "VK1").await;
+    assert_eq!(
+        (st.state, st.refunded_amount),
+        (BankState::PartiallyRefunded, 3_000)
+    );
+}
+
+fn approved(o: BankOutcome) {
+    assert!(matches!(o, BankOutcome::Approved { .. }), "{o:?}");
+}
+
+#[tokio::test]
+async fn a_late_booking_hides_the_order_from_the_first_query_only() {
+    let b = bank().await;
+    b.order("VK2", 5_000, TestOrderState::Preauth, false).await;
+    b.state.fault_plan().script([Fault::LateBooking]);
+    let out = b
+        .provider
+        .capture(&b.account, &op("VK2", 3_000, false))
+        .await;
+    assert!(matches!(out, BankOutcome::Unknown { .. }), "{out:?}");
+    // "No record" is not "nothing moved": the kit's callers keep the capture unknown.
+    let first = b.provider.query(&b.account, "VK2").await;
+    assert!(!first.found && first.is_conclusive());
+    let second = b.provider.query(&b.account, "VK2").await;
+    assert_eq!((second.state, second.amount), (BankState::Approved, 3_000));
+}
+
+#[tokio::test]
+async fn a_cancel_lost_after_the_bank_applied_it_is_settled_by_the_query() {
+    let b = bank().await;
+    b.order("VK3", 4_000, TestOrderState::Preauth, false).await;
+    approved(
+        b.provider
+            .capture(&b.account, &op("VK3", 4_000, true))
+            .await,
+    );
+    b.state.fault_plan().set_hang(Duration::from_secs(2));
+    b.state.fault_plan().script([Fault::TimeoutAfter]);
+    let out = b.provider.cancel(&b.account, &op("VK3", 4_000, true)).await;
+    assert!(matches!(out, BankOutcome::Unknown { .. }), "{out:?}");
+    assert_eq!(
+        b.provider.query(&b.account, "VK3").await.state,
+        BankState::Cancelled
+    );
+    // A retried cancel sees it cancelled and sends nothing.
+    approved(b.provider.cancel(&b.account, &op("VK3", 4_000, true)).await);
+    let voids = b
+        .state
+        .book()
+        .get(MERCHANT, "VK3")
+        .unwrap()
+        .history
+        .iter()
+        .filter(|t| t.kind == "void")
+        .count();
+    assert_eq!(voids, 1);
+}
+
+#[tokio::test]
+async fn latency_makes_a_close_unknown_and_a_read_unavailable() {
+    let b = bank().await;
+    b.order("VK4", 5_000, TestOrderState::Preauth, false).await;
+    // Every answer late: the order read before the close fails, nothing is sent.
+    *b.state.faults() = Faults {
+        latency: TIMEOUT + Duration::from_millis(600),
+        ..Faults::default()
+    };
+    let out = b
+        .provider
+        .capture(&b.account, &op("VK4", 5_000, true))
+        .await;
+    assert!(
+        matches!(&out, BankOutcome::Error { message, .. } if message.contains("nothing was sent")),
+        "{out:?}"
+    );
+    assert!(!b.provider.query(&b.account, "VK4").await.is_conclusive());
+    *b.state.faults() = Faults::default();
+    assert_eq!(
+        b.provider.query(&b.account, "VK4").await.state,
+        BankState::Preauth
+    );
+}
+
+#[tokio::test]
+async fn queries_are_never_faulted() {
+    let b = bank().await;
+    b.order("VK5", 5_000, TestOrderState::Approved, false).await;
+    b.state.fault_plan().random(11, FaultOdds::uniform(160));
+    for _ in 0..10 {
+        assert!(b.provider.query(&b.account, "VK5").await.is_conclusive());
+    }
+    assert_eq!(b.state.fault_plan().counts().money_requests, 0);
+}
