@@ -7,6 +7,7 @@ use crate::{
     ids::{EventId, MerchantId, PaymentId},
     payment::{Payment, PaymentView},
     time::Timestamp,
+    transaction::Transaction,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -68,6 +69,11 @@ pub struct EventRecord {
     pub payment_id: PaymentId,
     /// The payment as it was right after the change (the envelope's `data`).
     pub data: PaymentView,
+    /// The transaction that caused the event, as recorded with it (the envelope's
+    /// `data.transaction`); `None` for events no transaction caused (a pending payment
+    /// finalized by a query, a test event). Events stored before it existed have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction: Option<Transaction>,
 }
 
 impl EventRecord {
@@ -85,6 +91,13 @@ impl EventRecord {
             merchant_id: payment.merchant_id.clone(),
             payment_id: payment.id.clone(),
             data: payment.view(),
+            transaction: None,
         }
+    }
+
+    /// The event with the transaction that caused it.
+    pub fn caused_by(mut self, transaction: &Transaction) -> Self {
+        self.transaction = Some(transaction.clone());
+        self
     }
 }

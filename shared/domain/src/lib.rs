@@ -43,8 +43,10 @@ pub use ids::{
 };
 pub use money::{Currency, MAX_AMOUNT};
 pub use payment::{
-    Payment, PaymentStatus, PendingGrace, PendingOperation, PendingState, Planned, Settlement,
-    StaleAfter, StatusVerdict, NOT_FOUND_GRACE_MS,
+    ExternalVerdict, Payment, PaymentStatus, PendingGrace, PendingOperation, PendingState, Planned,
+    Settlement, StaleAfter, StatusVerdict, NOT_FOUND_GRACE_MS,
 };
 pub use time::{TimeRange, Timestamp};
-pub use transaction::{Transaction, TransactionStatus, TransactionType};
+pub use transaction::{
+    Metadata, Note, NoteError, Origin, Reason, Transaction, TransactionStatus, TransactionType,
+};

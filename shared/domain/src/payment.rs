@@ -388,12 +388,14 @@ impl Payment {
                         EventType::PaymentRefunded
                     }
                 };
-                event = Some(EventRecord::for_payment(
-                    event_id, event_type, &payment, now,
-                ));
+                txn.settled_at = Some(now);
+                event = Some(
+                    EventRecord::for_payment(event_id, event_type, &payment, now).caused_by(&txn),
+                );
             }
             BankOutcome::Declined { code, message, .. } | BankOutcome::Error { code, message } => {
                 payment.pending = None;
+                txn.settled_at = Some(now);
                 txn.status = if matches!(outcome, BankOutcome::Declined { .. }) {
                     TransactionStatus::Declined
                 } else {
@@ -419,9 +421,11 @@ impl Payment {
     }
 }
 
+mod external;
 mod grace;
 mod reconcile;
 mod stale;
+pub use external::ExternalVerdict;
 pub use grace::PendingGrace;
 pub use reconcile::{
     reconcile_backoff_ms, resumed_cancel_outcome, StatusVerdict, NOT_FOUND_GRACE_MS,

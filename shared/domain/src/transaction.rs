@@ -1,5 +1,7 @@
 //! Transactions: the bank-facing record each money-moving operation produces.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -75,6 +77,171 @@ pub struct Transaction {
     pub rrn: String,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Why a cancel or refund was made (the merchant's word; `None` when not given).
+    #[serde(default)]
+    pub reason: Option<Reason>,
+    /// The merchant's free text on the operation.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The merchant's keys and values on the operation (`{}` when none).
+    #[serde(default)]
+    pub metadata: Metadata,
+    /// Who made the operation: `api` (a request to this service) or `external` (found
+    /// at the bank by a query: done in the bank's own merchant panel).
+    #[serde(default)]
+    pub origin: Origin,
+    /// When the transaction became final (approved, declined, failed); `None` before.
+    #[serde(default)]
+    pub settled_at: Option<Timestamp>,
+}
+
+/// The reasons a cancel or refund can be given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    RequestedByCustomer,
+    Duplicate,
+    Fraudulent,
+    Other,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 4] = [
+        Self::RequestedByCustomer,
+        Self::Duplicate,
+        Self::Fraudulent,
+        Self::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::RequestedByCustomer => "requested_by_customer",
+            Self::Duplicate => "duplicate",
+            Self::Fraudulent => "fraudulent",
+            Self::Other => "other",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+/// Where a transaction comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// A request to this service.
+    #[default]
+    Api,
+    /// Found at the bank by a query, with no request of ours behind it (a refund or cancel
+    /// made in the bank's own merchant panel).
+    External,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Api => "api",
+            Self::External => "external",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Api, Self::External]
+            .into_iter()
+            .find(|o| o.as_str() == s)
+    }
+}
+
+/// A transaction's `metadata`: string keys to string values, bounded by [`NoteLimits`].
+pub type Metadata = BTreeMap<String, String>;
+
+/// The bounds of what a merchant may record on a cancel or refund.
+pub struct NoteLimits;
+
+impl NoteLimits {
+    /// Longest `description`, in characters.
+    pub const DESCRIPTION_CHARS: usize = 500;
+    /// Most `metadata` keys.
+    pub const METADATA_KEYS: usize = 20;
+    /// Longest `metadata` key, in characters (at least one).
+    pub const KEY_CHARS: usize = 40;
+    /// Longest `metadata` value, in characters.
+    pub const VALUE_CHARS: usize = 500;
+}
+
+/// What the merchant records on a cancel or refund: reason, description, metadata.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Note {
+    pub reason: Option<Reason>,
+    pub description: Option<String>,
+    pub metadata: Metadata,
+}
+
+/// A note out of bounds: which field (`metadata.<key>` for a value) and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field} {message}")]
+pub struct NoteError {
+    pub field: String,
+    pub message: String,
+}
+
+impl Note {
+    /// Checks `description` and `metadata` against [`NoteLimits`] (no control characters in
+    /// either: they are for people and spreadsheets).
+    pub fn checked(self) -> Result<Self, NoteError> {
+        let err = |field: &str, message: String| NoteError {
+            field: field.to_owned(),
+            message,
+        };
+        let printable = |s: &str| !s.chars().any(char::is_control);
+        if let Some(d) = &self.description {
+            if d.chars().count() > NoteLimits::DESCRIPTION_CHARS {
+                return Err(err(
+                    "description",
+                    format!(
+                        "must be at most {} characters",
+                        NoteLimits::DESCRIPTION_CHARS
+                    ),
+                ));
+            }
+            if !printable(d) {
+                return Err(err(
+                    "description",
+                    "must not contain control characters".into(),
+                ));
+            }
+        }
+        if self.metadata.len() > NoteLimits::METADATA_KEYS {
+            return Err(err(
+                "metadata",
+                format!("must have at most {} keys", NoteLimits::METADATA_KEYS),
+            ));
+        }
+        for (k, v) in &self.metadata {
+            let n = k.chars().count();
+            if n == 0 || n > NoteLimits::KEY_CHARS || !printable(k) {
+                return Err(err(
+                    "metadata",
+                    format!(
+                        "keys must be 1 to {} printable characters",
+                        NoteLimits::KEY_CHARS
+                    ),
+                ));
+            }
+            if v.chars().count() > NoteLimits::VALUE_CHARS || !printable(v) {
+                return Err(err(
+                    &format!("metadata.{k}"),
+                    format!(
+                        "must be at most {} printable characters",
+                        NoteLimits::VALUE_CHARS
+                    ),
+                ));
+            }
+        }
+        Ok(self)
+    }
 }
 
 impl Transaction {
@@ -99,6 +266,79 @@ impl Transaction {
             rrn: String::new(),
             created_at: now,
             updated_at: now,
+            reason: None,
+            description: None,
+            metadata: Metadata::new(),
+            origin: Origin::Api,
+            settled_at: None,
+        }
+    }
+
+    /// The transaction with the merchant's `note` on it.
+    pub fn with_note(mut self, note: &Note) -> Self {
+        self.reason = note.reason;
+        self.description.clone_from(&note.description);
+        self.metadata.clone_from(&note.metadata);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(description: Option<&str>, metadata: &[(&str, &str)]) -> Note {
+        Note {
+            reason: Some(Reason::Duplicate),
+            description: description.map(str::to_owned),
+            metadata: metadata
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn notes_within_bounds_pass_and_outside_name_the_field() {
+        let long_key = "k".repeat(NoteLimits::KEY_CHARS);
+        let ok = note(
+            Some(&"ş".repeat(NoteLimits::DESCRIPTION_CHARS)),
+            &[(&long_key, &"v".repeat(NoteLimits::VALUE_CHARS))],
+        );
+        assert_eq!(ok.clone().checked(), Ok(ok));
+        let too_many: Vec<(String, String)> = (0..=NoteLimits::METADATA_KEYS)
+            .map(|i| (format!("k{i}"), String::new()))
+            .collect();
+        let too_many: Vec<(&str, &str)> = too_many
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let over_key = "k".repeat(NoteLimits::KEY_CHARS + 1);
+        let over_value = "v".repeat(NoteLimits::VALUE_CHARS + 1);
+        let over_description = "d".repeat(NoteLimits::DESCRIPTION_CHARS + 1);
+        for (bad, field) in [
+            (note(Some(&over_description), &[]), "description"),
+            (note(Some("a\u{7}b"), &[]), "description"),
+            (note(None, &too_many), "metadata"),
+            (note(None, &[(&over_key, "v")]), "metadata"),
+            (note(None, &[("", "v")]), "metadata"),
+            (note(None, &[("order", &over_value)]), "metadata.order"),
+            (note(None, &[("order", "a\nb")]), "metadata.order"),
+        ] {
+            assert_eq!(bad.checked().unwrap_err().field, field);
+        }
+    }
+
+    #[test]
+    fn reasons_and_origins_read_back_from_their_names() {
+        for r in Reason::ALL {
+            assert_eq!(Reason::parse(r.as_str()), Some(r));
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+        }
+        assert_eq!(Reason::parse("chargeback"), None);
+        for o in [Origin::Api, Origin::External] {
+            assert_eq!(Origin::parse(o.as_str()), Some(o));
+            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
         }
     }
 }

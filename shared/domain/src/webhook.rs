@@ -443,7 +443,17 @@ pub struct Envelope<'a> {
     pub event_type: EventType,
     pub mode: Mode,
     pub created_at: Timestamp,
-    pub data: &'a crate::payment::PaymentView,
+    pub data: EnvelopeData<'a>,
+}
+
+/// The envelope's `data`: the payment, and the transaction that caused the event when one
+/// did (`data.transaction`, left out otherwise).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnvelopeData<'a> {
+    #[serde(flatten)]
+    pub payment: &'a crate::payment::PaymentView,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction: Option<&'a crate::transaction::Transaction>,
 }
 
 impl<'a> Envelope<'a> {
@@ -453,7 +463,10 @@ impl<'a> Envelope<'a> {
             event_type: event.event_type,
             mode: event.mode,
             created_at: event.created_at,
-            data: &event.data,
+            data: EnvelopeData {
+                payment: &event.data,
+                transaction: event.transaction.as_ref(),
+            },
         }
     }
 

@@ -1,9 +1,10 @@
 //! Payment and transaction items of the payments table.
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use paygate_domain::{
-    AccountId, Currency, MerchantId, Mode, Payment, PaymentId, PaymentStatus, PendingOperation,
-    PendingState, StaleAfter, StoreError, Transaction, TransactionId, TransactionStatus,
-    TransactionType,
+    AccountId, Currency, MerchantId, Metadata, Mode, Origin, Payment, PaymentId, PaymentStatus,
+    PendingOperation, PendingState, Reason, StaleAfter, StoreError, Transaction, TransactionId,
+    TransactionStatus, TransactionType,
 };
 
 use crate::dynamo::item::{n, s, t, Fields, Item};
@@ -167,9 +168,10 @@ pub(crate) fn decode_payment(item: &Item) -> Result<Payment, StoreError> {
     })
 }
 
-/// The transaction item, under its payment's partition.
+/// The transaction item, under its payment's partition. The merchant's note (`reason`,
+/// `description`, `metadata`) and `settledAt` only when there is one; `origin` always.
 pub(crate) fn encode_transaction(x: &Transaction) -> Item {
-    Item::from([
+    let mut item = Item::from([
         (attr::PK.to_owned(), s(x.payment_id.as_str())),
         (attr::SK.to_owned(), s(txn_sk(&x.id))),
         ("id".to_owned(), s(x.id.as_str())),
@@ -184,24 +186,80 @@ pub(crate) fn encode_transaction(x: &Transaction) -> Item {
         ("rrn".to_owned(), s(&x.rrn)),
         ("createdAt".to_owned(), t(x.created_at)),
         ("updatedAt".to_owned(), t(x.updated_at)),
-    ])
+        ("origin".to_owned(), s(x.origin.as_str())),
+    ]);
+    if let Some(reason) = x.reason {
+        item.insert("reason".to_owned(), s(reason.as_str()));
+    }
+    if let Some(description) = &x.description {
+        item.insert("description".to_owned(), s(description));
+    }
+    if !x.metadata.is_empty() {
+        let m = x.metadata.iter().map(|(k, v)| (k.clone(), s(v))).collect();
+        item.insert("metadata".to_owned(), AttributeValue::M(m));
+    }
+    if let Some(at) = x.settled_at {
+        item.insert("settledAt".to_owned(), t(at));
+    }
+    item
+}
+
+fn decode_metadata(item: &Item) -> Result<Metadata, StoreError> {
+    let corrupt = |problem: &str| {
+        StoreError::Corrupt(format!("transaction item: attribute `metadata` {problem}"))
+    };
+    match item.get("metadata") {
+        None => Ok(Metadata::new()),
+        Some(AttributeValue::M(m)) => m
+            .iter()
+            .map(|(k, v)| match v {
+                AttributeValue::S(v) => Ok((k.clone(), v.clone())),
+                _ => Err(corrupt("holds a non-string")),
+            })
+            .collect(),
+        Some(_) => Err(corrupt("is not a map")),
+    }
 }
 
 pub(crate) fn decode_transaction(item: &Item) -> Result<Transaction, StoreError> {
     let f = Fields::new(item, "transaction");
+    let status = f.parsed(attr::STATUS, parse_txn_status)?;
+    let updated_at = f.time("updatedAt")?;
     Ok(Transaction {
         id: f.id("id", TransactionId::parse)?,
         payment_id: f.id("paymentId", PaymentId::parse)?,
         kind: f.parsed("type", parse_txn_type)?,
         amount: f.i64("amount")?,
         currency: f.parsed("currency", Currency::parse)?,
-        status: f.parsed(attr::STATUS, parse_txn_status)?,
+        status,
         bank_code: f.text("bankCode")?,
         bank_message: f.text("bankMessage")?,
         auth_code: f.text("authCode")?,
         rrn: f.text("rrn")?,
         created_at: f.time("createdAt")?,
-        updated_at: f.time("updatedAt")?,
+        updated_at,
+        reason: if f.has("reason") {
+            Some(f.parsed("reason", Reason::parse)?)
+        } else {
+            None
+        },
+        description: f
+            .has("description")
+            .then(|| f.text("description"))
+            .transpose()?,
+        metadata: decode_metadata(item)?,
+        origin: if f.has("origin") {
+            f.parsed("origin", Origin::parse)?
+        } else {
+            Origin::Api
+        },
+        // A transaction settled before `settledAt` was written: it was last written when it
+        // became final (nothing changes a final transaction).
+        settled_at: if f.has("settledAt") {
+            Some(f.time("settledAt")?)
+        } else {
+            status.is_final().then_some(updated_at)
+        },
     })
 }
 
@@ -273,6 +331,48 @@ mod tests {
         let unknown = payment();
         let item = encode_payment(&unknown, StaleAfter::from_millis(90_000).unwrap());
         assert_eq!(item.get(attr::RECONCILE_AT), Some(&t(unknown.updated_at)));
+    }
+
+    #[test]
+    fn transactions_round_trip_with_their_note_and_older_items_read_as_before() {
+        let t0 = Timestamp::from_unix_millis(1_795_000_000_123);
+        let pending = Transaction::pending(
+            TransactionId::parse("txn_1").unwrap(),
+            PaymentId::parse("pay_1").unwrap(),
+            TransactionType::Refund,
+            2_500,
+            Currency::Try,
+            t0,
+        );
+        let mut noted = pending.clone().with_note(&paygate_domain::Note {
+            reason: Some(Reason::Duplicate),
+            description: Some("iade: çift çekim".into()),
+            metadata: [("ticket".to_owned(), "T-1".to_owned())].into(),
+        });
+        noted.status = TransactionStatus::Approved;
+        noted.settled_at = Some(t0.plus_millis(9));
+        noted.origin = Origin::External;
+        for x in [&pending, &noted] {
+            assert_eq!(&decode_transaction(&encode_transaction(x)).unwrap(), x);
+        }
+        // An item written before the note existed: no note, `api`, settled when last written.
+        let mut old = encode_transaction(&noted);
+        for a in ["reason", "description", "metadata", "origin", "settledAt"] {
+            old.remove(a);
+        }
+        old.insert("updatedAt".into(), t(t0.plus_millis(7)));
+        let read = decode_transaction(&old).unwrap();
+        assert_eq!(
+            (read.reason, read.description, read.metadata.len()),
+            (None, None, 0)
+        );
+        assert_eq!(
+            (read.origin, read.settled_at),
+            (Origin::Api, Some(t0.plus_millis(7)))
+        );
+        let mut old = encode_transaction(&pending);
+        old.remove("origin");
+        assert_eq!(decode_transaction(&old).unwrap().settled_at, None);
     }
 
     #[test]

@@ -360,3 +360,30 @@ fn a_resend_restarts_the_schedule_and_keeps_numbering() {
         .delivery;
     assert_eq!(ok.resent(t1).map(|d| d.retry_base), Some(4));
 }
+
+#[test]
+fn the_transaction_that_caused_an_event_is_data_transaction() {
+    let ev = event(EventType::PaymentRefunded, Mode::Live);
+    let v: serde_json::Value = serde_json::from_slice(&Envelope::of(&ev).to_bytes()).unwrap();
+    assert!(
+        v["data"].get("transaction").is_none(),
+        "none caused it: left out"
+    );
+    let txn = crate::Transaction::pending(
+        crate::TransactionId::parse("txn_1").unwrap(),
+        ev.payment_id.clone(),
+        crate::TransactionType::Refund,
+        100,
+        crate::Currency::Try,
+        T0,
+    );
+    let ev = ev.caused_by(&txn);
+    let v: serde_json::Value = serde_json::from_slice(&Envelope::of(&ev).to_bytes()).unwrap();
+    assert_eq!(v["data"]["transaction"]["id"], "txn_1");
+    assert_eq!(v["data"]["transaction"]["origin"], "api");
+    assert_eq!(
+        v["data"]["id"], "pay_1",
+        "the payment's fields stay where they were"
+    );
+    assert_eq!(v.as_object().unwrap().len(), 5);
+}

@@ -389,6 +389,7 @@ pub async fn send_test(
         merchant_id,
         payment_id: data.id.clone(),
         data,
+        transaction: None,
     };
     deps.outbox
         .put_event(&event, true)

@@ -24,6 +24,7 @@ async fn failed(w: &World, endpoint: &str, n: u32) -> DeliveryId {
         merchant_id: e.merchant_id.clone(),
         payment_id: data.id.clone(),
         data,
+        transaction: None,
     };
     w.outbox.put_event(&event, true).await.unwrap();
     let d = Delivery::new(&event, &e, w.now());
@@ -368,6 +369,7 @@ async fn events_for_an_endpoint_disabled_as_failing_are_recovered_once_it_is_ena
         merchant_id: m.clone(),
         payment_id: data.id.clone(),
         data,
+        transaction: None,
     };
     w.outbox.put_event(&event, false).await.unwrap();
     let fan = FanoutDeps {
