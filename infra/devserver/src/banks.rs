@@ -37,6 +37,7 @@ use paygate_bank_nestpay as nestpay;
 use paygate_bank_payflex as payflex;
 use paygate_bank_payfor as payfor;
 use paygate_bank_posnet as posnet;
+use paygate_bank_posnetv1 as posnetv1;
 
 use crate::{
     seed::{Seed, SeedAccount},
@@ -206,6 +207,11 @@ const LOCAL: [Local; 7] = [
         protocol: "Akbank POS (JSON, HMAC-SHA512 auth-hash)",
         path: akbankpos::API_PATH,
     },
+    Local {
+        code: posnetv1::PROVIDER_CODE,
+        protocol: "Albaraka PosNet V1 (JSON, SHA-256 MAC)",
+        path: posnetv1::API_PATH,
+    },
 ];
 
 impl Local {
@@ -351,6 +357,15 @@ pub(crate) async fn start(
                     |c: akbankpos::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2]),
                 )?;
                 akbankpos::sim::start(creds).await
+            }
+            // One terminal per account (its encKey checks the MAC).
+            posnetv1::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["merchantNo", "terminalNo", "encKey"],
+                    |c: posnetv1::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2]),
+                )?;
+                posnetv1::sim::start(creds).await
             }
             other => return Err(format!("no local simulator for `{other}`")),
         };

@@ -179,6 +179,19 @@ pub const ZIRAAT_KATILIM: Bank = Bank {
     preauth: true,
 };
 
+/// Albaraka Türk over PosNet V1 (JSON): PosNet's rules, returns only after the cut (`0411`
+/// before), reverses only before it (`0211` after); technical error `0400 DB ERROR` (unknown).
+pub const ALBARAKA: Bank = Bank {
+    merchant: KONYA,
+    provider: "posnetv1",
+    account: "acc_konyaAlbaraka",
+    book_key: "terminalNo",
+    same_day_refund_refusal: Some("0411"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Unknown,
+    preauth: true,
+};
+
 /// Every protocol (and configuration variant), one account each: the shared suites run
 /// against all of them. One line per family.
 pub const BANKS: &[Bank] = &[
@@ -190,6 +203,7 @@ pub const BANKS: &[Bank] = &[
     QNB,
     AKBANK_POS,
     ZIRAAT_KATILIM,
+    ALBARAKA,
 ];
 
 /// The Akbank account on Nestpay: capture, refund and query only.
@@ -242,7 +256,8 @@ pub fn end_of_day(stack: &Stack, bank: &Bank) {
 /// one operation element (its capture and cancel look the order up first). The newer
 /// protocols need no aiming for capture and refund: PayFlex's order lookup goes to its
 /// separate search service, which the counters never touch, and InterVPOS, PayFor and Akbank
-/// POS send one request for each.
+/// POS send one request for each. PosNet V1 reads the order before each, but its simulator
+/// counts money requests only.
 pub async fn faults(stack: &Stack, bank: &Bank, mut body: Value, posnet_only: &str) {
     if bank.provider == "posnet" {
         body["only"] = json!(posnet_only);

@@ -83,6 +83,7 @@ fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
             "akbankpos",
             &["merchantSafeId", "terminalSafeId", "secretKey"],
         ),
+        ("posnetv1", &["merchantNo", "terminalNo", "encKey"]),
         (
             "garanti",
             &["terminalId", "merchantId", "provPassword", "refundPassword"],
