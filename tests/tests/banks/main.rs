@@ -192,6 +192,18 @@ pub const ALBARAKA: Bank = Bank {
     preauth: true,
 };
 
+/// Param TurkPOS (SOAP): `IADE` on the sale's own day is `-213`; technical error `-207`.
+pub const PARAM: Bank = Bank {
+    merchant: KONYA,
+    provider: "parampos",
+    account: "acc_konyaParam",
+    book_key: "clientCode",
+    same_day_refund_refusal: Some("-213"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Unknown,
+    preauth: true,
+};
+
 /// Every protocol (and configuration variant), one account each: the shared suites run
 /// against all of them. One line per family.
 pub const BANKS: &[Bank] = &[
@@ -203,6 +215,7 @@ pub const BANKS: &[Bank] = &[
     QNB,
     AKBANK_POS,
     ZIRAAT_KATILIM,
+    PARAM,
     ALBARAKA,
 ];
 
