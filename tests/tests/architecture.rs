@@ -98,8 +98,10 @@ fn crates_depend_only_downward() {
             | "paygate-bank-payflex"
             | "paygate-bank-interpos"
             | "paygate-bank-payfor"
+            | "paygate-bank-parampos"
+            | "paygate-bank-akbankpos"
             | "paygate-bank-toslapos"
-            | "paygate-bank-akbankpos" => &["paygate-domain", "paygate-bankkit"],
+            | "paygate-bank-posnetv1" => &["paygate-domain", "paygate-bankkit"],
             "paygate-http" => &["paygate-domain", "paygate-payments", "paygate-webhooks"],
             _ => return None,
         })

@@ -34,10 +34,12 @@ use paygate_bank_akbankpos as akbankpos;
 use paygate_bank_garanti as garanti;
 use paygate_bank_interpos as interpos;
 use paygate_bank_nestpay as nestpay;
+use paygate_bank_parampos as parampos;
 use paygate_bank_payflex as payflex;
 use paygate_bank_payfor as payfor;
 use paygate_bank_posnet as posnet;
 use paygate_bank_toslapos as toslapos;
+use paygate_bank_posnetv1 as posnetv1;
 
 use crate::{
     seed::{Seed, SeedAccount},
@@ -171,7 +173,8 @@ struct Local {
 }
 
 /// The simulators [`start`] runs, in this order.
-const LOCAL: [Local; 7] = [
+/// A slice, not a fixed-size array: adding a family is one row, no count to keep in step.
+const LOCAL: &[Local] = &[
     Local {
         code: nestpay::PROVIDER_CODE,
         protocol: "Nestpay (EST v3 CC5Request XML)",
@@ -211,6 +214,16 @@ const LOCAL: [Local; 7] = [
         code: toslapos::PROVIDER_CODE,
         protocol: "Tosla (JSON, SHA-512 hash)",
         path: toslapos::API_PATH,
+    },
+    Local {
+        code: parampos::PROVIDER_CODE,
+        protocol: "Param TurkPOS (SOAP)",
+        path: parampos::API_PATH,
+    },
+    Local {
+        code: posnetv1::PROVIDER_CODE,
+        protocol: "Albaraka PosNet V1 (JSON, SHA-256 MAC)",
+        path: posnetv1::API_PATH,
     },
 ];
 
@@ -305,7 +318,7 @@ pub(crate) async fn start(
     timeout: Duration,
 ) -> Result<BankSims, String> {
     let mut sims = Vec::new();
-    for local in &LOCAL {
+    for local in LOCAL {
         let started = match local.code {
             // One store (client) per account; MAXIPUANSORGU where `pointsInquiry: maxipuan`.
             nestpay::PROVIDER_CODE => {
@@ -366,6 +379,24 @@ pub(crate) async fn start(
                     |c: toslapos::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2]),
                 )?;
                 toslapos::sim::start(creds).await
+            }
+            // One account per seed account (CLIENT_CODE, CLIENT_USERNAME, CLIENT_PASSWORD, GUID).
+            parampos::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["clientCode", "clientUsername", "clientPassword", "guid"],
+                    |c: parampos::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2], v[3]),
+                )?;
+                parampos::sim::start(creds).await
+            }
+            // One terminal per account (its encKey checks the MAC).
+            posnetv1::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["merchantNo", "terminalNo", "encKey"],
+                    |c: posnetv1::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2]),
+                )?;
+                posnetv1::sim::start(creds).await
             }
             other => return Err(format!("no local simulator for `{other}`")),
         };

@@ -179,6 +179,31 @@ pub const ZIRAAT_KATILIM: Bank = Bank {
     preauth: true,
 };
 
+/// Albaraka Türk over PosNet V1 (JSON): PosNet's rules, returns only after the cut (`0411`
+/// before), reverses only before it (`0211` after); technical error `0400 DB ERROR` (unknown).
+pub const ALBARAKA: Bank = Bank {
+    merchant: KONYA,
+    provider: "posnetv1",
+    account: "acc_konyaAlbaraka",
+    book_key: "terminalNo",
+    same_day_refund_refusal: Some("0411"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Unknown,
+    preauth: true,
+};
+
+/// Param TurkPOS (SOAP): `IADE` on the sale's own day is `-213`; technical error `-207`.
+pub const PARAM: Bank = Bank {
+    merchant: KONYA,
+    provider: "parampos",
+    account: "acc_konyaParam",
+    book_key: "clientCode",
+    same_day_refund_refusal: Some("-213"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Unknown,
+    preauth: true,
+};
+
 /// Tosla (ex-AKÖde, JSON): same-day refunds; voids until the cut (`101` after); technical
 /// error HTTP 503.
 pub const TOSLA: Bank = Bank {
@@ -203,6 +228,8 @@ pub const BANKS: &[Bank] = &[
     QNB,
     AKBANK_POS,
     ZIRAAT_KATILIM,
+    PARAM,
+    ALBARAKA,
     TOSLA,
 ];
 
@@ -256,7 +283,8 @@ pub fn end_of_day(stack: &Stack, bank: &Bank) {
 /// one operation element (its capture and cancel look the order up first). The newer
 /// protocols need no aiming for capture and refund: PayFlex's order lookup goes to its
 /// separate search service, which the counters never touch, and InterVPOS, PayFor and Akbank
-/// POS send one request for each.
+/// POS send one request for each. PosNet V1 reads the order before each, but its simulator
+/// counts money requests only.
 pub async fn faults(stack: &Stack, bank: &Bank, mut body: Value, posnet_only: &str) {
     if bank.provider == "posnet" {
         body["only"] = json!(posnet_only);

@@ -76,14 +76,19 @@ fn a_one_terminal_simulator_refuses_two_terminals() {
 #[test]
 fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
     let s = Seed::from_file(&crate::default_seed_path()).unwrap();
-    let needs: [(&str, &[&str]); 8] = [
+    let needs: &[(&str, &[&str])] = &[
         ("nestpay", &["clientId", "name", "password"]),
         ("toslapos", &["clientId", "apiUser", "apiPass"]),
+        (
+            "parampos",
+            &["clientCode", "clientUsername", "clientPassword", "guid"],
+        ),
         ("payfor", &["mbrId", "merchantId", "userCode", "userPass"]),
         (
             "akbankpos",
             &["merchantSafeId", "terminalSafeId", "secretKey"],
         ),
+        ("posnetv1", &["merchantNo", "terminalNo", "encKey"]),
         (
             "garanti",
             &["terminalId", "merchantId", "provPassword", "refundPassword"],
@@ -92,7 +97,7 @@ fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
         ("payflex", &["merchantId", "password", "terminalNo"]),
         ("interpos", &["shopCode", "userCode", "userPass"]),
     ];
-    for (provider, keys) in needs {
+    for &(provider, keys) in needs {
         let accounts: Vec<_> = protocol_accounts(&s, provider).collect();
         assert!(!accounts.is_empty(), "the seed has no {provider} account");
         for a in accounts {

@@ -112,6 +112,16 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             t.clone(),
             c.clone(),
         )))
+        .register(Arc::new(paygate_bank_parampos::ParamPosProvider::new(
+            paygate_bank_parampos::ParamPos,
+            t.clone(),
+            c.clone(),
+        )))
+        .register(Arc::new(paygate_bank_posnetv1::PosNetV1Provider::new(
+            paygate_bank_posnetv1::PosNetV1::new(),
+            t.clone(),
+            c.clone(),
+        )))
         .register(Arc::new(paygate_bank_toslapos::ToslaPosProvider::new(
             paygate_bank_toslapos::ToslaPos::new(w.clock.clone()),
             t.clone(),
