@@ -101,10 +101,10 @@ async fn a_cancel_lost_after_the_bank_applied_it_is_settled_by_the_query() {
 }
 
 #[tokio::test]
-async fn latency_makes_a_close_unknown_and_a_read_unavailable() {
+async fn latency_makes_a_close_unknown_and_the_query_settles_it() {
     let b = bank().await;
     b.order("VK4", 5_000, TestOrderState::Preauth, false).await;
-    // Every answer late: the order read before the close fails, nothing is sent.
+    // Every money answer late (the reads are not delayed): the close is applied, unknown.
     *b.state.faults() = Faults {
         latency: TIMEOUT + Duration::from_millis(600),
         ..Faults::default()
@@ -113,14 +113,31 @@ async fn latency_makes_a_close_unknown_and_a_read_unavailable() {
         .provider
         .capture(&b.account, &op("VK4", 5_000, true))
         .await;
+    assert!(matches!(out, BankOutcome::Unknown { .. }), "{out:?}");
+    let st = b.provider.query(&b.account, "VK4").await;
+    assert_eq!((st.state, st.amount), (BankState::Approved, 5_000));
+}
+
+#[tokio::test]
+async fn an_unreadable_order_sends_nothing() {
+    let b = bank().await;
+    b.order("VK6", 5_000, TestOrderState::Preauth, false).await;
+    // No bank at the endpoint: the read before the close fails, nothing is sent.
+    let gone = b.other_account(
+        "acc_gone",
+        common::secret(
+            "http://127.0.0.1:9/VirtualPOS.Gateway/Home",
+            common::PASSWORD,
+        ),
+    );
+    let out = b.provider.capture(&gone, &op("VK6", 5_000, true)).await;
     assert!(
         matches!(&out, BankOutcome::Error { message, .. } if message.contains("nothing was sent")),
         "{out:?}"
     );
-    assert!(!b.provider.query(&b.account, "VK4").await.is_conclusive());
-    *b.state.faults() = Faults::default();
+    assert!(!b.provider.query(&gone, "VK6").await.is_conclusive());
     assert_eq!(
-        b.provider.query(&b.account, "VK4").await.state,
+        b.provider.query(&b.account, "VK6").await.state,
         BankState::Preauth
     );
 }

@@ -14,9 +14,12 @@
 //!   "dropBeforeProcessing"}`.
 //!
 //! Faults: a technical error answers `SystemError` (the simulator's code: the bank's is not
-//! in the public sources; the adapter reads it as unknown). The kit's money-request fault
-//! plan applies to `PreAuthorizatenClose`, `SaleReversal`, `PreAuthorizationReversal`,
-//! `DrawBack` and `PartialDrawBack`.
+//! in the public sources; the adapter reads it as unknown). The fault counters (latency,
+//! technical errors, drops) and the kit's money-request fault plan apply to the money
+//! requests only — `PreAuthorizatenClose`, `SaleReversal`, `PreAuthorizationReversal`,
+//! `DrawBack` and `PartialDrawBack` — never to the reads (`SelectOrderByMerchantOrderId`,
+//! `SelectOrder`), so the order read before each money request is not what a test's fault
+//! hits (as PayFlex's separate search service).
 
 mod rules;
 mod wire;
@@ -116,25 +119,21 @@ fn technical_error(order: &str) -> Answer {
 
 async fn api_call(sim: Arc<VakifKatilim>, op: &'static str, body: Bytes) -> Response {
     let sim = &*sim;
+    if READS.contains(&op) {
+        let answer = match wire::read_request(&body) {
+            Ok(req) => rules::handle(sim, op, &req),
+            Err(_) => Answer::orders(rules::BAD_REQUEST, "", Vec::new()),
+        };
+        tracing::debug!(kind = op, code = answer.code(), "vakifkatilim sim read");
+        return xml_response(&answer);
+    }
     let order = wire::read_request(&body)
         .ok()
         .and_then(|r| r.text_at(&["MerchantOrderId"]).map(|s| s.trim().to_owned()))
         .unwrap_or_default();
     let technical = || xml_response(&technical_error(&order));
     sim::serve_request(&sim.state, technical, || match wire::read_request(&body) {
-        Ok(req) if MONEY.contains(&op) => {
-            Served::Money(move || xml_response(&rules::handle(sim, op, &req)))
-        }
-        Ok(req) => {
-            let answer = rules::handle(sim, op, &req);
-            tracing::debug!(
-                merchant_id = req.text_at(&["MerchantId"]).unwrap_or(""),
-                kind = op,
-                code = answer.code(),
-                "vakifkatilim sim request"
-            );
-            Served::Answer(xml_response(&answer))
-        }
+        Ok(req) => Served::Money(move || xml_response(&rules::handle(sim, op, &req))),
         Err(WireError(why)) => {
             tracing::debug!(error = %why, "vakifkatilim sim refused an unreadable request");
             Served::Answer(xml_response(&Answer::money(rules::BAD_REQUEST, "", None)))
