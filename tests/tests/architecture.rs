@@ -100,6 +100,7 @@ fn crates_depend_only_downward() {
             | "paygate-bank-payfor"
             | "paygate-bank-parampos"
             | "paygate-bank-akbankpos"
+            | "paygate-bank-vakifkatilim"
             | "paygate-bank-toslapos"
             | "paygate-bank-posnetv1" => &["paygate-domain", "paygate-bankkit"],
             "paygate-http" => &["paygate-domain", "paygate-payments", "paygate-webhooks"],

@@ -39,6 +39,7 @@ use paygate_bank_payflex as payflex;
 use paygate_bank_payfor as payfor;
 use paygate_bank_posnet as posnet;
 use paygate_bank_toslapos as toslapos;
+use paygate_bank_vakifkatilim as vakifkatilim;
 use paygate_bank_posnetv1 as posnetv1;
 
 use crate::{
@@ -206,6 +207,11 @@ const LOCAL: &[Local] = &[
         path: payfor::API_PATH,
     },
     Local {
+        code: vakifkatilim::PROVIDER_CODE,
+        protocol: "Vakıf Katılım (BOA VPosMessageContract XML)",
+        path: vakifkatilim::API_PATH,
+    },
+    Local {
         code: akbankpos::PROVIDER_CODE,
         protocol: "Akbank POS (JSON, HMAC-SHA512 auth-hash)",
         path: akbankpos::API_PATH,
@@ -361,6 +367,15 @@ pub(crate) async fn start(
                     |c: payfor::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2], v[3]),
                 )?;
                 payfor::sim::start(creds).await
+            }
+            // One merchant user per account (its password checks HashData).
+            vakifkatilim::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["merchantId", "customerId", "userName", "password"],
+                    |c: vakifkatilim::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2], v[3]),
+                )?;
+                vakifkatilim::sim::start(creds).await
             }
             // One terminal per account (its secret key checks the auth-hash).
             akbankpos::PROVIDER_CODE => {

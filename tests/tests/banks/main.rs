@@ -217,6 +217,20 @@ pub const TOSLA: Bank = Bank {
     preauth: true,
 };
 
+/// Vakıf Katılım (BOA XML): refunds only once the order's day is closed (`EndOfDayStatus 1`:
+/// refused before sending, our `refund_before_end_of_day`), reversals only before; technical
+/// error `SystemError` (unknown).
+pub const VAKIF_KATILIM: Bank = Bank {
+    merchant: KONYA,
+    provider: "vakifkatilim",
+    account: "acc_konyaVakifKatilim",
+    book_key: "merchantId",
+    same_day_refund_refusal: Some("refund_before_end_of_day"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Unknown,
+    preauth: true,
+};
+
 /// Every protocol (and configuration variant), one account each: the shared suites run
 /// against all of them. One line per family.
 pub const BANKS: &[Bank] = &[
@@ -231,6 +245,7 @@ pub const BANKS: &[Bank] = &[
     PARAM,
     ALBARAKA,
     TOSLA,
+    VAKIF_KATILIM,
 ];
 
 /// The Akbank account on Nestpay: capture, refund and query only.

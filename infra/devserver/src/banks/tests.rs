@@ -85,6 +85,10 @@ fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
         ),
         ("payfor", &["mbrId", "merchantId", "userCode", "userPass"]),
         (
+            "vakifkatilim",
+            &["merchantId", "customerId", "userName", "password"],
+        ),
+        (
             "akbankpos",
             &["merchantSafeId", "terminalSafeId", "secretKey"],
         ),

@@ -107,6 +107,13 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             t.clone(),
             c.clone(),
         )))
+        .register(Arc::new(
+            paygate_bank_vakifkatilim::VakifKatilimProvider::new(
+                paygate_bank_vakifkatilim::VakifKatilim,
+                t.clone(),
+                c.clone(),
+            ),
+        ))
         .register(Arc::new(paygate_bank_payfor::PayForProvider::new(
             paygate_bank_payfor::PayFor,
             t.clone(),
