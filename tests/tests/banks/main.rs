@@ -7,6 +7,7 @@
 //! unknown outcome quickly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod albaraka;
 mod ankara;
 mod fault_plan;
 mod faults;
