@@ -99,6 +99,7 @@ fn crates_depend_only_downward() {
             | "paygate-bank-interpos"
             | "paygate-bank-payfor"
             | "paygate-bank-parampos"
+            | "paygate-bank-kuveytpos"
             | "paygate-bank-akbankpos"
             | "paygate-bank-vakifkatilim"
             | "paygate-bank-toslapos"

@@ -33,6 +33,7 @@ use serde::Deserialize;
 use paygate_bank_akbankpos as akbankpos;
 use paygate_bank_garanti as garanti;
 use paygate_bank_interpos as interpos;
+use paygate_bank_kuveytpos as kuveytpos;
 use paygate_bank_nestpay as nestpay;
 use paygate_bank_parampos as parampos;
 use paygate_bank_payflex as payflex;
@@ -212,6 +213,11 @@ const LOCAL: &[Local] = &[
         path: vakifkatilim::API_PATH,
     },
     Local {
+        code: kuveytpos::PROVIDER_CODE,
+        protocol: "Kuveyt Türk (BOA SOAP query service)",
+        path: kuveytpos::SERVICE_PATH,
+    },
+    Local {
         code: akbankpos::PROVIDER_CODE,
         protocol: "Akbank POS (JSON, HMAC-SHA512 auth-hash)",
         path: akbankpos::API_PATH,
@@ -376,6 +382,15 @@ pub(crate) async fn start(
                     |c: vakifkatilim::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2], v[3]),
                 )?;
                 vakifkatilim::sim::start(creds).await
+            }
+            // One API user per account (its password checks HashData); sales only.
+            kuveytpos::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["merchantId", "customerId", "userName", "password"],
+                    |c: kuveytpos::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2], v[3]),
+                )?;
+                kuveytpos::sim::start(creds).await
             }
             // One terminal per account (its secret key checks the auth-hash).
             akbankpos::PROVIDER_CODE => {

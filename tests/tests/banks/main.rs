@@ -232,6 +232,21 @@ pub const VAKIF_KATILIM: Bank = Bank {
     preauth: true,
 };
 
+/// Kuveyt Türk (TDV2.0.0; SOAP query service): no pre-authorization (capture is
+/// `operation_not_supported`); reversals only on the sale's day (`InvalidRequestError`
+/// after), a partial refund also on it (a whole `DrawBack` only after); technical error
+/// `ServiceUnavailable` (unknown).
+pub const KUVEYT: Bank = Bank {
+    merchant: KONYA,
+    provider: "kuveytpos",
+    account: "acc_konyaKuveyt",
+    book_key: "merchantId",
+    same_day_refund_refusal: None,
+    late_after_processing: true,
+    technical_error: TechnicalError::Unknown,
+    preauth: false,
+};
+
 /// Every protocol (and configuration variant), one account each: the shared suites run
 /// against all of them. One line per family.
 pub const BANKS: &[Bank] = &[
@@ -247,6 +262,7 @@ pub const BANKS: &[Bank] = &[
     ALBARAKA,
     TOSLA,
     VAKIF_KATILIM,
+    KUVEYT,
 ];
 
 /// The Akbank account on Nestpay: capture, refund and query only.

@@ -89,6 +89,10 @@ fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
             &["merchantId", "customerId", "userName", "password"],
         ),
         (
+            "kuveytpos",
+            &["merchantId", "customerId", "userName", "password"],
+        ),
+        (
             "akbankpos",
             &["merchantSafeId", "terminalSafeId", "secretKey"],
         ),

@@ -134,6 +134,11 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             t.clone(),
             c.clone(),
         )))
+        .register(Arc::new(paygate_bank_kuveytpos::KuveytPosProvider::new(
+            paygate_bank_kuveytpos::KuveytPos::new(w.clock.clone()),
+            t.clone(),
+            c.clone(),
+        )))
         .register(Arc::new(paygate_bank_akbankpos::AkbankPosProvider::new(
             paygate_bank_akbankpos::AkbankPos::new(w.clock.clone()),
             t,
