@@ -41,8 +41,12 @@ async fn unknown_and_locked(
 #[tokio::test]
 async fn a_late_booking_is_not_read_as_nothing_moved() {
     let stack = stack().await;
-    for &bank in BANKS.iter().filter(|b| b.preauth) {
+    for &bank in BANKS {
         let p = bank.provider;
+        if !bank.preauth {
+            late_booked_refund(&stack, &bank).await;
+            continue;
+        }
         // GIVEN a pre-authorization of 20 000
         let id = create(&stack, &bank, "authorized", 20_000).await;
         // (one simulator may serve several families' accounts: its counts add up)
@@ -85,6 +89,35 @@ async fn a_late_booking_is_not_read_as_nothing_moved() {
         assert_eq!(q["payment"]["capturedAmount"], 15_000, "{p}: {q}");
         assert!(q["payment"]["pendingOperation"].is_null(), "{p}: {q}");
     }
+}
+
+/// A family without pre-authorizations (Kuveyt Türk): the late booking meets a refund past
+/// the cut; the first query's "no record" leaves it unknown, the second settles it.
+async fn late_booked_refund(stack: &Stack, bank: &Bank) {
+    let p = bank.provider;
+    let id = create(stack, bank, "captured", 20_000).await;
+    end_of_day(stack, bank);
+    let hidden_before = sim(stack, p).fault_plan().counts().hidden_answers;
+    script(stack, bank, Fault::LateBooking);
+    let body = json!({ "amount": 15_000 });
+    let reply = stack.op(bank.key(), &id, "refund", body.clone()).await;
+    unknown_and_locked(stack, bank, &id, ("refund", body), &reply).await;
+    let q = expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
+    assert_eq!(q["bank"]["found"], false, "{p}: {q}");
+    assert_eq!(q["payment"]["refundedAmount"], 0, "{p}: {q}");
+    assert_eq!(
+        q["payment"]["pendingOperation"]["state"], "unknown",
+        "{p}: {q}"
+    );
+    assert_eq!(
+        sim(stack, p).fault_plan().counts().hidden_answers - hidden_before,
+        1,
+        "{p}"
+    );
+    let q = expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
+    assert_eq!(q["bank"]["state"], "partially_refunded", "{p}: {q}");
+    assert_eq!(q["payment"]["refundedAmount"], 15_000, "{p}: {q}");
+    assert!(q["payment"]["pendingOperation"].is_null(), "{p}: {q}");
 }
 
 #[tokio::test]
