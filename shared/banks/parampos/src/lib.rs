@@ -14,7 +14,8 @@
 //! Operations: capture = `TP_Islem_Odeme_OnProv_Kapa`; cancel = `TP_Islem_Iptal_OnProv` for
 //! an open pre-authorization, else `TP_Islem_Iptal_Iade_Kismi2` with `Durum IPTAL` for the
 //! whole amount (the sale's own day only); refund = `TP_Islem_Iptal_Iade_Kismi2` with `Durum
-//! IADE` (after the sale's day, full or partial); query = `TP_Islem_Sorgulama4`. No points
+//! IADE` (after the sale's day, full or partial); query = `TP_Islem_Sorgulama4`; history =
+//! `TP_Islem_Izleme` (date-range monitoring, a read of its own: [`history`]). No points
 //! inquiry.
 
 pub mod config;
@@ -156,4 +157,94 @@ impl Protocol for ParamPos {
         )
         .header("SOAPAction", req.soap_action())
     }
+}
+
+/// One line of `TP_Islem_Izleme` (date-range monitoring): a transaction of the merchant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Monitored {
+    /// `ORJ_ORDER_ID`: the order the transaction belongs to.
+    pub order_id: String,
+    /// `Tip_Str`: `Satış` (sale), `İptal` (cancel), `İade` (refund), …
+    pub kind: String,
+    /// `Tutar` in kuruş, negative for a cancel or refund.
+    pub amount: i64,
+    /// `Net_Tutar` (after Param's commission) and `Komisyon_Tutar`, in kuruş, when given.
+    pub net: Option<i64>,
+    pub commission: Option<i64>,
+    /// `Toplam_Iade_Tutar` in kuruş.
+    pub refunded: i64,
+    /// The line's own `Sonuc` (`1` done; on a sale line the order's state, e.g. `12`
+    /// cancelled, MEWS fixture `history_response_1`) and `Tarih`.
+    pub sonuc: String,
+    pub date: String,
+    /// `Dekont_ID` (Param's receipt).
+    pub receipt: String,
+}
+
+/// A signed amount of the monitoring lines (`-5.0000`, `4.9100`): up to four decimals, of
+/// which the last two must be zero.
+pub fn signed_amount(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let digits = match digits.split_once('.') {
+        Some((int, frac)) if frac.len() > 2 => {
+            let (kept, rest) = frac.split_at(2);
+            if !rest.bytes().all(|b| b == b'0') {
+                return None;
+            }
+            format!("{int}.{kept}")
+        }
+        _ => digits.to_owned(),
+    };
+    let v = paygate_bankkit::amount::parse_decimal(&digits)?;
+    Some(if neg { -v } else { v })
+}
+
+/// The merchant's transactions between `start` and `end` (`TP_Islem_Izleme`, both
+/// `dd.MM.yyyy HH:mm:ss`): every line Param lists, in its order. A time in another form is
+/// refused without a call; a failed read is its unavailable status (never an empty list);
+/// a line whose amounts cannot be read fails the whole read.
+pub async fn history(
+    s: &Session<'_, ParamPos>,
+    (start, end): (&str, &str),
+) -> Result<Vec<Monitored>, paygate_domain::BankStatus> {
+    if !request::is_monitor_time(start) || !request::is_monitor_time(end) {
+        return Err(paygate_domain::BankStatus::unavailable("Tarih"));
+    }
+    let req = Request::Monitor { start, end };
+    s.read_with(&req, |reply| {
+        let ok = reply.fault.is_none()
+            && reply.method == "TP_Islem_Izleme"
+            && reply.sonuc().parse::<i64>().is_ok_and(|n| n > 0);
+        if !ok {
+            return Err(paygate_domain::BankStatus::unavailable(&reply.code()));
+        }
+        reply
+            .rows
+            .iter()
+            .map(|r| {
+                let amount = signed_amount(r.get("Tutar"))?;
+                let refunded = match r.get("Toplam_Iade_Tutar") {
+                    "" => 0,
+                    v => signed_amount(v)?,
+                };
+                Some(Monitored {
+                    order_id: r.get("ORJ_ORDER_ID").to_owned(),
+                    kind: r.get("Tip_Str").to_owned(),
+                    amount,
+                    net: signed_amount(r.get("Net_Tutar")),
+                    commission: signed_amount(r.get("Komisyon_Tutar")),
+                    refunded,
+                    sonuc: r.get("Sonuc").to_owned(),
+                    date: r.get("Tarih").to_owned(),
+                    receipt: r.get("Dekont_ID").to_owned(),
+                })
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| paygate_domain::BankStatus::unavailable("Tutar"))
+    })
+    .await
 }

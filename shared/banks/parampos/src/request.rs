@@ -30,6 +30,9 @@ pub enum Request<'a> {
     Refund(Order<'a>),
     /// The order's state (`TP_Islem_Sorgulama4`).
     Status { order_id: &'a str },
+    /// Every transaction of the merchant between two times (`TP_Islem_Izleme`,
+    /// `dd.MM.yyyy HH:mm:ss`, MEWS `formatRequestDateTime`).
+    Monitor { start: &'a str, end: &'a str },
 }
 
 impl Request<'_> {
@@ -40,6 +43,7 @@ impl Request<'_> {
             Self::CancelPreauth { .. } => "TP_Islem_Iptal_OnProv",
             Self::Cancel(_) | Self::Refund(_) => "TP_Islem_Iptal_Iade_Kismi2",
             Self::Status { .. } => "TP_Islem_Sorgulama4",
+            Self::Monitor { .. } => "TP_Islem_Izleme",
         }
     }
 
@@ -53,6 +57,7 @@ impl Request<'_> {
         match self {
             Self::Capture(o) | Self::Cancel(o) | Self::Refund(o) => o.order_id,
             Self::CancelPreauth { order_id } | Self::Status { order_id } => order_id,
+            Self::Monitor { .. } => "",
         }
     }
 }
@@ -126,9 +131,25 @@ pub fn to_xml(creds: &ApiCredentials, req: &Request<'_>) -> String {
             leaf(&mut out, "Tutar", &amount::to_decimal(o.amount));
         }
         Request::Status { order_id } => leaf(&mut out, "Siparis_ID", order_id),
+        Request::Monitor { start, end } => {
+            leaf(&mut out, "Tarih_Bas", start);
+            leaf(&mut out, "Tarih_Bit", end);
+        }
     }
     out.push_str(&format!("</{method}></soap:Body></soap:Envelope>"));
     out
+}
+
+/// Whether `t` is a time as `TP_Islem_Izleme` takes it: `dd.MM.yyyy HH:mm:ss`.
+pub fn is_monitor_time(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.len() == 19
+        && b.iter().enumerate().all(|(i, c)| match i {
+            2 | 5 => *c == b'.',
+            10 => *c == b' ',
+            13 | 16 => *c == b':',
+            _ => c.is_ascii_digit(),
+        })
 }
 
 /// The request body: the document in UTF-8.

@@ -44,6 +44,8 @@ pub struct Reply {
     pub dt: Option<Fields>,
     /// A `soap:Fault`'s `faultstring`.
     pub fault: Option<String>,
+    /// `DT_Bilgi`'s data set rows (`diffgr:diffgram/NewDataSet/Temp`, `TP_Islem_Izleme`).
+    pub rows: Vec<Fields>,
 }
 
 impl Reply {
@@ -145,17 +147,28 @@ impl BankReply for Reply {
             .iter()
             .find(|c| local(&c.name) == format!("{method}Result"))
             .ok_or_else(|| format!("<{method}Response> without its Result"))?;
-        let dt = result
+        let dt_bilgi = result
             .children
             .iter()
-            .find(|c| local(&c.name) == "DT_Bilgi")
-            .filter(|d| !d.children.is_empty())
-            .map(fields_of);
+            .find(|c| local(&c.name) == "DT_Bilgi");
+        let rows = dt_bilgi
+            .and_then(|d| d.children.iter().find(|c| local(&c.name) == "diffgram"))
+            .and_then(|g| g.children.iter().find(|c| local(&c.name) == "NewDataSet"))
+            .map(|set| {
+                set.children
+                    .iter()
+                    .filter(|r| local(&r.name) == "Temp")
+                    .map(fields_of)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let dt = dt_bilgi.filter(|d| !d.children.is_empty()).map(fields_of);
         Ok(Reply {
             method,
             fields: fields_of(result),
             dt,
             fault: None,
+            rows,
         })
     }
 

@@ -193,3 +193,31 @@ fn not_found_is_only_its_own_code() {
         assert!(st.found && !st.is_conclusive(), "{other}: {st:?}");
     }
 }
+
+/// MEWS fixture `history_response_1` (two of its rows, as the SOAP data set they came from):
+/// a sale of 5.00 cancelled the same day; the sale line's `Sonuc` is the order's state (`12`).
+#[test]
+fn monitoring_rows() {
+    let row = |tip: &str, sonuc: &str, tutar: &str, net: &str, kom: &str| {
+        format!("<Temp diffgr:id=\"Temp1\" msdata:rowOrder=\"0\"><SanalPOS_Islem_ID>6021847205</SanalPOS_Islem_ID><Sonuc_Str>Başarılı</Sonuc_Str><Tip_Str>{tip}</Tip_Str><Tarih>2025-01-20T09:12:38.94+03:00</Tarih><Komisyon_Oran>1.7500</Komisyon_Oran><Komisyon_Tutar>{kom}</Komisyon_Tutar><Net_Tutar>{net}</Net_Tutar><Tutar>{tutar}</Tutar><Dekont_ID>3007300817</Dekont_ID><ORJ_ORDER_ID>d2549d6d-5473-4359-bc55-f96854012747</ORJ_ORDER_ID><Sonuc>{sonuc}</Sonuc><Toplam_Iade_Tutar>0.0000</Toplam_Iade_Tutar><PB>TRL</PB></Temp>")
+    };
+    let body = envelope(
+        "TP_Islem_Izleme",
+        &format!(
+            "<DT_Bilgi><xs:schema id=\"NewDataSet\" xmlns:xs=\"x\" /><diffgr:diffgram xmlns:msdata=\"m\" xmlns:diffgr=\"d\"><NewDataSet xmlns=\"\">{}{}</NewDataSet></diffgr:diffgram></DT_Bilgi><Sonuc>1</Sonuc><Sonuc_Str>Başarılı</Sonuc_Str>",
+            row("İptal", "1", "-5.0000", "-4.9100", "-0.0900"),
+            row("Satış", "12", "5.0000", "4.9100", "0.0900"),
+        ),
+    );
+    let r = Reply::decode(&body).unwrap();
+    assert_eq!(r.rows.len(), 2);
+    assert_eq!(
+        (r.rows[0].get("Tip_Str"), r.rows[1].get("Sonuc")),
+        ("İptal", "12")
+    );
+    assert_eq!(crate::signed_amount(r.rows[0].get("Tutar")), Some(-500));
+    assert_eq!(crate::signed_amount(r.rows[1].get("Net_Tutar")), Some(491));
+    for bad in ["5.0001", "--5", "", "5,00x"] {
+        assert_eq!(crate::signed_amount(bad), None, "{bad}");
+    }
+}

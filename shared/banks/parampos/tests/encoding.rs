@@ -77,6 +77,31 @@ fn capture_and_status_documents() {
     );
 }
 
+/// MEWS `historyRequestDataProvider` `with_date_range`.
+#[test]
+fn monitoring_document() {
+    let (start, end) = ("13.04.2024 13:00:00", "14.04.2024 13:00:00");
+    assert_eq!(
+        to_xml(&creds(), &Request::Monitor { start, end }),
+        doc(
+            "TP_Islem_Izleme",
+            "<Tarih_Bas>13.04.2024 13:00:00</Tarih_Bas><Tarih_Bit>14.04.2024 13:00:00</Tarih_Bit>"
+        )
+    );
+    assert!(paygate_bank_parampos::request::is_monitor_time(start));
+    for bad in [
+        "2024-04-13 13:00:00",
+        "13.04.2024",
+        "13.04.2024 13:00:0x",
+        "",
+    ] {
+        assert!(
+            !paygate_bank_parampos::request::is_monitor_time(bad),
+            "{bad}"
+        );
+    }
+}
+
 #[test]
 fn text_is_escaped_and_the_wire_names_the_action() {
     let mut c = creds();

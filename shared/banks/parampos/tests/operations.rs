@@ -227,3 +227,48 @@ async fn wrong_credentials_unknown_orders_and_no_points() {
         PointsResult::Error { ref code, .. } if code == "operation_not_supported"
     ));
 }
+
+/// `TP_Islem_Izleme` through the simulator: every line of the account, newest first, cancels
+/// and refunds negative; a time in another form is refused without a call.
+#[tokio::test]
+async fn date_range_monitoring_lists_the_account_s_transactions() {
+    let b = bank().await;
+    b.order("PP-H1", 10_000, TestOrderState::Approved, false)
+        .await;
+    b.end_of_day().await;
+    assert!(approved(
+        &b.provider
+            .refund(&b.account, &op("PP-H1", 2_500, false))
+            .await
+    ));
+    b.order("PP-H2", 4_000, TestOrderState::Approved, false)
+        .await;
+    assert!(approved(
+        &b.provider
+            .cancel(&b.account, &op("PP-H2", 4_000, true))
+            .await
+    ));
+    let s = b.provider.session(&b.account).await.unwrap();
+    let range = ("01.01.2026 00:00:00", "31.12.2026 23:59:59");
+    let lines = paygate_bank_parampos::history(&s, range).await.unwrap();
+    let of = |order: &str| -> Vec<(String, i64)> {
+        lines
+            .iter()
+            .filter(|l| l.order_id == order)
+            .map(|l| (l.kind.clone(), l.amount))
+            .collect()
+    };
+    assert_eq!(
+        of("PP-H1"),
+        vec![("İade".to_owned(), -2_500), ("Satış".to_owned(), 10_000)]
+    );
+    assert_eq!(
+        of("PP-H2"),
+        vec![("İptal".to_owned(), -4_000), ("Satış".to_owned(), 4_000)]
+    );
+    assert!(lines.iter().all(|l| l.net.is_some() && l.sonuc == "1"));
+    let ledger = b.state.ledger();
+    let bad = paygate_bank_parampos::history(&s, ("2026-01-01", "2026-12-31")).await;
+    assert!(bad.is_err_and(|st| !st.is_conclusive()));
+    assert_eq!(b.state.ledger(), ledger);
+}

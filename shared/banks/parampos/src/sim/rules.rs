@@ -87,6 +87,7 @@ pub(crate) fn handle(sim: &ParamSim, method: &str, req: &Element) -> Answer {
             }
         }
         "TP_Islem_Sorgulama4" => ctx.status(&order),
+        "TP_Islem_Izleme" => ctx.monitor(),
         other => Answer::Fault(format!("Server did not recognize the method {other}")),
     }
 }
@@ -249,6 +250,56 @@ impl Ctx<'_> {
                 .with("Sonuc", "1")
                 .with("Sonuc_Str", "Başarılı"),
             dt: Some(dt_bilgi(&o)),
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// Every transaction of the account, newest first (the simulator has business days, not
+    /// clock times: it ignores `Tarih_Bas`/`Tarih_Bit` and dates day `n` as 2026-01-(n+1)).
+    fn monitor(&self) -> Answer {
+        let book = self.sim.state.book();
+        let mut rows: Vec<((u32, usize), Fields)> = Vec::new();
+        for (client, o) in book.orders() {
+            if client != self.key() {
+                continue;
+            }
+            for (seq, t) in o.history.iter().enumerate() {
+                let (kind, sign) = match t.kind {
+                    "void" => ("İptal", "-"),
+                    "refund" => ("İade", "-"),
+                    "preauth" => ("Ön Provizyon", ""),
+                    _ => ("Satış", ""),
+                };
+                let four = |minor: i64| format!("{sign}{}00", amount::to_decimal(minor));
+                let commission = t.amount * 175 / 10_000;
+                rows.push((
+                    (t.day, seq),
+                    Fields::default()
+                        .with("Sonuc_Str", "Başarılı")
+                        .with("Tip_Str", kind)
+                        .with("Tarih", format!("2026-01-{:02}T12:00:00+03:00", t.day + 1))
+                        .with("Taksit", "0")
+                        .with("Komisyon_Oran", "1.7500")
+                        .with("Komisyon_Tutar", four(commission))
+                        .with("Net_Tutar", four(t.amount - commission))
+                        .with("Tutar", four(t.amount))
+                        .with("Islem_Guvenlik", "NONSECURE")
+                        .with("Dekont_ID", &t.rrn)
+                        .with("ORJ_ORDER_ID", &o.order_id)
+                        .with("Sonuc", "1")
+                        .with("Toplam_Iade_Tutar", format!("{}00", amount::to_decimal(0)))
+                        .with("PB", "TRL"),
+                ));
+            }
+        }
+        rows.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+        Answer::Rows {
+            method: self.method.to_owned(),
+            fields: Fields::default()
+                .with("Sonuc", "1")
+                .with("Sonuc_Str", "Başarılı"),
+            rows: rows.into_iter().map(|(_, f)| f).collect(),
         }
     }
 }

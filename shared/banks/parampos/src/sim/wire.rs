@@ -77,6 +77,14 @@ pub enum Answer {
         fields: Fields,
         dt: Option<Fields>,
     },
+    /// `<Method>Response/<Method>Result` whose `DT_Bilgi` is a .NET data set (`xs:schema`,
+    /// `diffgr:diffgram/NewDataSet/Temp` rows), as `TP_Islem_Izleme` answers (MEWS fixture
+    /// `history_response_1`).
+    Rows {
+        method: String,
+        fields: Fields,
+        rows: Vec<Fields>,
+    },
     /// A `soap:Fault` (the service could not read the request).
     Fault(String),
 }
@@ -94,7 +102,7 @@ impl Answer {
     /// `Sonuc` (`""` for a fault).
     pub fn code(&self) -> &str {
         match self {
-            Self::Result { fields, .. } => fields.get("Sonuc"),
+            Self::Result { fields, .. } | Self::Rows { fields, .. } => fields.get("Sonuc"),
             Self::Fault(_) => "",
         }
     }
@@ -118,6 +126,30 @@ impl Answer {
                     dt.write(&mut out);
                     out.push_str("</DT_Bilgi>");
                 }
+                fields.write(&mut out);
+                out.push_str(&format!("</{method}Result></{method}Response>"));
+            }
+            Self::Rows {
+                method,
+                fields,
+                rows,
+            } => {
+                out.push_str(&format!(
+                    "<{method}Response xmlns=\"{}\"><{method}Result><DT_Bilgi>\
+                     <xs:schema id=\"NewDataSet\" xmlns:xs=\"http://www.w3.org/2001/XMLSchema\" />\
+                     <diffgr:diffgram xmlns:msdata=\"urn:schemas-microsoft-com:xml-msdata\" \
+                     xmlns:diffgr=\"urn:schemas-microsoft-com:xml-diffgram-v1\"><NewDataSet xmlns=\"\">",
+                    crate::request::NAMESPACE
+                ));
+                for (i, row) in rows.iter().enumerate() {
+                    out.push_str(&format!(
+                        "<Temp diffgr:id=\"Temp{}\" msdata:rowOrder=\"{i}\">",
+                        i + 1
+                    ));
+                    row.write(&mut out);
+                    out.push_str("</Temp>");
+                }
+                out.push_str("</NewDataSet></diffgr:diffgram></DT_Bilgi>");
                 fields.write(&mut out);
                 out.push_str(&format!("</{method}Result></{method}Response>"));
             }
