@@ -71,6 +71,44 @@ async fn capture_whole_and_partial() {
     assert_eq!((order.state, order.amount), (OrderState::Sale, 10_000));
 }
 
+/// A bank that closed more than the partial close asked for: the approval is not taken for
+/// the partial capture (unknown), and the query reads what the bank closed.
+#[tokio::test]
+async fn a_partial_close_is_confirmed_by_a_read() {
+    use paygate_bank_vakifkatilim::{sim, VakifKatilim, VakifKatilimProvider};
+    let creds = sim::SimCredentials::default()
+        .with(MERCHANT, common::CUSTOMER, common::USER, common::PASSWORD)
+        .closing_whole_holds();
+    let (server, state) = sim::start(creds).await.unwrap();
+    let store = std::sync::Arc::new(paygate_bankkit::MemoryCredentials::default());
+    let account = common::account("acc_whole");
+    let endpoint = format!("{}{}", server.url, paygate_bank_vakifkatilim::API_PATH);
+    store.insert(account.id.clone(), secret(&endpoint, common::PASSWORD));
+    let provider = VakifKatilimProvider::new(
+        VakifKatilim,
+        paygate_bankkit::BankTransport::new(common::TIMEOUT).unwrap(),
+        store,
+    );
+    paygate_bankkit::sim::testing::register_order(
+        &provider,
+        &account,
+        "VK-W",
+        10_000,
+        TestOrderState::Preauth,
+        false,
+    )
+    .await
+    .unwrap();
+    let out = provider.capture(&account, &op("VK-W", 6_000, false)).await;
+    assert!(
+        matches!(&out, BankOutcome::Unknown { reason } if reason.contains("closed amount")),
+        "{out:?}"
+    );
+    let st = provider.query(&account, "VK-W").await;
+    assert_eq!((st.state, st.amount), (BankState::Approved, 10_000));
+    assert_eq!(state.book().get(MERCHANT, "VK-W").unwrap().amount, 10_000);
+}
+
 #[tokio::test]
 async fn cancel_before_and_after_the_cut() {
     let b = bank().await;

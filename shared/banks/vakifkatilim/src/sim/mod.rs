@@ -66,9 +66,19 @@ impl SimUser for SimClient {
 #[derive(Debug, Clone, Default)]
 pub struct SimCredentials {
     pub clients: Vec<SimClient>,
+    /// A bank that closes the whole hold whatever `Amount` a close carries (whether the real
+    /// one honours a partial close is not in the public sources: README); the adapter must
+    /// not take such a close for the partial one it asked.
+    pub closes_whole_holds: bool,
 }
 
 impl SimCredentials {
+    /// Closes ignore their `Amount` ([`Self::closes_whole_holds`]).
+    pub fn closing_whole_holds(mut self) -> Self {
+        self.closes_whole_holds = true;
+        self
+    }
+
     /// Adds a user.
     pub fn with(
         mut self,
@@ -87,8 +97,14 @@ impl SimCredentials {
     }
 }
 
-/// The simulator: the kit's state and the users.
-pub(crate) type VakifKatilim = sim::Sim<SimClient>;
+/// What the simulator keeps beside the kit's state: its variant.
+#[derive(Debug, Default)]
+pub(crate) struct Variant {
+    pub closes_whole_holds: bool,
+}
+
+/// The simulator: the kit's state, the users and its variant.
+pub(crate) type VakifKatilim = sim::Sim<SimClient, Variant>;
 
 /// Starts the simulator on a free loopback port. Accounts use `<server.url>/VirtualPOS.
 /// Gateway/Home` as their `endpointUrl`.
@@ -105,7 +121,10 @@ pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
             post(move |State(sim): State<Arc<VakifKatilim>>, body: Bytes| api_call(sim, op, body)),
         );
     }
-    VakifKatilim::routes(state, credentials.clients, (), api, &["", API_PATH])
+    let variant = Variant {
+        closes_whole_holds: credentials.closes_whole_holds,
+    };
+    VakifKatilim::routes(state, credentials.clients, variant, api, &["", API_PATH])
 }
 
 fn xml_response(answer: &Answer) -> Response {

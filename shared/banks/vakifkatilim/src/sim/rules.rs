@@ -140,6 +140,7 @@ impl Ctx<'_> {
             return refuse(NOT_FOUND);
         }
         let amount = match (op, sent) {
+            ("PreAuthorizatenClose", _) if self.sim.extra.closes_whole_holds => Some(o.amount),
             ("PreAuthorizatenClose", "") => Some(o.amount),
             ("PreAuthorizatenClose" | "SaleReversal" | "PartialDrawBack", a) => parse_kurus(a),
             _ => Some(o.amount),
