@@ -11,6 +11,7 @@ mod albaraka;
 mod ankara;
 mod fault_plan;
 mod faults;
+mod kuveyt;
 mod operations;
 mod payflex_interpos;
 mod points;
