@@ -48,12 +48,13 @@ impl App {
 type Shared = Arc<App>;
 
 /// Every route the dev server serves, as `METHOD /path` (the template's HttpApi events).
-pub const ROUTE_KEYS: [&str; 7] = [
+pub const ROUTE_KEYS: [&str; 8] = [
     Route::Capture.key(),
     Route::Cancel.key(),
     Route::Refund.key(),
     Route::Query.key(),
     Route::Get.key(),
+    Route::Transactions.key(),
     Route::Points.key(),
     Route::CreateTestPayment.key(),
 ];
@@ -65,6 +66,7 @@ enum Route {
     Refund,
     Query,
     Get,
+    Transactions,
     Points,
     CreateTestPayment,
 }
@@ -77,6 +79,7 @@ impl Route {
             Self::Refund => "POST /v1/payments/{id}/refund",
             Self::Query => "POST /v1/payments/{id}/query",
             Self::Get => "GET /v1/payments/{id}",
+            Self::Transactions => paygate_http::handlers::TRANSACTIONS_ROUTE,
             Self::Points => "POST /v1/payments/points/inquiry",
             Self::CreateTestPayment => "POST /v1/test_helpers/payments",
         }
@@ -104,6 +107,10 @@ pub fn router(app: Shared) -> Router {
         .route("/v1/payments/{id}/refund", post(with_id(Route::Refund)))
         .route("/v1/payments/{id}/query", post(with_id(Route::Query)))
         .route("/v1/payments/{id}", get(with_id(Route::Get)))
+        .route(
+            "/v1/payments/{id}/transactions",
+            get(with_id(Route::Transactions)),
+        )
         .route(
             "/v1/test_helpers/payments",
             post(without_id(Route::CreateTestPayment)),
@@ -141,7 +148,7 @@ async fn dispatch(app: Shared, route: Route, id: Option<String>, req: AxumReques
         Route::Cancel => Box::pin(fn_cancel_payment::handle(&app.cancel, lreq)).await,
         Route::Refund => Box::pin(fn_refund_payment::handle(&app.refund, lreq)).await,
         Route::Query => Box::pin(fn_query_payment::handle(&app.query, lreq)).await,
-        Route::Get => Box::pin(fn_get_payment::handle(&app.get, lreq)).await,
+        Route::Get | Route::Transactions => Box::pin(fn_get_payment::handle(&app.get, lreq)).await,
         Route::Points => Box::pin(fn_points_inquiry::handle(&app.points, lreq)).await,
         Route::CreateTestPayment => {
             Box::pin(fn_test_create_payment::handle(&app.create, lreq)).await

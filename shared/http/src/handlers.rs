@@ -7,7 +7,8 @@ use paygate_domain::{
     money::Amount,
     payment::PaymentView,
     ports::Clock,
-    AccountId, BankStatus, CardDetails, PaymentId, Transaction, TransactionType,
+    AccountId, BankStatus, CardDetails, Metadata, Note, PaymentId, Reason, Transaction,
+    TransactionType,
 };
 use paygate_payments::{
     operate::get_payment, points_inquiry, query_payment_until, run_keyed_operation, Deadline,
@@ -100,21 +101,79 @@ fn amount_field(f: &Fields<'_>) -> Result<Option<i64>, ApiError> {
     Ok(amount.map(Amount::minor))
 }
 
-/// The body of a capture, cancel or refund: `{}` for a cancel, `{amount?}` otherwise (absent:
-/// the full amount).
+/// The body of a capture, cancel or refund: `{amount?}` for a capture (absent: the full
+/// amount), `{reason?, description?, metadata?}` for a cancel, and all four for a refund.
 pub fn operation_amount(req: &Request, kind: TransactionType) -> Result<Option<i64>, ApiError> {
+    operation_body(req, kind).map(|(amount, _)| amount)
+}
+
+/// [`operation_amount`] and the merchant's note on a cancel or refund (`Note::default()` for
+/// a capture).
+pub fn operation_body(
+    req: &Request,
+    kind: TransactionType,
+) -> Result<(Option<i64>, Note), ApiError> {
     let body = parse_object(req)?;
     let fields = Fields::new(&body);
     match kind {
-        TransactionType::Cancel => {
-            fields.only(&[])?;
-            Ok(None)
-        }
-        _ => {
+        TransactionType::Capture => {
             fields.only(&["amount"])?;
-            amount_field(&fields)
+            Ok((amount_field(&fields)?, Note::default()))
+        }
+        TransactionType::Cancel => {
+            fields.only(&NOTE_FIELDS)?;
+            Ok((None, note_fields(&fields)?))
+        }
+        TransactionType::Refund => {
+            fields.only(&["amount", NOTE_FIELDS[0], NOTE_FIELDS[1], NOTE_FIELDS[2]])?;
+            Ok((amount_field(&fields)?, note_fields(&fields)?))
         }
     }
+}
+
+/// The fields of a cancel's or refund's note.
+const NOTE_FIELDS: [&str; 3] = ["reason", "description", "metadata"];
+
+/// `reason?` (one of [`Reason`]'s names), `description?` and `metadata?` (an object of
+/// strings), within [`paygate_domain::transaction::NoteLimits`].
+fn note_fields(f: &Fields<'_>) -> Result<Note, ApiError> {
+    let reason = match f.opt_str("reason")? {
+        None => None,
+        Some(r) => Some(Reason::parse(r).ok_or_else(|| {
+            ApiError::invalid(
+                "reason",
+                "must be one of requested_by_customer, duplicate, fraudulent, other",
+            )
+        })?),
+    };
+    let description = f.opt_str("description")?.map(str::to_owned);
+    let metadata = match f.value("metadata")? {
+        None => Metadata::new(),
+        Some(serde_json::Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(v) => Ok((k.clone(), v.clone())),
+                // The key is named only when it is one a merchant may use (bounded, printable).
+                _ => Err(ApiError::invalid(
+                    &Note {
+                        metadata: Metadata::from([(k.clone(), String::new())]),
+                        ..Note::default()
+                    }
+                    .checked()
+                    .map_or_else(|_| "metadata".to_owned(), |_| format!("metadata.{k}")),
+                    "must be a string",
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(ApiError::invalid("metadata", "must be an object")),
+    };
+    Note {
+        reason,
+        description,
+        metadata,
+    }
+    .checked()
+    .map_err(|e| ApiError::invalid(&e.field, &e.message))
 }
 
 async fn money_operation_inner(
@@ -126,11 +185,12 @@ async fn money_operation_inner(
 ) -> Result<OperationBody, OperationError> {
     let who = caller(req)?;
     let id = path_payment_id(req)?;
-    let amount = operation_amount(req, kind)?;
+    let (amount, note) = operation_body(req, kind)?;
     let scope = RequestScope {
         claim,
         answering,
         deadline: request_deadline(req, ops.clock.as_ref()),
+        note: Some(&note),
     };
     let r = run_keyed_operation(ops, &who, &id, kind, amount, scope)
         .await
@@ -353,6 +413,59 @@ pub async fn get(
     req: &Request,
 ) -> Response<Body> {
     respond(StatusCode::OK, get_inner(payments, req).await)
+}
+
+/// Every transaction of a payment, oldest first: the answer to
+/// `GET /v1/payments/{id}/transactions`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionList {
+    pub object: &'static str,
+    pub payment_id: PaymentId,
+    pub data: Vec<Transaction>,
+}
+
+async fn transactions_inner(
+    payments: &dyn paygate_domain::ports::PaymentReader,
+    req: &Request,
+) -> Result<TransactionList, ApiError> {
+    let who = caller(req)?;
+    let id = path_payment_id(req)?;
+    // The payment first, as `GET /v1/payments/{id}` reads it: another merchant's or mode's
+    // payment is the same 404, and its transactions are never read.
+    let payment = get_payment(payments, &who, &id).await?;
+    let data = payments
+        .list_transactions(&payment.id)
+        .await
+        .map_err(paygate_payments::OpError::from)?;
+    Ok(TransactionList {
+        object: "list",
+        payment_id: payment.id,
+        data,
+    })
+}
+
+/// The route key of the transactions list (the HTTP API's `routeKey`).
+pub const TRANSACTIONS_ROUTE: &str = "GET /v1/payments/{id}/transactions";
+
+/// Whether `req` is for the transactions list rather than the payment (both are served by
+/// the get-payment function): by the HTTP API's route key, or without one by the path.
+pub fn is_transactions_request(req: &Request) -> bool {
+    use lambda_http::request::RequestContext;
+    match req.request_context_ref() {
+        Some(RequestContext::ApiGatewayV2(ctx)) if ctx.route_key.is_some() => {
+            ctx.route_key.as_deref() == Some(TRANSACTIONS_ROUTE)
+        }
+        _ => req.uri().path().ends_with("/transactions"),
+    }
+}
+
+/// `GET /v1/payments/{id}/transactions`.
+pub async fn transactions(
+    payments: &dyn paygate_domain::ports::PaymentReader,
+    req: &Request,
+) -> Response<Body> {
+    respond(StatusCode::OK, transactions_inner(payments, req).await)
 }
 
 /// The body of a points inquiry: `{card{number,expMonth,expYear,cvv,holder}, currency,

@@ -8,8 +8,9 @@ use paygate_domain::{
     ports::{
         BankOperation, Clock, Expectation, IdGenerator, PaymentChange, PaymentReader, PaymentWriter,
     },
-    BankOutcome, EventId, Operation, Payment, PaymentId, PendingOperation, PosAccount, Settlement,
-    StaleAfter, StoreError, Transaction, TransactionId, TransactionStatus, TransactionType,
+    BankOutcome, EventId, Note, Operation, Payment, PaymentId, PendingOperation, PosAccount,
+    Settlement, StaleAfter, StoreError, Transaction, TransactionId, TransactionStatus,
+    TransactionType,
 };
 
 use crate::{
@@ -98,6 +99,10 @@ pub struct RequestScope<'a> {
     /// Nothing is reserved or sent unless the time left covers the bank's budget and the
     /// write of its answer (`OpError::NoTimeLeft`), and that write stops retrying in time.
     pub deadline: Option<Deadline>,
+    /// What the merchant records on the transaction (a cancel's or refund's reason,
+    /// description, metadata): written with the reservation, so the transaction carries it
+    /// from its first record on.
+    pub note: Option<&'a Note>,
 }
 
 impl std::fmt::Debug for RequestScope<'_> {
@@ -106,6 +111,7 @@ impl std::fmt::Debug for RequestScope<'_> {
             .field("claim", &self.claim)
             .field("answering", &self.answering.is_some())
             .field("deadline", &self.deadline)
+            .field("note", &self.note.is_some())
             .finish()
     }
 }
@@ -352,7 +358,7 @@ async fn reserve(
         let planned = payment.plan(kind, amount, now, deps.stale_after)?;
         let txn_id = TransactionId::generate(deps.ids.as_ref());
         let reserved = payment.reserve(planned, txn_id.clone(), now);
-        let txn = Transaction::pending(
+        let mut txn = Transaction::pending(
             txn_id,
             payment.id.clone(),
             kind,
@@ -360,6 +366,9 @@ async fn reserve(
             payment.currency,
             now,
         );
+        if let Some(note) = scope.note {
+            txn = txn.with_note(note);
+        }
         let expect = Expectation::Version {
             version: payment.version,
             status: payment.status,

@@ -5,7 +5,8 @@
 use paygate_domain::{
     payment::resumed_cancel_outcome,
     ports::{Expectation, PaymentChange, PosProvider},
-    BankStatus, EventId, Operation, Payment, PosAccount, StatusVerdict, StoreError,
+    BankStatus, EventId, ExternalVerdict, Operation, Payment, PosAccount, StatusVerdict,
+    StoreError, TransactionType,
 };
 
 use crate::{
@@ -61,8 +62,12 @@ pub async fn reconcile_payment_until(
     let now = deps.clock.now();
     let (payment, resumed) = if payment.unsettled(now, deps.stale_after).is_some() {
         settle_operation(deps, provider.as_ref(), &account, payment, &bank, deadline).await?
-    } else {
+    } else if payment.status == paygate_domain::PaymentStatus::Pending {
         (finalize(deps, payment, &bank).await?, false)
+    } else {
+        // Nothing of ours to settle: a refund or cancel made at the bank without us is
+        // recorded (an operation of ours in flight records nothing: `external_from_status`).
+        (record_external(deps, payment, &bank).await?, false)
     };
     // A resumed cancel changed the order at the bank after the read above: the answer shows
     // a fresh read (the first one stays when the bank cannot be read now).
@@ -157,6 +162,81 @@ async fn claim_resume(deps: &OperationDeps, payment: &Payment) -> Result<Option<
             Ok(None)
         }
     }
+}
+
+/// Records what `bank` shows refunded or cancelled at the bank beyond what `payment` records
+/// (an `external` transaction, its event in the outbox), in one write conditional on the
+/// version read before the bank was asked, with no operation reserved and the refundable
+/// amount still covering it. A lost answer is resolved by reading back; anyone else's change
+/// first (an operation reserved meanwhile, another query recording the same) means nothing is
+/// recorded now: the next query decides again over the new record.
+async fn record_external(
+    deps: &OperationDeps,
+    payment: Payment,
+    bank: &BankStatus,
+) -> Result<Payment, OpError> {
+    let settlement = match payment.external_from_status(bank, deps.ids.as_ref(), deps.clock.now()) {
+        ExternalVerdict::Record(s) => *s,
+        ExternalVerdict::Inconsistent => {
+            tracing::warn!(payment_id = %payment.id, bank_state = ?bank.state,
+                bank_refunded = bank.refunded_amount, refunded = payment.refunded_amount,
+                "the bank shows a refund or cancel this service cannot record; left to reconciliation");
+            return Ok(payment);
+        }
+        ExternalVerdict::Agrees | ExternalVerdict::Wait => return Ok(payment),
+    };
+    let Some(event) = settlement.event.clone() else {
+        return Ok(payment);
+    };
+    let next = settlement.payment.clone();
+    let change = PaymentChange {
+        payment: next.clone(),
+        expect: Expectation::Version {
+            version: payment.version,
+            status: payment.status,
+            no_pending: true,
+            min_refundable: (settlement.transaction.kind == TransactionType::Refund)
+                .then_some(settlement.transaction.amount),
+        },
+        transaction: Some(settlement.transaction.clone()),
+        event: Some(event.clone()),
+    };
+    let mut backoff = FIRST_BACKOFF;
+    for _ in 0..FINALIZE_ATTEMPTS {
+        let failed = match deps.payments.save(change.clone()).await {
+            Ok(()) => {
+                tracing::info!(payment_id = %payment.id, transaction_id = %settlement.transaction.id,
+                    operation = settlement.transaction.kind.as_str(), amount = settlement.transaction.amount,
+                    "recorded an operation made at the bank without us");
+                deps.events.after_commit(&event).await;
+                return Ok(next);
+            }
+            Err(e) => e,
+        };
+        let stored = deps
+            .payments
+            .get_payment(&payment.id)
+            .await?
+            .ok_or(OpError::NotFound("payment"))?;
+        if stored == next {
+            // Ours applied; the answer was lost. The event is in the outbox with it.
+            deps.events.after_commit(&event).await;
+            return Ok(next);
+        }
+        if stored.version != payment.version {
+            return Ok(stored);
+        }
+        if !matches!(
+            failed,
+            StoreError::Unavailable(_) | StoreError::Conflict { .. }
+        ) {
+            return Err(failed.into());
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+    // Nothing known to be recorded; the next query or reconciliation looks again.
+    Ok(payment)
 }
 
 /// Finalizes a pending payment; a lost answer or a race is resolved by reading back.

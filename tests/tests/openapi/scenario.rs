@@ -46,7 +46,8 @@ x POST /v1/payments/pay_anatoliaAuth2/capture 401 unauthorized
 t POST /v1/payments/not-a-payment-id/capture 404 not_found
 
 # Refund: partial; triggers; limits; an unknown outcome locks the payment until a query
-t POST /v1/payments/{sale}/refund 200 {"amount": 4990} => /payment/status="partially_refunded" /payment/refundedAmount=4990 /transaction/type="refund" /transaction/status="approved"
+t POST /v1/payments/{sale}/refund 400 invalid_request {"amount": 4990, "reason": "chargeback"} => /error/details/field="reason"
+t POST /v1/payments/{sale}/refund 200 {"amount": 4990, "reason": "duplicate", "description": "Çift çekim", "metadata": {"ticket": "CS-1"}} => /payment/status="partially_refunded" /payment/refundedAmount=4990 /transaction/type="refund" /transaction/status="approved" /transaction/reason="duplicate" /transaction/metadata={"ticket":"CS-1"} /transaction/origin="api"
 t POST /v1/payments/{sale}/refund 422 provider_declined {"amount": 5100} => /error/details/payment/refundedAmount=4990 /error/details/payment/status="partially_refunded"
 t POST /v1/payments/{sale}/refund 422 provider_error {"amount": 9100} => /error/details/transaction/bankCode="91"
 t POST /v1/payments/{sale}/refund 400 amount_exceeds_refundable {"amount": 15011} => /error/details/refundableAmount=15010
@@ -68,11 +69,15 @@ b GET /v1/payments/pay_anatoliaCapt2 404 not_found
 - GET /v1/payments/pay_anatoliaCapt2 401 unauthorized
 t GET /v1/payments/pay_anatoliaLive1 404 not_found
 l GET /v1/payments/pay_anatoliaLive1 200 => /mode="live"
+t GET /v1/payments/{sale}/transactions 200 => /object="list" /data/0/reason="duplicate" /data/0/metadata={"ticket":"CS-1"} /data/1/status="declined" /data/1/reason=null /data/4/type="refund"
+b GET /v1/payments/{sale}/transactions 404 not_found
+l GET /v1/payments/{sale}/transactions 404 not_found
+- GET /v1/payments/{sale}/transactions 401 unauthorized
 
-# Cancel: no body; after the bank's cut; an account without cancel; live mode
+# Cancel: no amount (a reason and metadata recorded); after the bank's cut; an account without cancel; live mode
 t POST /v1/test_helpers/payments 201 {"amount": 20000, "currency": "TRY", "status": "authorized"} => @voidable
 t POST /v1/payments/{voidable}/cancel 400 invalid_request {"amount": 1}
-t POST /v1/payments/{voidable}/cancel 200 => /payment/status="cancelled" /transaction/amount=20000
+t POST /v1/payments/{voidable}/cancel 200 {"reason": "requested_by_customer", "metadata": {"ticket": "CS-2"}} => /payment/status="cancelled" /transaction/amount=20000 /transaction/reason="requested_by_customer" /transaction/description=null
 t POST /v1/payments/{voidable}/cancel 409 invalid_state {}
 t POST /v1/test_helpers/payments 201 {"amount": 20000, "currency": "TRY", "status": "captured", "settled": true} => @late
 t POST /v1/payments/{late}/cancel 422 provider_declined => /error/details/suggestedOperation="refund" /error/details/payment/status="captured"

@@ -12,7 +12,7 @@ use super::{Payment, PaymentStatus, Settlement};
 use crate::{
     bank::{BankState, BankStatus},
     event::{EventRecord, EventType},
-    ids::{EventId, TransactionId},
+    ids::{EventId, IdGenerator, TransactionId},
     time::Timestamp,
     transaction::{Origin, Transaction, TransactionStatus, TransactionType},
 };
@@ -38,11 +38,12 @@ impl Payment {
     /// so what to record: an approved transaction of type `refund` (the difference between the
     /// bank's refunded total and ours) or `cancel` (the whole order), with
     /// `origin: external`, and the payment moved as if it had been ours.
+    /// The transaction's and the event's ids come from `ids` only when there is something to
+    /// record.
     pub fn external_from_status(
         &self,
         status: &BankStatus,
-        transaction_id: TransactionId,
-        event_id: EventId,
+        ids: &dyn IdGenerator,
         now: Timestamp,
     ) -> ExternalVerdict {
         if self.pending.is_some() || !status.is_conclusive() {
@@ -92,7 +93,7 @@ impl Payment {
             }
         };
         let mut txn = Transaction::pending(
-            transaction_id,
+            TransactionId::generate(ids),
             self.id.clone(),
             kind,
             amount,
@@ -104,7 +105,8 @@ impl Payment {
         txn.bank_code = status.code.clone();
         txn.origin = Origin::External;
         txn.settled_at = Some(now);
-        let event = EventRecord::for_payment(event_id, event_type, &payment, now).caused_by(&txn);
+        let event = EventRecord::for_payment(EventId::generate(ids), event_type, &payment, now)
+            .caused_by(&txn);
         ExternalVerdict::Record(Box::new(Settlement {
             payment,
             transaction: txn,
@@ -161,13 +163,15 @@ mod tests {
         }
     }
 
+    struct Fixed;
+    impl IdGenerator for Fixed {
+        fn opaque(&self) -> String {
+            "ext".into()
+        }
+    }
+
     fn decide(p: &Payment, status: &BankStatus) -> ExternalVerdict {
-        p.external_from_status(
-            status,
-            TransactionId::parse("txn_ext").unwrap(),
-            EventId::parse("evt_ext").unwrap(),
-            LATER,
-        )
+        p.external_from_status(status, &Fixed, LATER)
     }
 
     fn recorded(v: ExternalVerdict) -> Settlement {
