@@ -99,10 +99,10 @@ fn crates_depend_only_downward() {
             | "paygate-bank-interpos"
             | "paygate-bank-payfor"
             | "paygate-bank-parampos"
+            | "paygate-bank-toslapos"
+            | "paygate-bank-vakifkatilim"
             | "paygate-bank-kuveytpos"
             | "paygate-bank-akbankpos"
-            | "paygate-bank-vakifkatilim"
-            | "paygate-bank-toslapos"
             | "paygate-bank-posnetv1" => &["paygate-domain", "paygate-bankkit"],
             "paygate-http" => &["paygate-domain", "paygate-payments", "paygate-webhooks"],
             _ => return None,

@@ -39,9 +39,9 @@ use paygate_bank_parampos as parampos;
 use paygate_bank_payflex as payflex;
 use paygate_bank_payfor as payfor;
 use paygate_bank_posnet as posnet;
+use paygate_bank_posnetv1 as posnetv1;
 use paygate_bank_toslapos as toslapos;
 use paygate_bank_vakifkatilim as vakifkatilim;
-use paygate_bank_posnetv1 as posnetv1;
 
 use crate::{
     seed::{Seed, SeedAccount},
@@ -223,6 +223,11 @@ const LOCAL: &[Local] = &[
         path: akbankpos::API_PATH,
     },
     Local {
+        code: posnetv1::PROVIDER_CODE,
+        protocol: "Albaraka PosNet V1 (JSON, SHA-256 MAC)",
+        path: posnetv1::API_PATH,
+    },
+    Local {
         code: toslapos::PROVIDER_CODE,
         protocol: "Tosla (JSON, SHA-512 hash)",
         path: toslapos::API_PATH,
@@ -231,11 +236,6 @@ const LOCAL: &[Local] = &[
         code: parampos::PROVIDER_CODE,
         protocol: "Param TurkPOS (SOAP)",
         path: parampos::API_PATH,
-    },
-    Local {
-        code: posnetv1::PROVIDER_CODE,
-        protocol: "Albaraka PosNet V1 (JSON, SHA-256 MAC)",
-        path: posnetv1::API_PATH,
     },
 ];
 
@@ -401,6 +401,15 @@ pub(crate) async fn start(
                 )?;
                 akbankpos::sim::start(creds).await
             }
+            // One terminal per account (its encKey checks the MAC).
+            posnetv1::PROVIDER_CODE => {
+                let creds = local.per_account(
+                    seed,
+                    &["merchantNo", "terminalNo", "encKey"],
+                    |c: posnetv1::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2]),
+                )?;
+                posnetv1::sim::start(creds).await
+            }
             // One API client per account (its password checks the hash).
             toslapos::PROVIDER_CODE => {
                 let creds = local.per_account(
@@ -418,15 +427,6 @@ pub(crate) async fn start(
                     |c: parampos::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2], v[3]),
                 )?;
                 parampos::sim::start(creds).await
-            }
-            // One terminal per account (its encKey checks the MAC).
-            posnetv1::PROVIDER_CODE => {
-                let creds = local.per_account(
-                    seed,
-                    &["merchantNo", "terminalNo", "encKey"],
-                    |c: posnetv1::sim::SimCredentials, v, _| c.with(v[0], v[1], v[2]),
-                )?;
-                posnetv1::sim::start(creds).await
             }
             other => return Err(format!("no local simulator for `{other}`")),
         };

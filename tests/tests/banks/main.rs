@@ -181,19 +181,6 @@ pub const ZIRAAT_KATILIM: Bank = Bank {
     preauth: true,
 };
 
-/// Albaraka Türk over PosNet V1 (JSON): PosNet's rules, returns only after the cut (`0411`
-/// before), reverses only before it (`0211` after); technical error `0400 DB ERROR` (unknown).
-pub const ALBARAKA: Bank = Bank {
-    merchant: KONYA,
-    provider: "posnetv1",
-    account: "acc_konyaAlbaraka",
-    book_key: "terminalNo",
-    same_day_refund_refusal: Some("0411"),
-    late_after_processing: true,
-    technical_error: TechnicalError::Unknown,
-    preauth: true,
-};
-
 /// Param TurkPOS (SOAP): `IADE` on the sale's own day is `-213`; technical error `-207`.
 pub const PARAM: Bank = Bank {
     merchant: KONYA,
@@ -233,6 +220,19 @@ pub const VAKIF_KATILIM: Bank = Bank {
     preauth: true,
 };
 
+/// Albaraka Türk over PosNet V1 (JSON): PosNet's rules, returns only after the cut (`0411`
+/// before), reverses only before it (`0211` after); technical error `0400 DB ERROR` (unknown).
+pub const ALBARAKA: Bank = Bank {
+    merchant: KONYA,
+    provider: "posnetv1",
+    account: "acc_konyaAlbaraka",
+    book_key: "terminalNo",
+    same_day_refund_refusal: Some("0411"),
+    late_after_processing: true,
+    technical_error: TechnicalError::Unknown,
+    preauth: true,
+};
+
 /// Kuveyt Türk (TDV2.0.0; SOAP query service): no pre-authorization (capture is
 /// `operation_not_supported`); reversals only on the sale's day (`InvalidRequestError`
 /// after), a partial refund also on it (a whole `DrawBack` only after); technical error
@@ -259,8 +259,8 @@ pub const BANKS: &[Bank] = &[
     QNB,
     AKBANK_POS,
     ZIRAAT_KATILIM,
-    PARAM,
     ALBARAKA,
+    PARAM,
     TOSLA,
     VAKIF_KATILIM,
     KUVEYT,

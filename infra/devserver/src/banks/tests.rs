@@ -77,12 +77,12 @@ fn a_one_terminal_simulator_refuses_two_terminals() {
 fn the_checked_in_seed_gives_every_protocol_account_its_keys() {
     let s = Seed::from_file(&crate::default_seed_path()).unwrap();
     let needs: &[(&str, &[&str])] = &[
-        ("nestpay", &["clientId", "name", "password"]),
-        ("toslapos", &["clientId", "apiUser", "apiPass"]),
         (
             "parampos",
             &["clientCode", "clientUsername", "clientPassword", "guid"],
         ),
+        ("nestpay", &["clientId", "name", "password"]),
+        ("toslapos", &["clientId", "apiUser", "apiPass"]),
         ("payfor", &["mbrId", "merchantId", "userCode", "userPass"]),
         (
             "vakifkatilim",

@@ -124,13 +124,13 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             t.clone(),
             c.clone(),
         )))
-        .register(Arc::new(paygate_bank_posnetv1::PosNetV1Provider::new(
-            paygate_bank_posnetv1::PosNetV1::new(),
+        .register(Arc::new(paygate_bank_toslapos::ToslaPosProvider::new(
+            paygate_bank_toslapos::ToslaPos::new(w.clock.clone()),
             t.clone(),
             c.clone(),
         )))
-        .register(Arc::new(paygate_bank_toslapos::ToslaPosProvider::new(
-            paygate_bank_toslapos::ToslaPos::new(w.clock.clone()),
+        .register(Arc::new(paygate_bank_posnetv1::PosNetV1Provider::new(
+            paygate_bank_posnetv1::PosNetV1::new(),
             t.clone(),
             c.clone(),
         )))
