@@ -10,13 +10,14 @@
 //! (MEWS `fail_order_not_found`), or `Code 101`. Anything that does not settle the state is
 //! *unavailable*, never a guess: another `Code` (`999` included), an answer about another
 //! order, a status the reader does not know (`10` "waiting for 3-D authentication" among
-//! them), `RequestStatus 0` without a host refusal, unreadable amounts, or amounts that
+//! them), `RequestStatus 0` without a host refusal or with a host code after which the host
+//! may have acted (`68`, `91`, `96`), unreadable amounts, or amounts that
 //! contradict the status (refunds on a status without refunds, a partial refund not below
 //! the sale, a full refund that is not the sale, a capture above the hold).
 
 use paygate_domain::{BankState, BankStatus};
 
-use crate::response::{minor, text, Reply, HOST_APPROVED, NOT_FOUND, OK};
+use crate::response::{minor, text, Reply, HOST_APPROVED, HOST_MAY_HAVE_ACTED, NOT_FOUND, OK};
 
 /// The order's state from an inquiry answer; `order_id`, when given, must be the answer's.
 pub fn from_inquiry(reply: &Reply, order_id: Option<&str>) -> BankStatus {
@@ -75,7 +76,9 @@ fn read(reply: &Reply, order_id: Option<&str>) -> Result<BankStatus, String> {
     let approved = host == HOST_APPROVED;
     let contradiction = || Err(format!("RequestStatus:{request_status}/amounts"));
     match request_status.as_str() {
-        // A payment the host refused: nothing moved.
+        // A payment the host refused: nothing moved (unless the host's code says it may have
+        // acted: then not a state to act on).
+        "0" if HOST_MAY_HAVE_ACTED.contains(&host.as_str()) => Err(host),
         "0" if !approved && !host.is_empty() => Ok(status(BankState::Declined, held, 0, &host)),
         "1" if approved && refunded == 0 && captured == 0 => Ok(status(
             if preauth {
@@ -205,6 +208,11 @@ mod tests {
             line(1, 0, "null", 101, 0, 0),
             // The host did not approve what the status says happened.
             line(1, 1, r#""05""#, 101, 0, 0),
+            // A refused record whose host code says the host may have acted (late answer,
+            // issuer or switch inoperative, system malfunction).
+            line(1, 0, r#""68""#, 101, 0, 0),
+            line(1, 0, r#""91""#, 101, 0, 0),
+            line(2, 0, r#""96""#, 101, 0, 0),
             // Amounts that contradict the status.
             line(1, 1, ok, 101, 10, 0),
             line(2, 1, ok, 101, 0, 50),
