@@ -29,7 +29,7 @@ pub mod sim;
 
 use paygate_bankkit::{Adapter, Op, Order, Protocol, Refusal, Session, Wire};
 use paygate_domain::{
-    bank::{BankOutcome, BankState},
+    bank::{BankOutcome, BankState, BankStatus},
     ports::BankOperation,
 };
 
@@ -137,6 +137,17 @@ impl Protocol for ParamPos {
             }
             other => other,
         }
+    }
+
+    /// `TP_Islem_Sorgulama4`; an answer about another order is unavailable.
+    async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
+        s.read_with(&Request::Status { order_id }, |reply| {
+            status::read_for(reply, order_id)
+                .found()
+                .map(|dt| status::state_of(&dt))
+        })
+        .await
+        .unwrap_or_else(|st| st)
     }
 
     fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {

@@ -221,3 +221,25 @@ fn monitoring_rows() {
         assert_eq!(crate::signed_amount(bad), None, "{bad}");
     }
 }
+
+/// A status answer about another order (its `Siparis_ID`) is a failed read for the order
+/// queried, never that order's state.
+#[test]
+fn a_status_answer_about_another_order_is_a_failed_read() {
+    let body = envelope(
+        "TP_Islem_Sorgulama4",
+        "<DT_Bilgi><Siparis_ID>2025011251F7</Siparis_ID><Durum>SUCCESS</Durum><Toplam_Tutar>10.01</Toplam_Tutar><Toplam_Iade_Tutar>0</Toplam_Iade_Tutar><Islem_Tip>SALE</Islem_Tip></DT_Bilgi><Sonuc>1</Sonuc><Sonuc_Str>Başarılı</Sonuc_Str>",
+    );
+    let reply = Reply::decode(&body).unwrap();
+    assert!(matches!(
+        crate::status::read_for(&reply, "2025011251F7"),
+        paygate_bankkit::StatusRead::Found(_)
+    ));
+    let other = crate::status::read_for(&reply, "OTHER")
+        .found()
+        .unwrap_err();
+    assert!(
+        !other.is_conclusive() && other.code == "Siparis_ID",
+        "{other:?}"
+    );
+}

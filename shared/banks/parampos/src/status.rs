@@ -39,6 +39,17 @@ pub fn read(reply: &Reply) -> Inquiry {
     }
 }
 
+/// Reads a `TP_Islem_Sorgulama4` answer to a query for `order_id`: a `DT_Bilgi` about another
+/// order (its `Siparis_ID`) is a failed read, never that order's state.
+pub fn read_for(reply: &Reply, order_id: &str) -> Inquiry {
+    match read(reply) {
+        Inquiry::Found(dt) if dt.get("Siparis_ID") != order_id => Inquiry::Failed {
+            code: "Siparis_ID".to_owned(),
+        },
+        other => other,
+    }
+}
+
 /// `Bank_Extra`'s `TRANS_STAT` and `CAPTURE_AMT` (kuruş), when the document is readable.
 pub fn extra(dt: &Fields) -> Option<(String, Option<i64>)> {
     let doc = xml::parse(dt.get("Bank_Extra")).ok()?;
