@@ -1,15 +1,18 @@
-//! The simulators' scripted fault plan (money requests only, the same in all seven
-//! protocols): a late booking, a time-out after the bank applied a cancel, and a refund lost
-//! before it reached the bank. Each is an unknown outcome that is never retried and is
-//! settled only by a conclusive answer from the bank's records.
+//! The simulators' scripted fault plan (money requests only, the same in every protocol): a
+//! late booking, a time-out after the bank applied a cancel, a refund lost before it reached
+//! the bank, and one lost after it (settled by the reconciler). Each is an unknown outcome
+//! that is never retried and is settled only by a conclusive answer from the bank's records.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use paygate_bankkit::sim::{Fault, OrderState};
 use paygate_tests::{expect_error, expect_ok, Stack};
 use serde_json::{json, Value};
 
-use crate::{bank_order, create, end_of_day, order_id, sim, stack, Bank, BANKS, LATENCY_MS};
+use crate::{
+    bank_order, create, end_of_day, listed, order_id, sim, stack, Bank, BANKS, BANK_TIMEOUT,
+    LATENCY_MS,
+};
 
 /// Scripts `fault` for `bank`'s next money request; a time-out holds the connection for
 /// [`LATENCY_MS`], well past [`crate::BANK_TIMEOUT`].
@@ -231,5 +234,54 @@ async fn a_cancel_of_a_captured_preauth_lost_at_either_step_is_settled_once() {
             let voids = order.history.iter().filter(|t| t.kind == "void").count();
             assert!(voids <= 2, "{p} step {step}: {order:?}");
         }
+    }
+}
+
+#[tokio::test]
+async fn a_refund_whose_answer_was_lost_is_settled_by_the_reconciler_with_no_merchant_call() {
+    // The reconciler as `make dev` runs it, every 200 ms here instead of 10 s.
+    let stack =
+        Stack::start_with_reconciler("banksreconciler", Duration::from_millis(200), BANK_TIMEOUT)
+            .await;
+    let mut lost = Vec::new();
+    for &bank in BANKS {
+        let p = bank.provider;
+        // GIVEN a captured payment of 20 000 past the bank's cut
+        let id = create(&stack, &bank, "captured", 20_000).await;
+        end_of_day(&stack, &bank);
+        // WHEN 7 000 is refunded and the connection drops after the bank acted (the plan
+        // faults money requests only: the reconciler's reads of other payments pass)
+        script(&stack, &bank, Fault::DropAfter);
+        let reply = stack
+            .op(bank.key(), &id, "refund", json!({ "amount": 7_000 }))
+            .await;
+        let err = expect_error(&reply, 422, "provider_error");
+        let txn = err["details"]["transaction"]["id"].clone();
+        assert_eq!(
+            err["details"]["transaction"]["status"], "unknown",
+            "{p}: {err}"
+        );
+        lost.push((bank, id, txn));
+    }
+    // THEN, with no query, the reconciler settles every one from its bank's records, once
+    for (bank, id, txn) in lost {
+        let p = bank.provider;
+        let started = Instant::now();
+        let got = loop {
+            let got = stack.payment(bank.key(), &id).await;
+            if got["pendingOperation"].is_null() {
+                break got;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "{p}: not settled: {got}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert_eq!(listed(&got, &txn)["status"], "approved", "{p}: {got}");
+        assert_eq!(got["status"], "partially_refunded", "{p}: {got}");
+        assert_eq!(got["refundedAmount"], 7_000, "{p}: {got}");
+        let order = bank_order(&stack, &bank, &order_id(&stack, &bank, &id).await);
+        assert_eq!(order.refunded, 7_000, "{p}: the bank refunded once");
     }
 }
