@@ -226,36 +226,48 @@ pub async fn history(
         return Err(paygate_domain::BankStatus::unavailable("Tarih"));
     }
     let req = Request::Monitor { start, end };
-    s.read_with(&req, |reply| {
-        let ok = reply.fault.is_none()
-            && reply.method == "TP_Islem_Izleme"
-            && reply.sonuc().parse::<i64>().is_ok_and(|n| n > 0);
-        if !ok {
-            return Err(paygate_domain::BankStatus::unavailable(&reply.code()));
-        }
-        reply
-            .rows
-            .iter()
-            .map(|r| {
-                let amount = signed_amount(r.get("Tutar"))?;
-                let refunded = match r.get("Toplam_Iade_Tutar") {
-                    "" => 0,
-                    v => signed_amount(v)?,
-                };
-                Some(Monitored {
-                    order_id: r.get("ORJ_ORDER_ID").to_owned(),
-                    kind: r.get("Tip_Str").to_owned(),
-                    amount,
-                    net: signed_amount(r.get("Net_Tutar")),
-                    commission: signed_amount(r.get("Komisyon_Tutar")),
-                    refunded,
-                    sonuc: r.get("Sonuc").to_owned(),
-                    date: r.get("Tarih").to_owned(),
-                    receipt: r.get("Dekont_ID").to_owned(),
-                })
+    s.read_with(&req, monitored).await
+}
+
+/// The lines of a `TP_Islem_Izleme` answer. A failed read (`Sonuc` ≤ 0, a fault, another
+/// method), an answer without its data set (`DT_Bilgi` holding a `diffgr:diffgram`; an empty
+/// diffgram is an empty range) or a line whose amount cannot be read is unavailable: "could
+/// not tell" is never an empty list.
+pub fn monitored(reply: &response::Reply) -> Result<Vec<Monitored>, paygate_domain::BankStatus> {
+    let ok = reply.fault.is_none()
+        && reply.method == "TP_Islem_Izleme"
+        && reply.sonuc().parse::<i64>().is_ok_and(|n| n > 0);
+    if !ok {
+        return Err(paygate_domain::BankStatus::unavailable(&reply.code()));
+    }
+    let has_data_set = reply
+        .dt
+        .as_ref()
+        .is_some_and(|d| d.0.iter().any(|(k, _)| k == "diffgram"));
+    if !has_data_set {
+        return Err(paygate_domain::BankStatus::unavailable("DT_Bilgi"));
+    }
+    reply
+        .rows
+        .iter()
+        .map(|r| {
+            let amount = signed_amount(r.get("Tutar"))?;
+            let refunded = match r.get("Toplam_Iade_Tutar") {
+                "" => 0,
+                v => signed_amount(v)?,
+            };
+            Some(Monitored {
+                order_id: r.get("ORJ_ORDER_ID").to_owned(),
+                kind: r.get("Tip_Str").to_owned(),
+                amount,
+                net: signed_amount(r.get("Net_Tutar")),
+                commission: signed_amount(r.get("Komisyon_Tutar")),
+                refunded,
+                sonuc: r.get("Sonuc").to_owned(),
+                date: r.get("Tarih").to_owned(),
+                receipt: r.get("Dekont_ID").to_owned(),
             })
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| paygate_domain::BankStatus::unavailable("Tutar"))
-    })
-    .await
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| paygate_domain::BankStatus::unavailable("Tutar"))
 }

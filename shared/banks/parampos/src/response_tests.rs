@@ -243,3 +243,21 @@ fn a_status_answer_about_another_order_is_a_failed_read() {
         "{other:?}"
     );
 }
+
+/// A successful `TP_Islem_Izleme` answer without its data set is unavailable, never an empty
+/// list; an empty diffgram is an empty range.
+#[test]
+fn monitoring_without_a_data_set_is_unavailable() {
+    let read = |result: &str| {
+        crate::monitored(&Reply::decode(&envelope("TP_Islem_Izleme", result)).unwrap())
+    };
+    let st = read("<Sonuc>1</Sonuc><Sonuc_Str>Başarılı</Sonuc_Str>").unwrap_err();
+    assert!(!st.is_conclusive() && st.code == "DT_Bilgi", "{st:?}");
+    let st =
+        read("<DT_Bilgi><xs:schema id=\"NewDataSet\" xmlns:xs=\"x\" /></DT_Bilgi><Sonuc>1</Sonuc>")
+            .unwrap_err();
+    assert!(!st.is_conclusive(), "{st:?}");
+    let empty = read("<DT_Bilgi><xs:schema id=\"NewDataSet\" xmlns:xs=\"x\" /><diffgr:diffgram xmlns:diffgr=\"d\" /></DT_Bilgi><Sonuc>1</Sonuc>");
+    assert_eq!(empty, Ok(Vec::new()));
+    assert!(read("<Sonuc>-207</Sonuc>").is_err());
+}
