@@ -73,7 +73,7 @@ pub struct EventRecord {
     /// `data.transaction`); `None` for events no transaction caused (a pending payment
     /// finalized by a query, a test event). Events stored before it existed have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transaction: Option<Transaction>,
+    pub transaction: Option<Box<Transaction>>,
 }
 
 impl EventRecord {
@@ -97,7 +97,7 @@ impl EventRecord {
 
     /// The event with the transaction that caused it.
     pub fn caused_by(mut self, transaction: &Transaction) -> Self {
-        self.transaction = Some(transaction.clone());
+        self.transaction = Some(Box::new(transaction.clone()));
         self
     }
 }

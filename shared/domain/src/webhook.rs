@@ -465,7 +465,7 @@ impl<'a> Envelope<'a> {
             created_at: event.created_at,
             data: EnvelopeData {
                 payment: &event.data,
-                transaction: event.transaction.as_ref(),
+                transaction: event.transaction.as_deref(),
             },
         }
     }

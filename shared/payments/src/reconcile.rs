@@ -67,7 +67,11 @@ pub async fn reconcile_payment_until(
     } else {
         // Nothing of ours to settle: a refund or cancel made at the bank without us is
         // recorded (an operation of ours in flight records nothing: `external_from_status`).
-        (record_external(deps, payment, &bank).await?, false)
+        // Boxed: kept off the polling stack (money-path futures are large).
+        (
+            Box::pin(record_external(deps, payment, &bank)).await?,
+            false,
+        )
     };
     // A resumed cancel changed the order at the bank after the read above: the answer shows
     // a fresh read (the first one stays when the bank cannot be read now).

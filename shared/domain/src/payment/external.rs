@@ -199,7 +199,7 @@ mod tests {
         assert!(t.rrn.is_empty() && t.auth_code.is_empty());
         let event = s.event.unwrap();
         assert_eq!(event.event_type, EventType::PaymentRefunded);
-        assert_eq!(event.transaction.as_ref(), Some(t));
+        assert_eq!(event.transaction.as_deref(), Some(t));
         assert_eq!(event.data.refunded_amount, 3_000);
         // The same answer read again over what was recorded: nothing more.
         assert_eq!(decide(&s.payment, &status), ExternalVerdict::Agrees);
@@ -354,7 +354,7 @@ mod tests {
             );
             assert_eq!(s.transaction.origin, Origin::Api);
             if let Some(e) = s.event {
-                assert_eq!(e.transaction, Some(s.transaction));
+                assert_eq!(e.transaction.as_deref(), Some(&s.transaction));
             }
         }
     }
