@@ -19,6 +19,7 @@
 //! its own: [`Request::History`]). No points inquiry (the family has none).
 
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -119,6 +120,7 @@ impl VakifKatilim {
 
 impl Protocol for VakifKatilim {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     const POINTS_INQUIRY: bool = false;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;
@@ -333,15 +335,22 @@ pub async fn history(
         page: page.max(1),
         page_size,
     };
-    s.read_with(&req, |reply| match reply.fields.code() {
-        "00" => Ok(reply
+    s.read_with(&req, history_page).await
+}
+
+/// The orders of one `SelectOrder` answer: `00` with its `VPosOrderData` (an approved answer
+/// without it is unavailable, never an empty page), `NonResult` an empty page, anything else
+/// unavailable.
+pub fn history_page(reply: &response::Reply) -> Result<Vec<(String, BankStatus)>, BankStatus> {
+    match reply.fields.code() {
+        "00" if reply.order_data => Ok(reply
             .orders
             .iter()
             .filter(|o| o.get("OrderStatus") == "1" || o.get("OrderStatus") == "2")
             .map(|o| (o.get("MerchantOrderId").to_owned(), status::state(o)))
             .collect()),
+        "00" => Err(BankStatus::unavailable("VPosOrderData")),
         status::NOT_FOUND => Ok(Vec::new()),
         _ => Err(BankStatus::unavailable(&reply.fields.bank_code())),
-    })
-    .await
+    }
 }

@@ -78,3 +78,26 @@ fn what_is_not_an_answer() {
     let r = Reply::decode(b"<R><VPosOrderData /><ResponseCode>00</ResponseCode></R>").unwrap();
     assert!(matches!(r.outcome(), BankOutcome::Unknown { .. }));
 }
+
+/// A `SelectOrder` answer approved without its `VPosOrderData` is unavailable, never an empty
+/// page; `NonResult` is the empty page.
+#[test]
+fn a_history_page_without_order_data_is_unavailable() {
+    let page = |body: &str| {
+        let doc = format!(
+            "<?xml version=\"1.0\" encoding=\"utf-16\"?><VPosOrderDataResponseContract>{body}</VPosOrderDataResponseContract>"
+        );
+        crate::history_page(&Reply::decode(doc.as_bytes()).unwrap())
+    };
+    let st = page("<ResponseCode>00</ResponseCode><ResponseMessage />").unwrap_err();
+    assert!(!st.is_conclusive() && st.code == "VPosOrderData", "{st:?}");
+    assert_eq!(
+        page("<VPosOrderData /><ResponseCode>00</ResponseCode>"),
+        Ok(Vec::new())
+    );
+    assert_eq!(
+        page("<ResponseCode>NonResult</ResponseCode>"),
+        Ok(Vec::new())
+    );
+    assert!(page("<ResponseCode>SystemError</ResponseCode>").is_err());
+}
