@@ -5,7 +5,7 @@ use paygate_bankkit::sim::OrderState;
 use paygate_tests::{expect_error, expect_ok};
 use serde_json::json;
 
-use crate::{bank_order, create, end_of_day, key, order_id, stack, BANKS};
+use crate::{bank_order, create, credential, end_of_day, key, order_id, sim, stack, Bank, BANKS};
 
 #[tokio::test]
 async fn seeded_and_helper_payments_are_orders_at_the_bank() {
@@ -182,6 +182,87 @@ async fn refunds_partial_then_full_and_the_query_shows_them() {
         assert_eq!(q["payment"]["status"], "refunded", "{p}: {q}");
         let order = bank_order(&stack, &bank, &order_id(&stack, &bank, &id).await);
         assert_eq!(order.refunded, 20_000, "{p}");
+    }
+}
+
+/// Refunds `amount` of `order_id` straight in `bank`'s simulator book, as a refund made in the
+/// bank's own merchant panel would be: the gateway is not asked.
+fn refund_in_the_banks_panel(
+    stack: &paygate_tests::Stack,
+    bank: &Bank,
+    order_id: &str,
+    amount: i64,
+) {
+    let client = credential(bank.account, bank.book_key);
+    let order = match bank.provider {
+        "posnet" => format!("{order_id:0>24}"),
+        _ => order_id.to_owned(),
+    };
+    sim(stack, bank.provider)
+        .book()
+        .refund(&client, &order, amount)
+        .unwrap_or_else(|e| panic!("{}: the panel refund was refused: {e:?}", bank.provider));
+}
+
+#[tokio::test]
+async fn a_refund_made_in_the_banks_panel_is_recorded_once_by_the_query() {
+    let stack = stack().await;
+    for &bank in BANKS {
+        let p = bank.provider;
+        // GIVEN a captured payment of 20 000, past the cut, 5 000 of it refunded through the API
+        let id = create(&stack, &bank, "captured", 20_000).await;
+        end_of_day(&stack, &bank);
+        let body = json!({ "amount": 5_000, "reason": "requested_by_customer" });
+        let ours = expect_ok(stack.op(bank.key(), &id, "refund", body).await);
+        // AND 3 000 refunded in the bank's own merchant panel
+        refund_in_the_banks_panel(&stack, &bank, &order_id(&stack, &bank, &id).await, 3_000);
+
+        // WHEN the payment is queried
+        let q = expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
+        // THEN the bank's refund is recorded: amounts and status moved, an external refund
+        assert_eq!(q["payment"]["refundedAmount"], 8_000, "{p}: {q}");
+        assert_eq!(q["payment"]["status"], "partially_refunded", "{p}: {q}");
+        let path = format!("/v1/payments/{id}/transactions");
+        let (status, list) = stack.get(&path, bank.key()).await;
+        assert_eq!(status, 200, "{p}: {list}");
+        let data = list["data"].as_array().unwrap();
+        assert_eq!(data.len(), 2, "{p}: {list}");
+        assert_eq!(
+            data[0]["id"], ours["transaction"]["id"],
+            "{p}: oldest first"
+        );
+        assert_eq!(data[0]["reason"], "requested_by_customer", "{p}");
+        let external = &data[1];
+        assert_eq!(
+            (
+                &external["type"],
+                &external["amount"],
+                &external["status"],
+                &external["origin"]
+            ),
+            (
+                &json!("refund"),
+                &json!(3_000),
+                &json!("approved"),
+                &json!("external")
+            ),
+            "{p}: {external}"
+        );
+        assert!(external["settledAt"].is_string(), "{p}: {external}");
+
+        // WHEN it is queried again THEN nothing more is recorded
+        let q = expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
+        assert_eq!(q["payment"]["refundedAmount"], 8_000, "{p}: {q}");
+        let (_, again) = stack.get(&path, bank.key()).await;
+        assert_eq!(again, list, "{p}");
+        // AND another merchant sees no such payment
+        let other = match bank.merchant {
+            crate::CAPPADOCIA => crate::ANKARA,
+            _ => crate::CAPPADOCIA,
+        };
+        let other = paygate_tests::api_key(other, paygate_domain::Mode::Test);
+        let (status, _) = stack.get(&path, other).await;
+        assert_eq!(status, 404, "{p}");
     }
 }
 

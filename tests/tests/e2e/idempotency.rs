@@ -46,8 +46,20 @@ async fn a_retried_refund_is_replayed_and_refunds_once() {
     let path = format!("/v1/payments/{id}/refund");
 
     // WHEN a refund is sent with a key, then sent again (laid out differently)
-    let first = post_with_key(&stack, &path, "refund-1", r#"{"amount":2500}"#).await;
-    let again = post_with_key(&stack, &path, "refund-1", "{ \"amount\" : 2500 }\n").await;
+    let first = post_with_key(
+        &stack,
+        &path,
+        "refund-1",
+        r#"{"amount":2500,"reason":"duplicate","metadata":{"ticket":"T-1"}}"#,
+    )
+    .await;
+    let again = post_with_key(
+        &stack,
+        &path,
+        "refund-1",
+        "{ \"metadata\": {\"ticket\": \"T-1\"}, \"reason\": \"duplicate\", \"amount\" : 2500 }\n",
+    )
+    .await;
 
     // THEN the retry gets the first answer again, marked as replayed
     assert_eq!(first.0, StatusCode::OK, "{}", first.1);
@@ -78,11 +90,17 @@ async fn a_retried_refund_is_replayed_and_refunds_once() {
         1
     );
 
-    // WHEN the key is reused with another amount THEN it is refused and nothing moves
-    let (status, body, replayed) =
-        post_with_key(&stack, &path, "refund-1", r#"{"amount":3000}"#).await;
-    assert!(!replayed);
-    expect_error(&(status, body), 422, "idempotency_key_reused");
+    // WHEN the key is reused with another amount, or the same amount for another reason or
+    // without the note, THEN it is refused (never the first answer) and nothing moves
+    for other in [
+        r#"{"amount":3000,"reason":"duplicate","metadata":{"ticket":"T-1"}}"#,
+        r#"{"amount":2500,"reason":"fraudulent","metadata":{"ticket":"T-1"}}"#,
+        r#"{"amount":2500}"#,
+    ] {
+        let (status, body, replayed) = post_with_key(&stack, &path, "refund-1", other).await;
+        assert!(!replayed, "{other}");
+        expect_error(&(status, body), 422, "idempotency_key_reused");
+    }
     // AND with another payment's path too
     let other = stack.payment_in(key, "captured", 10_000).await;
     let (status, body, _) = post_with_key(
