@@ -208,8 +208,13 @@ async fn an_event_whose_queue_send_failed_is_delivered_by_the_sweeper() {
     w.sweep().await;
     let swept = w.sweeper_queue.published.lock().unwrap().clone();
     w.run_pipeline(swept).await;
-    // THEN the endpoint gets the event, once
+    // THEN the endpoint gets the event, once, with the capture that caused it
     assert_eq!(w.received_event_ids(), vec![committed[0].id.to_string()]);
+    let body = w.sender.requests.lock().unwrap()[0].2.clone();
+    let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["data"]["transaction"]["type"], "capture", "{body}");
+    assert_eq!(body["data"]["transaction"]["status"], "approved", "{body}");
+    assert_eq!(body["data"]["transaction"]["paymentId"], body["data"]["id"]);
     assert!(w
         .store
         .list_unsent(w.clock.now(), 10)
