@@ -7,7 +7,7 @@ use crate::resolve;
 // ------------------------------------------------------------------------------ the validator
 
 /// The JSON Schema keywords the document may use; all of them are checked below.
-const KEYWORDS: [&str; 18] = [
+const KEYWORDS: [&str; 19] = [
     "$ref",
     "type",
     "properties",
@@ -25,6 +25,7 @@ const KEYWORDS: [&str; 18] = [
     "maxLength",
     "pattern",
     "maxProperties",
+    "propertyNames",
     "minItems",
 ];
 /// Keywords that only annotate.
@@ -235,6 +236,16 @@ impl Validator<'_> {
         if let Some(max) = s.get("maxProperties").and_then(Value::as_u64) {
             if o.len() as u64 > max {
                 errs.push(format!("{at}: more than {max} properties"));
+            }
+        }
+        if let Some(names) = s.get("propertyNames") {
+            for k in o.keys() {
+                self.validate(
+                    names,
+                    &Value::from(k.as_str()),
+                    &format!("{at} (name {k:?})"),
+                    errs,
+                );
             }
         }
     }
