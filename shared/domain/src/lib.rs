@@ -9,6 +9,7 @@ pub mod apikey;
 pub mod audit;
 pub mod bank;
 pub mod credentials;
+pub mod decline;
 pub mod error;
 pub mod event;
 pub mod idempotency;
@@ -32,6 +33,7 @@ pub use account::{
     SIMULATOR_PROVIDER,
 };
 pub use bank::{BankOutcome, BankState, BankStatus, CardDetails, PointsBalance, PointsResult};
+pub use decline::{DeclineCode, Lang};
 pub use error::{DomainError, StoreError};
 pub use event::{EventRecord, EventType};
 pub use idempotency::{

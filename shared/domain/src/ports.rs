@@ -204,6 +204,17 @@ pub trait PosProvider: Send + Sync {
     fn test_orders(&self) -> Option<&dyn TestOrders> {
         None
     }
+
+    /// The stable code of a money operation's `outcome` (`crate::decline`): by default
+    /// from [`PosProvider::decline_codes`] alone.
+    fn decline_code(&self, outcome: &BankOutcome) -> Option<crate::decline::DeclineCode> {
+        crate::decline::DeclineCode::of_outcome(outcome, self.decline_codes(), |_| None)
+    }
+
+    /// The provider's own table: bank code → stable code (the family's `src/decline.rs`).
+    fn decline_codes(&self) -> &'static [(&'static str, crate::decline::DeclineCode)] {
+        &[]
+    }
 }
 
 /// What the bank holds for an order the test helper registers.

@@ -93,6 +93,10 @@ pub struct Transaction {
     /// When the transaction became final (approved, declined, failed); `None` before.
     #[serde(default)]
     pub settled_at: Option<Timestamp>,
+    /// The stable code of a declined or failed transaction (`crate::decline`); absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decline_code: Option<crate::decline::DeclineCode>,
 }
 
 /// The reasons a cancel or refund can be given.
@@ -271,7 +275,20 @@ impl Transaction {
             metadata: Metadata::new(),
             origin: Origin::Api,
             settled_at: None,
+            decline_code: None,
         }
+    }
+
+    /// Records the stable code of the bank's answer on a declined or failed transaction
+    /// (any other keeps none: an unknown one is settled later, an approved one has none).
+    pub fn with_decline_code(mut self, code: Option<crate::decline::DeclineCode>) -> Self {
+        if matches!(
+            self.status,
+            TransactionStatus::Declined | TransactionStatus::Failed
+        ) {
+            self.decline_code = code;
+        }
+        self
     }
 
     /// The transaction with the merchant's `note` on it.

@@ -3,7 +3,7 @@
 
 use lambda_http::{http::StatusCode, Body, Response};
 use paygate_domain::error::code;
-use paygate_domain::{throttle::Refused, DomainError, Payment, Transaction};
+use paygate_domain::{throttle::Refused, DeclineCode, DomainError, Lang, Payment, Transaction};
 use paygate_payments::{AuthError, OpError};
 use serde_json::{json, Value};
 
@@ -56,6 +56,21 @@ impl ApiError {
             )
             .with_retry_after(retry_after_secs),
         }
+    }
+
+    /// The answer in `lang`: a bank outcome's error (its details carry a `declineCode`)
+    /// gets that code's message in Turkish when asked; every other error stays as it is.
+    pub fn localized(mut self, lang: Lang) -> Self {
+        let code = self
+            .details
+            .as_ref()
+            .and_then(|d| d.get("declineCode"))
+            .and_then(Value::as_str)
+            .and_then(DeclineCode::parse);
+        if let (Lang::Tr, Some(code)) = (lang, code) {
+            self.message = code.message(Lang::Tr).to_owned();
+        }
+        self
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
@@ -127,6 +142,24 @@ impl From<AuthError> for ApiError {
 
 fn provider_details(payment: &Payment, transaction: &Transaction) -> Value {
     json!({ "payment": payment.view(), "transaction": transaction })
+}
+
+/// A bank outcome's details: the payment and transaction, and beside them the stable
+/// `declineCode` (the transaction's, else `fallback`), whether the same operation may be
+/// sent again (`retryable`), and the bank's own code (`bankCode`).
+fn bank_outcome_details(
+    payment: &Payment,
+    transaction: &Transaction,
+    fallback: DeclineCode,
+) -> Value {
+    let code = transaction.decline_code.unwrap_or(fallback);
+    let mut details = provider_details(payment, transaction);
+    if let Some(o) = details.as_object_mut() {
+        o.insert("declineCode".into(), json!(code));
+        o.insert("retryable".into(), json!(code.retryable()));
+        o.insert("bankCode".into(), json!(transaction.bank_code));
+    }
+    details
 }
 
 impl From<DomainError> for ApiError {
@@ -235,7 +268,12 @@ impl From<OpError> for ApiError {
                 transaction,
                 after_cutoff,
             } => {
-                let mut details = provider_details(&payment, &transaction);
+                let fallback = if after_cutoff {
+                    DeclineCode::AfterEndOfDay
+                } else {
+                    DeclineCode::Unclassified
+                };
+                let mut details = bank_outcome_details(&payment, &transaction, fallback);
                 let message = if after_cutoff {
                     if let Some(o) = details.as_object_mut() {
                         o.insert("suggestedOperation".into(), json!("refund"));
@@ -254,13 +292,13 @@ impl From<OpError> for ApiError {
                 payment,
                 transaction,
             } => {
-                let message = if payment.pending.is_some() {
-                    "The bank's answer did not settle the outcome (none came in time, or it does not say whether the operation was applied); it is unknown. Query the payment to settle it."
+                let (message, fallback) = if payment.pending.is_some() {
+                    ("The bank's answer did not settle the outcome (none came in time, or it does not say whether the operation was applied); it is unknown. Query the payment to settle it.", DeclineCode::OutcomeUnknown)
                 } else {
-                    "The bank or provider reported a technical error; nothing was changed."
+                    ("The bank or provider reported a technical error; nothing was changed.", DeclineCode::Unclassified)
                 };
                 Self::new(S::UNPROCESSABLE_ENTITY, code::PROVIDER_ERROR, message)
-                    .with_details(provider_details(&payment, &transaction))
+                    .with_details(bank_outcome_details(&payment, &transaction, fallback))
             }
             OpError::NotSettleable {
                 operation,

@@ -7,7 +7,7 @@ use paygate_domain::{
     money::Amount,
     payment::PaymentView,
     ports::Clock,
-    AccountId, BankStatus, CardDetails, Metadata, Note, PaymentId, Reason, Transaction,
+    AccountId, BankStatus, CardDetails, Lang, Metadata, Note, PaymentId, Reason, Transaction,
     TransactionType,
 };
 use paygate_payments::{
@@ -69,6 +69,15 @@ pub struct PaymentBody {
     #[serde(flatten)]
     pub payment: PaymentView,
     pub transactions: Vec<Transaction>,
+}
+
+/// The language the request asks its answer in (`Accept-Language`; English by default).
+pub fn request_lang(req: &Request) -> Lang {
+    req.headers()
+        .get("accept-language")
+        .and_then(|v| v.to_str().ok())
+        .map(Lang::from_accept_language)
+        .unwrap_or_default()
 }
 
 /// The caller, or 401.
@@ -237,7 +246,10 @@ pub async fn keyed_money_operation(
     kind: TransactionType,
     claim: Option<KeyClaim>,
 ) -> Response<Body> {
-    let answering = claim.as_ref().map(|_| CommitAnswer::default());
+    let lang = request_lang(req);
+    let answering = claim
+        .as_ref()
+        .map(|_| CommitAnswer(Default::default(), lang));
     let result = money_operation_inner(
         ops,
         req,
@@ -249,7 +261,10 @@ pub async fn keyed_money_operation(
     // An answer that leaves the operation unsettled (no usable answer from the bank, or one
     // not recorded yet) is not the request's final answer: it is not stored on the key.
     let unsettled = matches!(&result, Err(e) if e.unsettled);
-    let mut resp = operation_response(result);
+    let mut resp = operation_response(result.map_err(|mut e| {
+        e.error = e.error.localized(lang);
+        e
+    }));
     if unsettled {
         resp.extensions_mut().insert(Unsettled);
     }
@@ -266,8 +281,8 @@ fn operation_response(result: Result<OperationBody, OperationError>) -> Response
 
 /// A keyed operation's answer as its commit stores it on the key: rendered exactly as
 /// [`keyed_money_operation`] answers, and stored under the same rule (`stored_answer`).
-#[derive(Default)]
-struct CommitAnswer(std::sync::atomic::AtomicBool);
+/// (`.1`: the request's language, as its live answer is given.)
+struct CommitAnswer(std::sync::atomic::AtomicBool, Lang);
 
 impl CommitAnswer {
     fn was_stored(&self) -> bool {
@@ -310,7 +325,7 @@ impl KeyAnswering for CommitAnswer {
         }
         stored_answer(&operation_response(owned.map_err(|e| OperationError {
             unsettled: false,
-            error: e.into(),
+            error: ApiError::from(e).localized(self.1),
         })))
     }
 
@@ -344,8 +359,11 @@ async fn bound_answer_inner(
         .await
         .map_err(OpError::from)?
         .ok_or_else(|| OpError::Internal("a bound transaction is missing".into()))?;
-    let settled =
-        |r: Result<OperationBody, ApiError>| Ok(BoundAnswer::Settled(respond(StatusCode::OK, r)));
+    let lang = request_lang(req);
+    let settled = |r: Result<OperationBody, ApiError>| {
+        let r = r.map_err(|e| e.localized(lang));
+        Ok(BoundAnswer::Settled(respond(StatusCode::OK, r)))
+    };
     match transaction.status {
         S::Approved => settled(Ok(OperationBody {
             payment: payment.view(),

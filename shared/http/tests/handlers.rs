@@ -305,6 +305,53 @@ async fn errors_use_the_envelope_with_stable_codes() {
     assert_eq!(json["error"]["details"]["field"], "amount");
 }
 
+/// `Accept-Language: tr` turns a bank outcome's message Turkish (its details unchanged);
+/// other errors keep their English message.
+#[tokio::test]
+async fn a_decline_answers_in_turkish_when_asked() {
+    let w = world().await;
+    let turkish = |body: &str| {
+        let mut req = request(Some(&principal()), "pay_1", body);
+        req.headers_mut().insert(
+            "accept-language",
+            "tr-TR,tr;q=0.9,en;q=0.8".parse().unwrap(),
+        );
+        req
+    };
+    let ops = |body: &'static str| async {
+        let req = turkish(body);
+        body_of(
+            paygate_http::handlers::money_operation(&w.ops, &req, TransactionType::Refund).await,
+        )
+    };
+    let (status, body) = ops(r#"{"amount":9100}"#).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["error"]["code"], "provider_error", "{body}");
+    assert_eq!(body["error"]["details"]["declineCode"], "bank_unavailable");
+    assert_eq!(body["error"]["details"]["retryable"], true);
+    assert_eq!(body["error"]["details"]["bankCode"], "91");
+    assert_eq!(
+        body["error"]["message"],
+        "Bankada teknik bir hata oluştu; hiçbir şey değişmedi. Daha sonra tekrar deneyin."
+    );
+    let (_, body) = ops(r#"{"amount":5100}"#).await;
+    assert_eq!(
+        body["error"]["details"]["declineCode"],
+        "insufficient_funds"
+    );
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Kartta yeterli bakiye yok"));
+    // a refusal that is not a bank outcome stays as it is
+    let (status, body) = ops(r#"{"amount":-1}"#).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Amount must be"));
+}
+
 #[tokio::test]
 async fn declines_carry_payment_and_transaction_in_details() {
     let w = world().await;
@@ -324,6 +371,21 @@ async fn declines_carry_payment_and_transaction_in_details() {
         "declined"
     );
     assert_eq!(body["error"]["details"]["transaction"]["bankCode"], "51");
+    // the stable code beside the bank's own, on the error and on the recorded transaction
+    assert_eq!(
+        body["error"]["details"]["declineCode"],
+        "insufficient_funds"
+    );
+    assert_eq!(body["error"]["details"]["retryable"], true);
+    assert_eq!(body["error"]["details"]["bankCode"], "51");
+    assert_eq!(
+        body["error"]["details"]["transaction"]["declineCode"],
+        "insufficient_funds"
+    );
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("code 51"));
     let (status, body) = call(
         &w,
         Some(&principal()),
@@ -335,6 +397,12 @@ async fn declines_carry_payment_and_transaction_in_details() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(body["error"]["code"], "provider_error");
     assert_eq!(body["error"]["details"]["transaction"]["status"], "unknown");
+    // an unknown outcome is never retryable, and the transaction records no code
+    assert_eq!(body["error"]["details"]["declineCode"], "outcome_unknown");
+    assert_eq!(body["error"]["details"]["retryable"], false);
+    assert!(body["error"]["details"]["transaction"]
+        .get("declineCode")
+        .is_none());
     let (status, body) = call(&w, Some(&principal()), "pay_1", TransactionType::Refund, "").await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(body["error"]["code"], "operation_outcome_unknown");

@@ -157,12 +157,15 @@ pub async fn run_keyed_operation(
         outcome = outcome_name(&outcome),
         "bank answered"
     );
-    let settlement = reserved.settle(
+    let mut settlement = reserved.settle(
         &txn,
         &outcome,
         EventId::generate(deps.ids.as_ref()),
         deps.clock.now(),
     )?;
+    settlement.transaction = settlement
+        .transaction
+        .with_decline_code(provider.decline_code(&outcome));
     // A keyed request's answer, if ours commits, rides in the commit's write.
     let key_answer = match (scope.claim, scope.answering) {
         (Some(claim), Some(answering)) => answering

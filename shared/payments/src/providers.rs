@@ -184,4 +184,12 @@ impl PosProvider for Measured {
     fn test_orders(&self) -> Option<&dyn TestOrders> {
         self.inner.test_orders()
     }
+
+    fn decline_code(&self, outcome: &BankOutcome) -> Option<paygate_domain::DeclineCode> {
+        self.inner.decline_code(outcome)
+    }
+
+    fn decline_codes(&self) -> &'static [(&'static str, paygate_domain::DeclineCode)] {
+        self.inner.decline_codes()
+    }
 }

@@ -201,6 +201,9 @@ pub(crate) fn encode_transaction(x: &Transaction) -> Item {
     if let Some(at) = x.settled_at {
         item.insert("settledAt".to_owned(), t(at));
     }
+    if let Some(code) = x.decline_code {
+        item.insert("declineCode".to_owned(), s(code.as_str()));
+    }
     item
 }
 
@@ -259,6 +262,12 @@ pub(crate) fn decode_transaction(item: &Item) -> Result<Transaction, StoreError>
             Some(f.time("settledAt")?)
         } else {
             status.is_final().then_some(updated_at)
+        },
+        // Written only on a declined or failed transaction (older ones have none).
+        decline_code: if f.has("declineCode") {
+            Some(f.parsed("declineCode", paygate_domain::DeclineCode::parse)?)
+        } else {
+            None
         },
     })
 }
@@ -373,6 +382,28 @@ mod tests {
         let mut old = encode_transaction(&pending);
         old.remove("origin");
         assert_eq!(decode_transaction(&old).unwrap().settled_at, None);
+    }
+
+    #[test]
+    fn a_declined_transaction_keeps_its_decline_code() {
+        let t0 = Timestamp::from_unix_millis(1_795_000_000_123);
+        let mut declined = Transaction::pending(
+            TransactionId::parse("txn_1").unwrap(),
+            PaymentId::parse("pay_1").unwrap(),
+            TransactionType::Cancel,
+            2_500,
+            Currency::Try,
+            t0,
+        );
+        declined.status = TransactionStatus::Declined;
+        declined.settled_at = Some(t0);
+        let declined = declined.with_decline_code(Some(paygate_domain::DeclineCode::AfterEndOfDay));
+        let item = encode_transaction(&declined);
+        assert_eq!(item.get("declineCode"), Some(&s("after_end_of_day")));
+        assert_eq!(decode_transaction(&item).unwrap(), declined);
+        let mut bad = item;
+        bad.insert("declineCode".into(), s("whatever"));
+        assert!(decode_transaction(&bad).is_err());
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //! it out and the gateway answers `operation_not_supported`.
 
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -130,6 +131,7 @@ fn already_voided() -> BankOutcome {
 /// Capture, cancel, refund and query; no points inquiry.
 impl Protocol for AkbankPos {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     const POINTS_INQUIRY: bool = false;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;

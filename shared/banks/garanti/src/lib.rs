@@ -16,6 +16,7 @@
 
 pub mod cancel;
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod points;
 pub mod request;
@@ -54,6 +55,7 @@ impl Garanti {
 
 impl Protocol for Garanti {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     type Config = GarantiConfig;
     type Request<'a> = Request<'a>;
 

@@ -15,6 +15,7 @@
 //! enables it.
 
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -46,6 +47,7 @@ pub struct InterPos;
 
 impl Protocol for InterPos {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     type Config = ShopCredentials;
     type Request<'a> = Request<'a>;
 

@@ -134,6 +134,14 @@ impl<P: Protocol> PosProvider for Adapter<P> {
     fn test_orders(&self) -> Option<&dyn TestOrders> {
         Some(self)
     }
+
+    fn decline_code(&self, outcome: &BankOutcome) -> Option<paygate_domain::DeclineCode> {
+        crate::decline::classify(outcome, P::DECLINE_CODES)
+    }
+
+    fn decline_codes(&self) -> &'static [(&'static str, paygate_domain::DeclineCode)] {
+        P::DECLINE_CODES
+    }
 }
 
 /// Registers a test order at the account's simulator through the protocol's admin route.

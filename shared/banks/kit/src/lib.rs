@@ -30,6 +30,7 @@ pub mod call;
 pub mod cancel;
 pub mod card;
 pub mod credentials;
+pub mod decline;
 pub mod encoding;
 pub mod form;
 pub mod protocol;

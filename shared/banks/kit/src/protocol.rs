@@ -259,6 +259,9 @@ pub trait Protocol: Send + Sync + Sized + 'static {
     const CODE: &'static str;
     /// Whether the protocol has a points inquiry at all.
     const POINTS_INQUIRY: bool = true;
+    /// The family's bank codes → stable decline codes (its `src/decline.rs`); codes it does
+    /// not name fall back to the kit's shared tables ([`crate::decline`]).
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::decline::DeclineCode)] = &[];
     /// The account's settings.
     type Config: BankConfig;
     /// One request of the protocol.

@@ -21,6 +21,7 @@
 //! the same way should it get here); no points inquiry.
 
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -126,6 +127,7 @@ fn already_reversed() -> BankOutcome {
 /// Cancel, refund and query; no capture (no pre-authorization), no points inquiry.
 impl Protocol for KuveytPos {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     const POINTS_INQUIRY: bool = false;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;

@@ -19,6 +19,7 @@
 //! `pointsInquiry` flag allows it.
 
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -68,6 +69,7 @@ fn already_voided() -> BankOutcome {
 
 impl Protocol for Nestpay {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;
 

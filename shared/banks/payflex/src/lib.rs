@@ -19,6 +19,7 @@
 
 mod cancel;
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -162,6 +163,7 @@ impl PayFlex {
 /// Capture, cancel, refund and query; no points inquiry.
 impl Protocol for PayFlex {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     const POINTS_INQUIRY: bool = false;
     type Config = MerchantCredentials;
     type Request<'a> = Request<'a>;

@@ -17,6 +17,7 @@
 //! `Refund`, query = `OrderInquiry` (+ `TxnHistory`), points = `ParaPuanInquiry`.
 
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -72,6 +73,7 @@ async fn main_line(
 
 impl Protocol for PayFor {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;
 

@@ -24,6 +24,7 @@
 pub mod cancel;
 pub mod codes;
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -99,6 +100,7 @@ pub(crate) fn agreement(cfg: &PosnetConfig, wire_order_id: &str) -> Request {
 
 impl Protocol for Posnet {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     type Config = PosnetConfig;
     type Request<'a> = Request;
 

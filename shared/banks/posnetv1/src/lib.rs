@@ -19,6 +19,7 @@
 //! out and the gateway answers `operation_not_supported`.
 
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -146,6 +147,7 @@ fn approved() -> BankOutcome {
 /// Capture, cancel, refund and query; no points inquiry.
 impl Protocol for PosNetV1 {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     const POINTS_INQUIRY: bool = false;
     type Config = Credentials;
     type Request<'a> = Request;

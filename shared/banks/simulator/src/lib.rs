@@ -17,6 +17,7 @@
 //! query normally, so its unknown outcome can be settled. Points inquiry: a card ending in `5100` is declined,
 //! one ending in `9100` gets a technical error.
 
+pub mod decline;
 mod ledger;
 mod provider;
 

@@ -260,6 +260,10 @@ impl PosProvider for SimBank {
         PROVIDER_CODE
     }
 
+    fn decline_codes(&self) -> &'static [(&'static str, paygate_domain::DeclineCode)] {
+        crate::decline::TABLE
+    }
+
     async fn capture(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
         self.operate(account, op, "capture").await
     }

@@ -17,6 +17,7 @@
 //! `operation_not_supported`.
 
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -86,6 +87,7 @@ impl ToslaPos {
 /// Capture, cancel, refund and query; no points inquiry.
 impl Protocol for ToslaPos {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     const POINTS_INQUIRY: bool = false;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;

@@ -19,6 +19,7 @@
 //! its own: [`Request::History`]). No points inquiry (the family has none).
 
 pub mod config;
+pub mod decline;
 pub mod hash;
 pub mod request;
 pub mod response;
@@ -119,6 +120,7 @@ impl VakifKatilim {
 
 impl Protocol for VakifKatilim {
     const CODE: &'static str = PROVIDER_CODE;
+    const DECLINE_CODES: &'static [(&'static str, paygate_domain::DeclineCode)] = decline::TABLE;
     const POINTS_INQUIRY: bool = false;
     type Config = ApiCredentials;
     type Request<'a> = Request<'a>;

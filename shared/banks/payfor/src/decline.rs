@@ -1,0 +1,25 @@
+//! PayFor (QNB, Ziraat Katılım): the bank's codes → stable decline codes ([`DeclineCode`]), read by the kit's
+//! adapter through `Protocol::DECLINE_CODES`. A code not named here falls back to the kit's
+//! shared tables (`paygate_bankkit::decline`: ISO 8583 two-digit host codes, the kit's own
+//! codes); none at all is `unclassified`. An unknown outcome is `outcome_unknown` whatever its
+//! code, and a cancel refused for the end-of-day cut is `after_end_of_day`, so neither needs a
+//! line here.
+//!
+//! Sources: this crate's README "Code → outcome" (MEWS `PayForPosResponseDataMapper`: its code
+//! table and classes, tests and fixtures) and the simulator's code table (`src/sim`).
+
+use paygate_domain::decline::DeclineCode;
+
+use DeclineCode as D;
+
+/// Bank code → stable code.
+pub const TABLE: &[(&str, DeclineCode)] = &[
+    ("V001", D::InvalidCredentials),   // Kullanıcı bilgileri hatalı
+    ("V004", D::InvalidCredentials),   // MEWS invalid_credentials
+    ("M049", D::InvalidCredentials),   // MEWS invalid_credentials
+    ("V013", D::NotFound),             // Seçili İşlem Bulunamadı
+    ("V014", D::RefundBeforeEndOfDay), // refund before the end-of-day cut
+    ("M002", D::InvalidRequest),       // Geçersiz işlem tipi
+    ("M012", D::InvalidAmount),        // Geçersiz tutar
+    ("M041", D::InvalidCard),          // Geçersiz kart bilgisi
+];
