@@ -28,6 +28,9 @@ mod tests;
 mod admin;
 #[cfg(feature = "payments")]
 mod card;
+/// Every bank family's decline table, checked together and rendered into the API docs.
+#[cfg(feature = "banks")]
+pub mod declines;
 #[cfg(feature = "payments")]
 mod payments;
 #[cfg(feature = "webhooks")]

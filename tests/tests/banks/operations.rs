@@ -132,6 +132,13 @@ async fn refunds_partial_then_full_and_the_query_shows_them() {
                 "{p}: {err}"
             );
             assert_eq!(err["details"]["transaction"]["status"], "declined", "{p}");
+            // AND a stable code beside the bank's: refund after the cut (retryable then)
+            assert_eq!(
+                err["details"]["declineCode"], "refund_before_end_of_day",
+                "{p}: {err}"
+            );
+            assert_eq!(err["details"]["retryable"], true, "{p}: {err}");
+            assert_eq!(err["details"]["bankCode"], code, "{p}: {err}");
             assert_eq!(
                 err["details"]["payment"]["status"], "captured",
                 "{p}: {err}"
@@ -298,6 +305,15 @@ async fn cancel_on_the_same_day_and_after_the_cut() {
         // THEN 422 provider_declined suggesting a refund; the payment is unchanged
         let err = expect_error(&reply, 422, "provider_declined");
         assert_eq!(err["details"]["suggestedOperation"], "refund", "{p}: {err}");
+        assert_eq!(
+            err["details"]["declineCode"], "after_end_of_day",
+            "{p}: {err}"
+        );
+        assert_eq!(err["details"]["retryable"], false, "{p}: {err}");
+        assert_eq!(
+            err["details"]["transaction"]["declineCode"], "after_end_of_day",
+            "{p}: {err}"
+        );
         assert_eq!(
             err["details"]["payment"]["status"], "captured",
             "{p}: {err}"

@@ -46,5 +46,4 @@ pub const TABLE: &[(&str, DeclineCode)] = &[
     ("0058", D::CardRestricted),        // ISO 58
     ("0062", D::CardRestricted),        // ISO 62
     ("0065", D::LimitExceeded),         // ISO 65
-    ("transport", D::BankUnavailable),  // kit: refused connection, HTTP 4xx
 ];
