@@ -49,10 +49,10 @@ t POST /v1/payments/not-a-payment-id/capture 404 not_found
 t POST /v1/payments/{sale}/refund 400 invalid_request {"amount": 4990, "reason": "chargeback"} => /error/details/field="reason"
 t POST /v1/payments/{sale}/refund 200 {"amount": 4990, "reason": "duplicate", "description": "Çift çekim", "metadata": {"ticket": "CS-1"}} => /payment/status="partially_refunded" /payment/refundedAmount=4990 /transaction/type="refund" /transaction/status="approved" /transaction/reason="duplicate" /transaction/metadata={"ticket":"CS-1"} /transaction/origin="api"
 t POST /v1/payments/{sale}/refund 422 provider_declined {"amount": 5100} => /error/details/payment/refundedAmount=4990 /error/details/payment/status="partially_refunded"
-t POST /v1/payments/{sale}/refund 422 provider_error {"amount": 9100} => /error/details/transaction/bankCode="91"
+t POST /v1/payments/{sale}/refund 422 provider_error {"amount": 9100} => /error/details/transaction/bankCode="91" /error/details/declineCode="bank_unavailable" /error/details/retryable=true /error/details/bankCode="91"
 t POST /v1/payments/{sale}/refund 400 amount_exceeds_refundable {"amount": 15011} => /error/details/refundableAmount=15010
 t POST /v1/payments/{sale}/refund 400 invalid_amount {"amount": 10000000001}
-t POST /v1/payments/{sale}/refund 422 provider_error {"amount": 9900} => /error/details/transaction/status="unknown" /error/details/payment/pendingOperation/state="unknown"
+t POST /v1/payments/{sale}/refund 422 provider_error {"amount": 9900} => /error/details/transaction/status="unknown" /error/details/payment/pendingOperation/state="unknown" /error/details/declineCode="outcome_unknown" /error/details/retryable=false
 t POST /v1/payments/{sale}/refund 409 operation_outcome_unknown {"amount": 100}
 t POST /v1/payments/{sale}/cancel 409 operation_outcome_unknown
 t POST /v1/payments/{sale}/query 200 => /payment/refundedAmount=14890 /payment/pendingOperation=null /bank/state="partially_refunded"
@@ -80,7 +80,7 @@ t POST /v1/payments/{voidable}/cancel 400 invalid_request {"amount": 1}
 t POST /v1/payments/{voidable}/cancel 200 {"reason": "requested_by_customer", "metadata": {"ticket": "CS-2"}} => /payment/status="cancelled" /transaction/amount=20000 /transaction/reason="requested_by_customer" /transaction/description=null
 t POST /v1/payments/{voidable}/cancel 409 invalid_state {}
 t POST /v1/test_helpers/payments 201 {"amount": 20000, "currency": "TRY", "status": "captured", "settled": true} => @late
-t POST /v1/payments/{late}/cancel 422 provider_declined => /error/details/suggestedOperation="refund" /error/details/payment/status="captured"
+t POST /v1/payments/{late}/cancel 422 provider_declined => /error/details/suggestedOperation="refund" /error/details/payment/status="captured" /error/details/declineCode="after_end_of_day" /error/details/transaction/declineCode="after_end_of_day"
 b POST /v1/payments/pay_bosphorusCapt1/cancel 400 operation_not_supported => /error/details/operation="cancel" /error/details/accountId="acc_bosphorusYapikredi"
 l POST /v1/payments/pay_anatoliaLive2/cancel 200 => /payment/status="cancelled"
 
