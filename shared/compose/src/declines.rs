@@ -141,6 +141,33 @@ mod tests {
         assert_eq!(tables.len(), 13, "every family has its table here");
     }
 
+    /// Each family's README lists its table ("Decline codes": a row per stable code with
+    /// the bank codes that map to it), so the README and the code cannot drift apart.
+    #[test]
+    fn every_family_readme_lists_its_table() {
+        for (family, table) in decline_tables() {
+            if family == paygate_bank_simulator::PROVIDER_CODE {
+                continue;
+            }
+            let path = format!("{}/../banks/{family}/README.md", env!("CARGO_MANIFEST_DIR"));
+            let readme = std::fs::read_to_string(&path).unwrap_or_default();
+            let section = readme.split("## Decline codes").nth(1).unwrap_or("");
+            let row = |d: DeclineCode| {
+                section
+                    .lines()
+                    .find(|l| l.starts_with(&format!("| `{}` |", d.as_str())))
+                    .unwrap_or("")
+                    .to_owned()
+            };
+            for (code, d) in table {
+                assert!(
+                    row(*d).contains(&format!("`{code}`")),
+                    "{path}: \"Decline codes\" lacks `{code}` under `{d}`"
+                );
+            }
+        }
+    }
+
     /// `docs/api.md` carries the table rendered from the Rust tables, exactly.
     #[test]
     fn the_api_docs_show_the_generated_decline_table() {
