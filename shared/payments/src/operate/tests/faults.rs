@@ -244,3 +244,58 @@ async fn an_account_without_query_refuses_money_operations() {
     assert_eq!(bank_refunded(&w).await, 0);
     assert!(w.store.transactions().is_empty());
 }
+
+/// A refund made at the bank without us, recorded by a query whose write meets each fault:
+/// recorded once (a lost answer found by reading back), one event, and a query after a fault
+/// that applied nothing records it then; never twice.
+#[tokio::test(start_paused = true)]
+async fn an_external_refund_is_recorded_once_whatever_its_write_meets() {
+    for fault in [
+        SaveFault::LostAnswer,
+        SaveFault::ServerError,
+        SaveFault::TransactionConflict,
+        SaveFault::Throttled,
+    ] {
+        let w = world();
+        let id = captured(&w).await;
+        // 3 000 refunded at the bank by someone else (the bank's own merchant panel)
+        let acct = account("acc_all", OperationSet::all());
+        let panel = paygate_domain::ports::BankOperation {
+            order_id: "ORDpay_1".into(),
+            transaction_id: TransactionId::parse("txn_panel").unwrap(),
+            amount: 3_000,
+            currency: paygate_domain::Currency::Try,
+            full: false,
+        };
+        assert!(matches!(
+            w.bank.refund(&acct, &panel).await,
+            BankOutcome::Approved { .. }
+        ));
+        // The first two writes of the record meet the fault.
+        w.store.script_saves([Some(fault), Some(fault)]);
+        for _ in 0..2 {
+            let q = query_payment(&w.deps, &w.principal, &id).await.unwrap();
+            assert_eq!(q.payment.refunded_amount, 3_000, "{fault:?}");
+        }
+        let stored = w.store.payment(&id).unwrap();
+        assert_eq!(
+            (stored.status, stored.refunded_amount),
+            (PaymentStatus::PartiallyRefunded, 3_000),
+            "{fault:?}"
+        );
+        let external: Vec<_> = w
+            .store
+            .transactions()
+            .into_iter()
+            .filter(|t| t.origin == paygate_domain::Origin::External)
+            .collect();
+        assert_eq!(external.len(), 1, "{fault:?}: recorded once");
+        assert_eq!(external[0].amount, 3_000);
+        assert_eq!(w.store.events().len(), 1, "{fault:?}: exactly one event");
+        assert_eq!(
+            bank_refunded(&w).await,
+            3_000,
+            "{fault:?}: nothing moved by us"
+        );
+    }
+}
