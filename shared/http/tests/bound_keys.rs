@@ -73,6 +73,9 @@ impl PosProvider for Killable {
     async fn points_inquiry(&self, a: &PosAccount, c: &CardDetails, cur: Currency) -> PointsResult {
         self.bank.points_inquiry(a, c, cur).await
     }
+    fn decline_codes(&self) -> &'static [(&'static str, paygate_domain::DeclineCode)] {
+        self.bank.decline_codes()
+    }
 }
 
 struct World {
@@ -351,6 +354,39 @@ async fn a_keyed_refund_stores_its_answer_in_its_commit_approved_or_declined() {
         assert_eq!(again, first, "the very answer, replayed");
     }
     assert_eq!(w.bank_refunded().await, 3_000);
+}
+
+/// A keyed decline asked in Turkish is stored in its commit as it was answered: the
+/// replay is the same Turkish answer, the stable code beside the bank's.
+#[tokio::test(start_paused = true)]
+async fn a_keyed_decline_in_turkish_is_stored_and_replayed_as_answered() {
+    let w = world().await;
+    let turkish = || {
+        let body = format!(r#"{{"amount":{}}}"#, paygate_bank_simulator::DECLINE_AMOUNT);
+        let mut req = request("refund", &body, Some("k1"));
+        req.headers_mut()
+            .insert("accept-language", "tr".parse().unwrap());
+        req
+    };
+    let (ops, idem) = (&w.ops, &w.idem);
+    let refund = |req: Request| async move {
+        read(payment_operation(ops, idem, PaymentOperation::Refund, &req).await)
+    };
+    let (status, first, replayed) = refund(turkish()).await;
+    assert_eq!((status, replayed), (422, false), "{first}");
+    assert_eq!(
+        first["error"]["details"]["declineCode"],
+        "insufficient_funds"
+    );
+    assert_eq!(first["error"]["details"]["bankCode"], "51");
+    assert!(first["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Kartta yeterli bakiye yok"));
+    assert_eq!(stored_answer(&w, "k1"), Some((422, first.clone())));
+    let (_, again, replayed) = refund(turkish()).await;
+    assert!(replayed);
+    assert_eq!(again, first);
 }
 
 #[tokio::test(start_paused = true)]
