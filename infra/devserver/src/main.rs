@@ -27,8 +27,17 @@
 
 use std::{net::SocketAddr, sync::Arc};
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Workers with the 8 MiB stack a Lambda's main thread has: the handlers' futures are the
+    // functions' own, and a debug build's need more than tokio's default 2 MiB leaves spare.
+    tokio::runtime::Builder::new_multi_thread()
+        .thread_stack_size(8 << 20)
+        .enable_all()
+        .build()?
+        .block_on(serve())
+}
+
+async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
