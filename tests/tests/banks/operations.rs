@@ -328,6 +328,15 @@ async fn cancel_on_the_same_day_and_after_the_cut() {
         );
         let order = bank_order(&stack, &bank, &order_id(&stack, &bank, &late).await);
         assert_eq!(order.state, OrderState::Sale, "{p}");
+        // AND the recorded transaction keeps its stable code
+        let (status, list) = stack
+            .get(&format!("/v1/payments/{late}/transactions"), bank.key())
+            .await;
+        assert_eq!(status, 200, "{p}: {list}");
+        assert_eq!(
+            list["data"][0]["declineCode"], "after_end_of_day",
+            "{p}: {list}"
+        );
         // AND the refund it suggests goes through
         let r = expect_ok(stack.op(bank.key(), &late, "refund", json!({})).await);
         assert_eq!(r["payment"]["status"], "refunded", "{p}: {r}");
