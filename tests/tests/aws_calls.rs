@@ -5,8 +5,10 @@
 //! in front of moto (`paygate_tests::bench::aws_counter`); the local stack (tables, seed,
 //! bank simulators, the payments the cases need) talks to moto directly and is never
 //! counted. A function serves a first event (its caches, its throttle batch), then the
-//! counted warm one. The counts are one table, [`EXPECTED`], which `docs/performance.md`
-//! cites: the test fails when a function makes more — or fewer — AWS calls than it says.
+//! counted warm one. The counts are one table, [`EXPECTED`] (in `paygate_tests::bench::
+//! aws_counter`, which `make bench` checks its own counts against), which
+//! `docs/performance.md` cites: the test fails when a function makes more — or fewer — AWS
+//! calls than it says.
 //! The money cases run on a Nestpay test account (its simulator is HTTP, not AWS); the
 //! pipeline cases on the bench's registered endpoint (a `.invalid` host: the attempt fails
 //! at once, no network).
@@ -18,52 +20,21 @@ use std::time::Instant;
 use lambda_http::aws_lambda_events::{apigw::ApiGatewayV2CustomAuthorizerV2Request, sqs::SqsEvent};
 use paygate_compose::{Build, Overrides, Wiring};
 use paygate_tests::bench::{
-    aws_counter::{summary, AwsCounter},
-    cases::Ctx,
+    aws_counter::{summary, AwsCounter, EXPECTED},
+    cases::{Ctx, REAL_BANK_ACCOUNT, REAL_BANK_KEY},
     events::{self, Caller},
     functions::start_server,
 };
 use serde_json::{json, Value};
-
-/// The AWS calls of each function's warm event, in order of first call (`summary`'s form).
-/// `docs/performance.md` ("AWS calls per event") cites this table.
-pub const EXPECTED: &[(&str, &str)] = &[
-    // The verified key is cached for 30 s (paygate_payments::cache).
-    ("authorizer", ""),
-    // The payment and its transactions (the throttle batch is leased already).
-    ("get-payment", "GetItem, Query"),
-    // Payment read, reservation, commit (with its event), the event to the queue.
-    (
-        "capture-payment, unkeyed",
-        "GetItem, TransactWriteItems ×2, SendMessage",
-    ),
-    // The key taken, then as unkeyed; the key's answer rides in the commit.
-    (
-        "refund-payment, keyed",
-        "PutItem, GetItem, TransactWriteItems ×2, SendMessage",
-    ),
-    // A pending payment the bank declined: read, settled, its event queued.
-    ("query-payment", "GetItem, TransactWriteItems, SendMessage"),
-    // The merchant's endpoints, the delivery stored, its message queued, the event marked
-    // handed over (one endpoint).
-    ("webhook-fanout", "Query, PutItem, SendMessage, UpdateItem"),
-    // A failed attempt (the endpoint's host never resolves), as measured: four reads (the
-    // delivery, its event, its endpoint), two updates and a transaction (the attempt and the
-    // endpoint's health), the retry queued; the signing secret is cached.
-    (
-        "webhook-deliver",
-        "GetItem ×4, UpdateItem ×2, TransactWriteItems, SendMessage",
-    ),
-];
 
 const CAPPADOCIA: Caller<'static> = Caller {
     merchant_id: "mch_cappadocia",
     mode: "test",
     key_id: "key_cappadociaTest",
 };
-const CAPPADOCIA_KEY: &str = "sk_test_cappadociaLocal0000000001";
+const CAPPADOCIA_KEY: &str = REAL_BANK_KEY;
 /// A Nestpay test account of the seed (İşbank).
-const NESTPAY_ACCOUNT: &str = "acc_cappadociaIsbank";
+const NESTPAY_ACCOUNT: &str = REAL_BANK_ACCOUNT;
 
 struct Counted {
     counter: AwsCounter,

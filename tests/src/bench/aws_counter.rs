@@ -24,6 +24,49 @@ use axum::{
 };
 use tokio::{net::TcpListener, task::JoinHandle};
 
+/// The AWS calls of each function's warm event, in order of first call ([`summary`]'s
+/// form): the cost model's figures (`docs/performance.md`, "AWS calls per event").
+/// `tests/tests/aws_calls.rs` counts each case in process and fails on any difference;
+/// `make bench` counts the release binaries' warm events (its cases under
+/// `Ctx::real_bank`) and reports a difference as a failure ([`expected`]). A name is the
+/// function's binary, then after a comma which case when it matters.
+pub const EXPECTED: &[(&str, &str)] = &[
+    // The verified key is cached for 30 s (paygate_payments::cache).
+    ("authorizer", ""),
+    // The payment and its transactions (the throttle batch is leased already).
+    ("get-payment", "GetItem, Query"),
+    // Payment read, reservation, commit (with its event), the event to the queue.
+    (
+        "capture-payment, unkeyed",
+        "GetItem, TransactWriteItems ×2, SendMessage",
+    ),
+    // The key taken, then as unkeyed; the key's answer rides in the commit.
+    (
+        "refund-payment, keyed",
+        "PutItem, GetItem, TransactWriteItems ×2, SendMessage",
+    ),
+    // A pending payment the bank declined: read, settled, its event queued.
+    ("query-payment", "GetItem, TransactWriteItems, SendMessage"),
+    // The merchant's endpoints, the delivery stored, its message queued, the event marked
+    // handed over (one endpoint).
+    ("webhook-fanout", "Query, PutItem, SendMessage, UpdateItem"),
+    // A failed attempt (the endpoint's host never resolves), as measured: four reads (the
+    // delivery, its event, its endpoint), two updates and a transaction (the attempt and the
+    // endpoint's health), the retry queued; the signing secret is cached.
+    (
+        "webhook-deliver",
+        "GetItem ×4, UpdateItem ×2, TransactWriteItems, SendMessage",
+    ),
+];
+
+/// The [`EXPECTED`] calls of binary `bin`'s warm event, when the table has them.
+pub fn expected(bin: &str) -> Option<&'static str> {
+    EXPECTED.iter().find_map(|(name, calls)| {
+        let case_of = name.split(", ").next().unwrap_or(name);
+        (case_of == bin).then_some(*calls)
+    })
+}
+
 /// A body larger than this is refused (the functions' AWS requests are a few KB).
 const MAX_BODY: usize = 16 * 1024 * 1024;
 
@@ -175,5 +218,20 @@ mod tests {
             "GetItem ×2, TransactWriteItems, SendMessage"
         );
         assert_eq!(super::summary(&[]), "");
+    }
+
+    #[test]
+    fn the_expected_calls_are_found_by_binary_name() {
+        assert_eq!(super::expected("authorizer"), Some(""));
+        assert_eq!(
+            super::expected("refund-payment"),
+            Some("PutItem, GetItem, TransactWriteItems ×2, SendMessage")
+        );
+        assert_eq!(
+            super::expected("capture-payment"),
+            Some("GetItem, TransactWriteItems ×2, SendMessage")
+        );
+        assert_eq!(super::expected("cancel-payment"), None);
+        assert_eq!(super::expected("refund"), None);
     }
 }

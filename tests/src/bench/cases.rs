@@ -38,6 +38,19 @@ const CALLER: Caller<'static> = Caller {
     key_id: KEY_ID,
 };
 
+/// The merchant of the money operations under [`Ctx::real_bank`], its seeded test key and its
+/// Nestpay test account (İşbank; a real bank protocol, HTTP to the stack's simulator).
+pub const REAL_BANK_MERCHANT: &str = "mch_cappadocia";
+pub const REAL_BANK_KEY_ID: &str = "key_cappadociaTest";
+pub const REAL_BANK_KEY: &str = "sk_test_cappadociaLocal0000000001";
+pub const REAL_BANK_ACCOUNT: &str = "acc_cappadociaIsbank";
+
+const REAL_BANK_CALLER: Caller<'static> = Caller {
+    merchant_id: REAL_BANK_MERCHANT,
+    mode: "test",
+    key_id: REAL_BANK_KEY_ID,
+};
+
 /// The stack the cases run against, with what they share.
 pub struct Ctx<'a> {
     pub server: &'a DevServer,
@@ -50,6 +63,9 @@ pub struct Ctx<'a> {
     /// Lambda and CodeDeploy for the deploy hook.
     pub hook: HookStub,
     seq: AtomicU64,
+    /// [`Ctx::real_bank`]: the money operations' cases as `tests/tests/aws_calls.rs` counts
+    /// them.
+    real_bank: bool,
 }
 
 /// A check of a function's answer.
@@ -109,7 +125,19 @@ impl<'a> Ctx<'a> {
             endpoint_secret,
             hook: HookStub::start().await.map_err(|e| e.to_string())?,
             seq: AtomicU64::new(0),
+            real_bank: false,
         })
+    }
+
+    /// The money operations (capture, cancel, refund, query) act for [`REAL_BANK_MERCHANT`]
+    /// on its Nestpay test account, and the refund carries an `Idempotency-Key`: the cases of
+    /// the cost model (`paygate_tests::bench::aws_counter::EXPECTED`), which `make bench`
+    /// counts. Without it they run on [`MERCHANT`]'s simulator account, whose bank is the
+    /// in-process simulator: its ledger is a DynamoDB table the function itself reads and
+    /// writes (a `GetItem` and a `PutItem` per operation), calls no real bank costs.
+    pub fn real_bank(mut self) -> Self {
+        self.real_bank = true;
+        self
     }
 
     fn next(&self) -> u64 {
@@ -118,10 +146,15 @@ impl<'a> Ctx<'a> {
 
     /// A payment of [`MERCHANT`] made by the stack's test helper; its id.
     pub async fn create_payment(&self, body: Value) -> Result<String, String> {
+        self.create_payment_as(KEY, body).await
+    }
+
+    /// A payment made by the stack's test helper with the API key `key`; its id.
+    async fn create_payment_as(&self, key: &str, body: Value) -> Result<String, String> {
         let resp = self
             .http
             .post(format!("{}/v1/test_helpers/payments", self.server.url))
-            .bearer_auth(KEY)
+            .bearer_auth(key)
             .json(&body)
             .send()
             .await
@@ -134,12 +167,19 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A payment for a money operation's case: [`MERCHANT`]'s (its default, simulator
+    /// account), or under [`Ctx::real_bank`] one on [`REAL_BANK_ACCOUNT`].
     async fn payment(&self, status: &str, extra: Value) -> Result<String, String> {
         let mut body = json!({ "amount": 10_000, "currency": "TRY", "status": status });
         if let (Some(b), Value::Object(extra)) = (body.as_object_mut(), extra) {
             b.extend(extra);
         }
-        self.create_payment(body).await
+        if self.real_bank {
+            body["accountId"] = json!(REAL_BANK_ACCOUNT);
+            self.create_payment_as(REAL_BANK_KEY, body).await
+        } else {
+            self.create_payment(body).await
+        }
     }
 
     /// An event of `PIPELINE_MERCHANT` as the outbox hands it over (a new id each call).
@@ -186,12 +226,18 @@ impl<'a> Ctx<'a> {
         let api = |route: &str, path: &str, params: &[(&str, &str)], body: Option<&Value>| {
             events::api_request(route, path, params, body, Some(CALLER))
         };
+        let money_caller = if self.real_bank {
+            REAL_BANK_CALLER
+        } else {
+            CALLER
+        };
         let op = |id: &str, op: &str, body: Value| {
-            api(
+            events::api_request(
                 &format!("POST /v1/payments/{{id}}/{op}"),
                 &format!("/v1/payments/{id}/{op}"),
                 &[("id", id)],
                 Some(&body),
+                Some(money_caller),
             )
         };
         Ok(match bin {
@@ -235,10 +281,25 @@ impl<'a> Ctx<'a> {
                 )
             }
             "refund-payment" => {
-                let id = self.payment("captured", json!({})).await?;
+                // On a real protocol, settled at the bank (past its end of day): a refund, not
+                // a void.
+                let extra = if self.real_bank {
+                    json!({ "settled": true })
+                } else {
+                    json!({})
+                };
+                let id = self.payment("captured", extra).await?;
+                let mut event = op(&id, "refund", json!({ "amount": 2500 }));
+                if self.real_bank {
+                    event["headers"]["idempotency-key"] = json!(format!(
+                        "bench-refund-{}-{}",
+                        std::process::id(),
+                        self.next()
+                    ));
+                }
                 with_event(
                     http_check(200, "/payment/status", json!("partially_refunded")),
-                    op(&id, "refund", json!({ "amount": 2500 })),
+                    event,
                 )
             }
             "query-payment" => {
