@@ -1,78 +1,40 @@
 //! The kit's money-request fault plan on the Nestpay simulator: each fault does what it says
-//! to the bank's ledger, and the adapter reports the outcome it may claim.
+//! to the bank's ledger, and the adapter reports the outcome it may claim (the kit's shared
+//! fault-plan case, with Nestpay's differences).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
-use std::time::Duration;
+use common::{bank, Bank, CLIENT_ID};
+use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
 
-use common::{bank, op, CLIENT_ID};
-use paygate_bankkit::sim::Fault;
-use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
+/// `CORE-1001` is an error the bank answers without acting; the capture meets a late booking.
+fn case(b: &Bank) -> FaultPlanCase<'_> {
+    b.fault_plan(
+        CLIENT_ID,
+        TechnicalError::Failed("CORE-1001"),
+        LateBooking::Capture(5_000),
+    )
+}
 
 #[tokio::test]
 async fn each_fault_leaves_the_ledger_as_it_says() {
     let b = bank().await;
-    b.state.fault_plan().set_hang(Duration::from_secs(2));
-    b.order("NP1", 10_000, TestOrderState::Approved, true).await;
-    let refunded = || b.state.ledger_of(CLIENT_ID, "NP1").unwrap().refunded;
-    b.state.fault_plan().script([
-        Fault::TechnicalError,
-        Fault::DropBefore,
-        Fault::TimeoutBefore,
-        Fault::TimeoutAfter,
-        Fault::DropAfter,
-    ]);
-    let one = op("NP1", 1_000, false);
-    let refund = || b.provider.refund(&b.account, &one);
-    assert!(matches!(refund().await, BankOutcome::Error { code, .. } if code == "CORE-1001"));
-    assert_eq!(refunded(), 0);
-    assert!(matches!(refund().await, BankOutcome::Unknown { .. }));
-    assert_eq!(refunded(), 0, "dropped before applying");
-    assert!(matches!(refund().await, BankOutcome::Unknown { .. }));
-    assert_eq!(refunded(), 0, "timed out before applying");
-    assert!(matches!(refund().await, BankOutcome::Unknown { .. }));
-    assert_eq!(refunded(), 1_000, "timed out after applying");
-    assert!(matches!(refund().await, BankOutcome::Unknown { .. }));
-    assert_eq!(refunded(), 2_000, "dropped after applying");
-    // Script used up: the plan is off again.
-    assert!(matches!(refund().await, BankOutcome::Approved { .. }));
-    let c = b.state.fault_plan().counts();
-    assert_eq!((c.money_requests, c.total()), (6, 5));
-    let st = b.provider.query(&b.account, "NP1").await;
-    assert_eq!(
-        (st.state, st.refunded_amount),
-        (BankState::PartiallyRefunded, 3_000)
-    );
+    case(&b)
+        .each_fault_leaves_the_ledger_as_it_says("NP1")
+        .await;
 }
 
 #[tokio::test]
 async fn a_late_booking_hides_the_order_from_the_first_query_only() {
     let b = bank().await;
-    b.order("NP2", 5_000, TestOrderState::Preauth, false).await;
-    b.state.fault_plan().script([Fault::LateBooking]);
-    assert!(matches!(
-        b.provider
-            .capture(&b.account, &op("NP2", 5_000, true))
-            .await,
-        BankOutcome::Unknown { .. }
-    ));
-    let first = b.provider.query(&b.account, "NP2").await;
-    assert!(!first.found && first.is_conclusive());
-    let second = b.provider.query(&b.account, "NP2").await;
-    assert_eq!((second.state, second.amount), (BankState::Approved, 5_000));
-    assert_eq!(b.state.fault_plan().counts().hidden_answers, 1);
+    case(&b)
+        .a_late_booking_hides_the_order_from_the_first_query_only("NP2")
+        .await;
 }
 
 #[tokio::test]
 async fn queries_are_never_faulted() {
-    use paygate_bankkit::sim::FaultOdds;
     let b = bank().await;
-    b.order("NP3", 5_000, TestOrderState::Approved, false).await;
-    b.state.fault_plan().random(11, FaultOdds::uniform(160));
-    for _ in 0..10 {
-        // Queries pass whatever the plan says.
-        assert!(b.provider.query(&b.account, "NP3").await.is_conclusive());
-    }
-    assert_eq!(b.state.fault_plan().counts().money_requests, 0);
+    case(&b).queries_are_never_faulted("NP3").await;
 }

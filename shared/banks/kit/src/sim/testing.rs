@@ -2,11 +2,16 @@
 //! What every protocol crate's adapter ↔ simulator tests build the same way: a test account,
 //! an operation, a card, and a test order registered through the adapter's test-order route.
 
+use std::{sync::Arc, time::Duration};
+
 use paygate_domain::{
     ports::{BankOperation, PosProvider, TestOrder, TestOrderState},
-    AccountId, CardDetails, Currency, MerchantId, Mode, OperationSet, PosAccount, StoreError,
-    TransactionId,
+    AccountId, BankOutcome, BankState, CardDetails, Currency, MerchantId, Mode, OperationSet,
+    PosAccount, StoreError, TransactionId,
 };
+
+use super::{Fault, FaultOdds, Faults, SimServer, SimState};
+use crate::{AccountCredentials, BankTransport, MemoryCredentials, TransportError};
 
 /// A test-mode account of merchant `mch_a` at `provider_code`'s bank, supporting everything.
 pub fn test_account(id: &str, provider_code: &str, bank_code: &str, bank_name: &str) -> PosAccount {
@@ -64,4 +69,258 @@ pub async fn register_order(
         settled,
     };
     orders.register(account, &order).await
+}
+
+/// A family's simulator on a loopback port and its adapter pointed at it: what every protocol
+/// crate's `tests/common` builds the same way. A crate wraps it (`Deref`) to add its own
+/// helpers (raw posts, admin routes, ledger views).
+pub struct TestBank<P> {
+    pub server: SimServer,
+    pub state: Arc<SimState>,
+    pub provider: P,
+    pub creds: Arc<MemoryCredentials>,
+    pub account: PosAccount,
+    /// Builds this family's test accounts (for [`TestBank::other_account`]).
+    pub account_of: fn(&str) -> PosAccount,
+    /// The API path under the simulator's URL.
+    pub api_path: &'static str,
+}
+
+impl<P: PosProvider> TestBank<P> {
+    /// The account `account_id` (built by `account_of`) with the secret `secret(endpoint)`,
+    /// and the adapter `provider(creds)` reading it.
+    pub fn new(
+        (server, state): (SimServer, Arc<SimState>),
+        account_of: fn(&str) -> PosAccount,
+        account_id: &str,
+        api_path: &'static str,
+        secret: impl FnOnce(&str) -> AccountCredentials,
+        provider: impl FnOnce(Arc<MemoryCredentials>) -> P,
+    ) -> Self {
+        let creds = Arc::new(MemoryCredentials::default());
+        let account = account_of(account_id);
+        creds.insert(
+            account.id.clone(),
+            secret(&format!("{}{api_path}", server.url)),
+        );
+        Self {
+            provider: provider(creds.clone()),
+            server,
+            state,
+            creds,
+            account,
+            account_of,
+            api_path,
+        }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("{}{}", self.server.url, self.api_path)
+    }
+
+    /// Registers an order through the adapter's test helper (the admin route).
+    pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
+        register_order(
+            &self.provider,
+            &self.account,
+            order_id,
+            amount,
+            state,
+            settled,
+        )
+        .await
+        .expect("the simulator registers the order");
+    }
+
+    pub fn faults(&self, f: Faults) {
+        *self.state.faults() = f;
+    }
+
+    /// Posts `json` to the simulator's admin route `path`.
+    pub async fn admin(&self, path: &str, json: &str) -> Result<Vec<u8>, TransportError> {
+        BankTransport::new(Duration::from_secs(3))
+            .expect("a transport")
+            .post(
+                &format!("{}{path}", self.server.url),
+                "application/json",
+                json.as_bytes().to_vec(),
+            )
+            .await
+    }
+
+    /// Another account of the same merchant at this bank, with other secret values.
+    pub fn other_account(&self, id: &str, secret: AccountCredentials) -> PosAccount {
+        let acc = (self.account_of)(id);
+        self.creds.insert(acc.id.clone(), secret);
+        acc
+    }
+
+    /// The shared fault-plan tests on this bank, with the family's differences.
+    pub fn fault_plan<'a>(
+        &'a self,
+        book_key: &'a str,
+        technical: TechnicalError,
+        late_booking: LateBooking,
+    ) -> FaultPlanCase<'a> {
+        FaultPlanCase {
+            provider: &self.provider,
+            account: &self.account,
+            state: &self.state,
+            book_key,
+            technical,
+            late_booking,
+        }
+    }
+}
+
+/// What a family's adapter reports for the simulator's technical-error answer.
+#[derive(Debug, Clone, Copy)]
+pub enum TechnicalError {
+    /// Unknown (the bank may have acted), with a reason containing this text ("": any).
+    Unknown(&'static str),
+    /// An error with the bank's code: the family's answer says nothing was applied.
+    Failed(&'static str),
+}
+
+/// Which money request of a family meets a late booking (the order hidden from the next read).
+#[derive(Debug, Clone, Copy)]
+pub enum LateBooking {
+    /// A capture of this amount (all of it: a full capture) of a 5 000 pre-authorization.
+    Capture(i64),
+    /// A partial refund of this amount of a settled 5 000 sale.
+    Refund(i64),
+}
+
+/// The fault-plan tests every family passes the same way: each scripted fault does to the
+/// bank's ledger what it says and the adapter claims no more than it may; a late booking
+/// hides the order from the first read only; reads never meet the plan.
+pub struct FaultPlanCase<'a> {
+    pub provider: &'a dyn PosProvider,
+    pub account: &'a PosAccount,
+    pub state: &'a SimState,
+    /// The key the simulator books this account's orders under (client, merchant, terminal).
+    pub book_key: &'a str,
+    pub technical: TechnicalError,
+    pub late_booking: LateBooking,
+}
+
+impl FaultPlanCase<'_> {
+    async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
+        register_order(
+            self.provider,
+            self.account,
+            order_id,
+            amount,
+            state,
+            settled,
+        )
+        .await
+        .expect("the simulator registers the order");
+    }
+
+    /// Refunds 1 000 of a settled 10 000 sale six times against a technical error, drops and
+    /// time-outs before and after applying: only the "after" ones move money, none is
+    /// approved, the plan is off once the script is used up, and the query shows 3 000 back.
+    pub async fn each_fault_leaves_the_ledger_as_it_says(&self, order_id: &str) {
+        self.state.fault_plan().set_hang(Duration::from_secs(2));
+        self.order(order_id, 10_000, TestOrderState::Approved, true)
+            .await;
+        let refunded = || {
+            self.state
+                .ledger_of(self.book_key, order_id)
+                .expect("the order is booked")
+                .refunded
+        };
+        self.state.fault_plan().script([
+            Fault::TechnicalError,
+            Fault::DropBefore,
+            Fault::TimeoutBefore,
+            Fault::TimeoutAfter,
+            Fault::DropAfter,
+        ]);
+        let one = op(order_id, 1_000, false);
+        let out = self.provider.refund(self.account, &one).await;
+        match self.technical {
+            TechnicalError::Unknown(text) => assert!(
+                matches!(&out, BankOutcome::Unknown { reason } if reason.contains(text)),
+                "technical error: {out:?}"
+            ),
+            TechnicalError::Failed(want) => assert!(
+                matches!(&out, BankOutcome::Error { code, .. } if code == want),
+                "technical error: {out:?}"
+            ),
+        }
+        assert_eq!(refunded(), 0, "technical error");
+        for (applied, what) in [
+            (0, "dropped before applying"),
+            (0, "timed out before applying"),
+            (1_000, "timed out after applying"),
+            (2_000, "dropped after applying"),
+        ] {
+            let out = self.provider.refund(self.account, &one).await;
+            assert!(
+                matches!(out, BankOutcome::Unknown { .. }),
+                "{what}: {out:?}"
+            );
+            assert_eq!(refunded(), applied, "{what}");
+        }
+        // Script used up: the plan is off again.
+        let out = self.provider.refund(self.account, &one).await;
+        assert!(matches!(out, BankOutcome::Approved { .. }), "{out:?}");
+        // Six money requests met the plan; any reads before them did not.
+        let c = self.state.fault_plan().counts();
+        assert_eq!((c.money_requests, c.total()), (6, 5));
+        let st = self.provider.query(self.account, order_id).await;
+        assert_eq!(
+            (st.state, st.refunded_amount),
+            (BankState::PartiallyRefunded, 3_000)
+        );
+    }
+
+    /// The late-booked request is unknown; the first query finds no record (conclusive, for
+    /// the gateway's grace to weigh: never "nothing moved"), the second shows it applied.
+    pub async fn a_late_booking_hides_the_order_from_the_first_query_only(&self, order_id: &str) {
+        let hidden_before = self.state.fault_plan().counts().hidden_answers;
+        let (out, want) = match self.late_booking {
+            LateBooking::Capture(amount) => {
+                self.order(order_id, 5_000, TestOrderState::Preauth, false)
+                    .await;
+                self.state.fault_plan().script([Fault::LateBooking]);
+                let capture = op(order_id, amount, amount == 5_000);
+                let out = self.provider.capture(self.account, &capture).await;
+                (out, (BankState::Approved, amount))
+            }
+            LateBooking::Refund(amount) => {
+                self.order(order_id, 5_000, TestOrderState::Approved, true)
+                    .await;
+                self.state.fault_plan().script([Fault::LateBooking]);
+                let refund = op(order_id, amount, false);
+                let out = self.provider.refund(self.account, &refund).await;
+                (out, (BankState::PartiallyRefunded, amount))
+            }
+        };
+        assert!(matches!(out, BankOutcome::Unknown { .. }), "{out:?}");
+        let first = self.provider.query(self.account, order_id).await;
+        assert!(!first.found && first.is_conclusive(), "{first:?}");
+        let second = self.provider.query(self.account, order_id).await;
+        let shown = match self.late_booking {
+            LateBooking::Capture(_) => second.amount,
+            LateBooking::Refund(_) => second.refunded_amount,
+        };
+        assert_eq!((second.state, shown), want, "{second:?}");
+        let hidden = self.state.fault_plan().counts().hidden_answers;
+        assert_eq!(hidden - hidden_before, 1);
+    }
+
+    /// Whatever the plan says, queries pass and are not counted as money requests.
+    pub async fn queries_are_never_faulted(&self, order_id: &str) {
+        self.order(order_id, 5_000, TestOrderState::Approved, false)
+            .await;
+        self.state.fault_plan().random(11, FaultOdds::uniform(160));
+        for _ in 0..10 {
+            let st = self.provider.query(self.account, order_id).await;
+            assert!(st.is_conclusive(), "{st:?}");
+        }
+        assert_eq!(self.state.fault_plan().counts().money_requests, 0);
+    }
 }
