@@ -5,54 +5,29 @@
 
 mod common;
 
-use std::time::Duration;
-
-use common::{bank, op};
-use paygate_bankkit::sim::{Fault, FaultOdds};
+use common::{bank, op, Bank, MERCHANT_ID};
+use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
+use paygate_bankkit::sim::Fault;
 use paygate_domain::{
     ports::{PosProvider, TestOrderState},
     BankOutcome, BankState,
 };
 
+/// A technical error is unknown; a partial refund meets a late booking (the cancel's is below).
+fn case(b: &Bank) -> FaultPlanCase<'_> {
+    b.fault_plan(
+        MERCHANT_ID,
+        TechnicalError::Unknown(""),
+        LateBooking::Refund(2_000),
+    )
+}
+
 #[tokio::test]
 async fn each_fault_leaves_the_ledger_as_it_says() {
     let b = bank().await;
-    b.state.fault_plan().set_hang(Duration::from_secs(2));
-    b.order("KP1", 10_000, TestOrderState::Approved, true).await;
-    b.state.fault_plan().script([
-        Fault::TechnicalError,
-        Fault::DropBefore,
-        Fault::TimeoutBefore,
-        Fault::TimeoutAfter,
-        Fault::DropAfter,
-    ]);
-    let one = op("KP1", 1_000, false);
-    for (applied, what) in [
-        (0, "technical error"),
-        (0, "dropped before applying"),
-        (0, "timed out before applying"),
-        (1_000, "timed out after applying"),
-        (2_000, "dropped after applying"),
-    ] {
-        let out = b.provider.refund(&b.account, &one).await;
-        assert!(
-            matches!(out, BankOutcome::Unknown { .. }),
-            "{what}: {out:?}"
-        );
-        assert_eq!(b.refunded("KP1"), applied, "{what}");
-    }
-    assert!(matches!(
-        b.provider.refund(&b.account, &one).await,
-        BankOutcome::Approved { .. }
-    ));
-    // Six money requests met the plan; the six order reads before them did not.
-    let c = b.state.fault_plan().counts();
-    assert_eq!((c.money_requests, c.total()), (6, 5));
-    let st = b.provider.query(&b.account, "KP1").await;
-    assert_eq!(
-        (st.state, st.refunded_amount),
-        (BankState::PartiallyRefunded, 3_000)
-    );
+    case(&b)
+        .each_fault_leaves_the_ledger_as_it_says("KP1")
+        .await;
 }
 
 /// A late-booked reversal hides the order from the next read: the query says "no record"
@@ -80,30 +55,15 @@ async fn a_late_booking_is_never_read_as_nothing_moved() {
     ));
     assert_eq!(b.voids("KP2"), 1);
 
-    b.order("KP3", 5_000, TestOrderState::Approved, true).await;
-    b.state.fault_plan().script([Fault::LateBooking]);
-    let r = b
-        .provider
-        .refund(&b.account, &op("KP3", 2_000, false))
+    assert_eq!(b.state.fault_plan().counts().hidden_answers, 1);
+    // A late-booked partial refund: the shared case (hidden once more, shown refunded).
+    case(&b)
+        .a_late_booking_hides_the_order_from_the_first_query_only("KP3")
         .await;
-    assert!(matches!(r, BankOutcome::Unknown { .. }), "{r:?}");
-    let hidden = b.provider.query(&b.account, "KP3").await;
-    assert!(!hidden.found && hidden.is_conclusive(), "{hidden:?}");
-    let shown = b.provider.query(&b.account, "KP3").await;
-    assert_eq!(
-        (shown.state, shown.refunded_amount),
-        (BankState::PartiallyRefunded, 2_000)
-    );
-    assert_eq!(b.state.fault_plan().counts().hidden_answers, 2);
 }
 
 #[tokio::test]
 async fn reads_are_never_faulted() {
     let b = bank().await;
-    b.order("KP4", 5_000, TestOrderState::Approved, false).await;
-    b.state.fault_plan().random(11, FaultOdds::uniform(160));
-    for _ in 0..10 {
-        assert!(b.provider.query(&b.account, "KP4").await.is_conclusive());
-    }
-    assert_eq!(b.state.fault_plan().counts().money_requests, 0);
+    case(&b).queries_are_never_faulted("KP4").await;
 }

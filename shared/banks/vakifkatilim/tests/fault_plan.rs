@@ -8,65 +8,35 @@ mod common;
 
 use std::time::Duration;
 
-use common::{bank, op, MERCHANT, TIMEOUT};
-use paygate_bankkit::sim::{Fault, FaultOdds, Faults};
+use common::{bank, op, Bank, MERCHANT, TIMEOUT};
+use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
+use paygate_bankkit::sim::{Fault, Faults};
 use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
+
+/// `SystemError` is unknown; a partial capture (3 000 of 5 000) meets a late booking ("no
+/// record" is not "nothing moved": the kit's callers keep the capture unknown).
+fn case(b: &Bank) -> FaultPlanCase<'_> {
+    b.fault_plan(
+        MERCHANT,
+        TechnicalError::Unknown(""),
+        LateBooking::Capture(3_000),
+    )
+}
 
 #[tokio::test]
 async fn each_fault_leaves_the_ledger_as_it_says() {
     let b = bank().await;
-    b.state.fault_plan().set_hang(Duration::from_secs(2));
-    b.order("VK1", 10_000, TestOrderState::Approved, true).await;
-    let refunded = || b.state.ledger_of(MERCHANT, "VK1").unwrap().refunded;
-    b.state.fault_plan().script([
-        Fault::TechnicalError,
-        Fault::DropBefore,
-        Fault::TimeoutBefore,
-        Fault::TimeoutAfter,
-        Fault::DropAfter,
-    ]);
-    let one = op("VK1", 1_000, false);
-    for (applied, what) in [
-        (0, "technical"),
-        (0, "drop before"),
-        (0, "timeout before"),
-        (1_000, "timeout after"),
-        (2_000, "drop after"),
-    ] {
-        let out = b.provider.refund(&b.account, &one).await;
-        assert!(
-            matches!(out, BankOutcome::Unknown { .. }),
-            "{what}: {out:?}"
-        );
-        assert_eq!(refunded(), applied, "{what}");
-    }
-    approved(b.provider.refund(&b.account, &one).await);
-    let st = b.provider.query(&b.account, "VK1").await;
-    assert_eq!(
-        (st.state, st.refunded_amount),
-        (BankState::PartiallyRefunded, 3_000)
-    );
-}
-
-fn approved(o: BankOutcome) {
-    assert!(matches!(o, BankOutcome::Approved { .. }), "{o:?}");
+    case(&b)
+        .each_fault_leaves_the_ledger_as_it_says("VK1")
+        .await;
 }
 
 #[tokio::test]
 async fn a_late_booking_hides_the_order_from_the_first_query_only() {
     let b = bank().await;
-    b.order("VK2", 5_000, TestOrderState::Preauth, false).await;
-    b.state.fault_plan().script([Fault::LateBooking]);
-    let out = b
-        .provider
-        .capture(&b.account, &op("VK2", 3_000, false))
+    case(&b)
+        .a_late_booking_hides_the_order_from_the_first_query_only("VK2")
         .await;
-    assert!(matches!(out, BankOutcome::Unknown { .. }), "{out:?}");
-    // "No record" is not "nothing moved": the kit's callers keep the capture unknown.
-    let first = b.provider.query(&b.account, "VK2").await;
-    assert!(!first.found && first.is_conclusive());
-    let second = b.provider.query(&b.account, "VK2").await;
-    assert_eq!((second.state, second.amount), (BankState::Approved, 3_000));
 }
 
 #[tokio::test]
@@ -142,13 +112,12 @@ async fn an_unreadable_order_sends_nothing() {
     );
 }
 
+fn approved(o: BankOutcome) {
+    assert!(matches!(o, BankOutcome::Approved { .. }), "{o:?}");
+}
+
 #[tokio::test]
 async fn queries_are_never_faulted() {
     let b = bank().await;
-    b.order("VK5", 5_000, TestOrderState::Approved, false).await;
-    b.state.fault_plan().random(11, FaultOdds::uniform(160));
-    for _ in 0..10 {
-        assert!(b.provider.query(&b.account, "VK5").await.is_conclusive());
-    }
-    assert_eq!(b.state.fault_plan().counts().money_requests, 0);
+    case(&b).queries_are_never_faulted("VK5").await;
 }

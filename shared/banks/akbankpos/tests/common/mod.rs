@@ -1,21 +1,14 @@
 //! A simulator on a loopback port and an adapter pointed at it.
 #![allow(dead_code)]
 
-use std::{sync::Arc, time::Duration};
+use std::{ops::Deref, sync::Arc, time::Duration};
 
 use paygate_bank_akbankpos::{
     sim::{self, SimCredentials},
     AkbankPos, AkbankPosProvider, API_PATH, PROVIDER_CODE,
 };
-use paygate_bankkit::{
-    sim::{Faults, SimServer, SimState},
-    AccountCredentials, BankTransport, MemoryCredentials,
-};
-use paygate_domain::{
-    ports::{Clock, TestOrderState},
-    time::Timestamp,
-    PosAccount,
-};
+use paygate_bankkit::{sim::testing::TestBank, AccountCredentials, BankTransport};
+use paygate_domain::{ports::Clock, time::Timestamp, PosAccount};
 
 /// The Akbank test terminal of the MEWS crypt test.
 pub const MERCHANT: &str = "2023090417500272654BD9A49CF07574";
@@ -32,12 +25,14 @@ impl Clock for FixedClock {
     }
 }
 
-pub struct Bank {
-    pub server: SimServer,
-    pub state: Arc<SimState>,
-    pub provider: AkbankPosProvider,
-    pub creds: Arc<MemoryCredentials>,
-    pub account: PosAccount,
+/// The kit's test bank with this family's helpers.
+pub struct Bank(TestBank<AkbankPosProvider>);
+
+impl Deref for Bank {
+    type Target = TestBank<AkbankPosProvider>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 pub fn account(id: &str) -> PosAccount {
@@ -60,69 +55,20 @@ pub async fn bank() -> Bank {
     let accepted = SimCredentials::default()
         .with(MERCHANT, TERMINAL, SECRET)
         .with(MERCHANT, "OTHERTERMINAL", "other-key");
-    let (server, state) = sim::start(accepted).await.unwrap();
-    let creds = Arc::new(MemoryCredentials::default());
-    let account = account("acc_akbank");
-    creds.insert(
-        account.id.clone(),
-        secret(&format!("{}{API_PATH}", server.url), TERMINAL, SECRET),
-    );
-    let provider = AkbankPosProvider::new(
-        AkbankPos::new(Arc::new(FixedClock)),
-        BankTransport::new(TIMEOUT).unwrap(),
-        creds.clone(),
-    );
-    Bank {
-        server,
-        state,
-        provider,
-        creds,
+    Bank(TestBank::new(
+        sim::start(accepted).await.unwrap(),
         account,
-    }
-}
-
-impl Bank {
-    pub fn endpoint(&self) -> String {
-        format!("{}{API_PATH}", self.server.url)
-    }
-
-    pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
-        paygate_bankkit::sim::testing::register_order(
-            &self.provider,
-            &self.account,
-            order_id,
-            amount,
-            state,
-            settled,
-        )
-        .await
-        .unwrap();
-    }
-
-    pub fn faults(&self, f: Faults) {
-        *self.state.faults() = f;
-    }
-
-    pub fn other_account(&self, id: &str, secret: AccountCredentials) -> PosAccount {
-        let acc = account(id);
-        self.creds.insert(acc.id.clone(), secret);
-        acc
-    }
-
-    pub async fn admin(
-        &self,
-        path: &str,
-        json: &str,
-    ) -> Result<Vec<u8>, paygate_bankkit::TransportError> {
-        BankTransport::new(TIMEOUT)
-            .unwrap()
-            .post(
-                &format!("{}{path}", self.server.url),
-                "application/json",
-                json.as_bytes().to_vec(),
+        "acc_akbank",
+        API_PATH,
+        |endpoint| secret(endpoint, TERMINAL, SECRET),
+        |creds| {
+            AkbankPosProvider::new(
+                AkbankPos::new(Arc::new(FixedClock)),
+                BankTransport::new(TIMEOUT).unwrap(),
+                creds,
             )
-            .await
-    }
+        },
+    ))
 }
 
 #[allow(unused_imports)]

@@ -1,17 +1,14 @@
 //! A simulator on a loopback port and an adapter pointed at it.
 #![allow(dead_code)]
 
-use std::{sync::Arc, time::Duration};
+use std::{ops::Deref, time::Duration};
 
 use paygate_bank_interpos::{
     sim::{self, SimCredentials},
     InterPos, InterPosProvider, API_PATH, PROVIDER_CODE,
 };
-use paygate_bankkit::{
-    sim::{Faults, SimServer, SimState},
-    AccountCredentials, BankTransport, MemoryCredentials,
-};
-use paygate_domain::{ports::TestOrderState, PosAccount};
+use paygate_bankkit::{sim::testing::TestBank, AccountCredentials, BankTransport};
+use paygate_domain::PosAccount;
 
 /// MEWS test shop and user (`InterPosRequestDataMapperTest`); a password distinctive enough
 /// for the logging test to look for (MEWS uses `3`).
@@ -21,12 +18,14 @@ pub const PASSWORD: &str = "Sifre.Inter3123";
 /// The adapter's bound on one call; fault latency above it is a time-out.
 pub const TIMEOUT: Duration = Duration::from_millis(700);
 
-pub struct Bank {
-    pub server: SimServer,
-    pub state: Arc<SimState>,
-    pub provider: InterPosProvider,
-    pub creds: Arc<MemoryCredentials>,
-    pub account: PosAccount,
+/// The kit's test bank with this family's helpers.
+pub struct Bank(TestBank<InterPosProvider>);
+
+impl Deref for Bank {
+    type Target = TestBank<InterPosProvider>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 pub fn account(id: &str) -> PosAccount {
@@ -63,61 +62,17 @@ pub async fn bank_with(tune: impl FnOnce(SimCredentials) -> SimCredentials) -> B
             .with(SHOP, USER, PASSWORD, true)
             .with("4455", "OtherApi", "OTHER01", false),
     );
-    let (server, state) = sim::start(accepted).await.unwrap();
-    let creds = Arc::new(MemoryCredentials::default());
-    let account = account("acc_denizbank");
-    creds.insert(
-        account.id.clone(),
-        secret(
-            &format!("{}{API_PATH}", server.url),
-            SHOP,
-            USER,
-            PASSWORD,
-            true,
-        ),
-    );
-    let provider = InterPosProvider::new(
-        InterPos,
-        BankTransport::new(TIMEOUT).unwrap(),
-        creds.clone(),
-    );
-    Bank {
-        server,
-        state,
-        provider,
-        creds,
+    Bank(TestBank::new(
+        sim::start(accepted).await.unwrap(),
         account,
-    }
+        "acc_denizbank",
+        API_PATH,
+        |endpoint| secret(endpoint, SHOP, USER, PASSWORD, true),
+        |creds| InterPosProvider::new(InterPos, BankTransport::new(TIMEOUT).unwrap(), creds),
+    ))
 }
 
 impl Bank {
-    pub fn endpoint(&self) -> String {
-        format!("{}{API_PATH}", self.server.url)
-    }
-
-    pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
-        paygate_bankkit::sim::testing::register_order(
-            &self.provider,
-            &self.account,
-            order_id,
-            amount,
-            state,
-            settled,
-        )
-        .await
-        .unwrap();
-    }
-
-    pub fn faults(&self, f: Faults) {
-        *self.state.faults() = f;
-    }
-
-    pub fn other_account(&self, id: &str, secret: AccountCredentials) -> PosAccount {
-        let acc = account(id);
-        self.creds.insert(acc.id.clone(), secret);
-        acc
-    }
-
     /// Posts a hand-written body to the API and returns the answer's text.
     pub async fn raw(&self, content_type: &str, body: Vec<u8>) -> String {
         let bytes = BankTransport::new(TIMEOUT)

@@ -1,20 +1,14 @@
 //! A simulator on a loopback port and an adapter pointed at it.
 #![allow(dead_code)]
 
-use std::{sync::Arc, time::Duration};
+use std::{ops::Deref, sync::Arc, time::Duration};
 
 use paygate_bank_kuveytpos::{
     sim::{self, SimCredentials},
     KuveytPos, KuveytPosProvider, BANK_CODE, PROVIDER_CODE, SERVICE_PATH,
 };
-use paygate_bankkit::{
-    sim::{Faults, SimServer, SimState},
-    AccountCredentials, BankTransport, MemoryCredentials,
-};
-use paygate_domain::{
-    ports::{Clock, TestOrderState},
-    PosAccount, Timestamp,
-};
+use paygate_bankkit::{sim::testing::TestBank, AccountCredentials, BankTransport};
+use paygate_domain::{ports::Clock, PosAccount, Timestamp};
 
 /// The Kuveyt Türk test store of the MEWS examples (merchant 496, customer 400235, the
 /// `apitest` user).
@@ -34,12 +28,14 @@ impl Clock for FixedClock {
     }
 }
 
-pub struct Bank {
-    pub server: SimServer,
-    pub state: Arc<SimState>,
-    pub provider: KuveytPosProvider,
-    pub creds: Arc<MemoryCredentials>,
-    pub account: PosAccount,
+/// The kit's test bank with this family's helpers.
+pub struct Bank(TestBank<KuveytPosProvider>);
+
+impl Deref for Bank {
+    type Target = TestBank<KuveytPosProvider>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 pub fn account(id: &str) -> PosAccount {
@@ -61,64 +57,25 @@ pub fn secret(endpoint: &str, user_name: &str, password: &str) -> AccountCredent
 
 /// The bank knows the MEWS test store.
 pub async fn bank() -> Bank {
-    let (server, state) =
+    Bank(TestBank::new(
         sim::start(SimCredentials::default().with(MERCHANT_ID, CUSTOMER_ID, USER_NAME, PASSWORD))
             .await
-            .unwrap();
-    let creds = Arc::new(MemoryCredentials::default());
-    let account = account("acc_kuveyt");
-    creds.insert(
-        account.id.clone(),
-        secret(
-            &format!("{}{SERVICE_PATH}", server.url),
-            USER_NAME,
-            PASSWORD,
-        ),
-    );
-    let provider = KuveytPosProvider::new(
-        KuveytPos::new(Arc::new(FixedClock)),
-        BankTransport::new(TIMEOUT).unwrap(),
-        creds.clone(),
-    );
-    Bank {
-        server,
-        state,
-        provider,
-        creds,
+            .unwrap(),
         account,
-    }
+        "acc_kuveyt",
+        SERVICE_PATH,
+        |endpoint| secret(endpoint, USER_NAME, PASSWORD),
+        |creds| {
+            KuveytPosProvider::new(
+                KuveytPos::new(Arc::new(FixedClock)),
+                BankTransport::new(TIMEOUT).unwrap(),
+                creds,
+            )
+        },
+    ))
 }
 
 impl Bank {
-    pub fn endpoint(&self) -> String {
-        format!("{}{SERVICE_PATH}", self.server.url)
-    }
-
-    /// Registers an order through the adapter's test helper (the admin route).
-    pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
-        paygate_bankkit::sim::testing::register_order(
-            &self.provider,
-            &self.account,
-            order_id,
-            amount,
-            state,
-            settled,
-        )
-        .await
-        .unwrap();
-    }
-
-    pub fn faults(&self, f: Faults) {
-        *self.state.faults() = f;
-    }
-
-    /// Another account at this bank with other secret values.
-    pub fn other_account(&self, id: &str, secret: AccountCredentials) -> PosAccount {
-        let acc = account(id);
-        self.creds.insert(acc.id.clone(), secret);
-        acc
-    }
-
     /// How many reversals the bank applied to `order`.
     pub fn voids(&self, order: &str) -> usize {
         self.state

@@ -1,17 +1,14 @@
 //! A simulator on a loopback port and an adapter pointed at it.
 #![allow(dead_code)]
 
-use std::{sync::Arc, time::Duration};
+use std::{ops::Deref, time::Duration};
 
 use paygate_bank_payfor::{
     sim::{self, SimCredentials},
     PayFor, PayForProvider, API_PATH, PROVIDER_CODE,
 };
-use paygate_bankkit::{
-    sim::{Faults, SimServer, SimState},
-    AccountCredentials, BankTransport, MemoryCredentials,
-};
-use paygate_domain::{ports::TestOrderState, CardDetails, PosAccount};
+use paygate_bankkit::{sim::testing::TestBank, AccountCredentials, BankTransport};
+use paygate_domain::{CardDetails, PosAccount};
 
 /// The QNB test store of the MEWS examples.
 pub const MBR_ID: &str = "5";
@@ -21,12 +18,14 @@ pub const USER_PASS: &str = "UcBN0";
 /// The adapter's bound on one call; fault latency above it is a time-out.
 pub const TIMEOUT: Duration = Duration::from_millis(700);
 
-pub struct Bank {
-    pub server: SimServer,
-    pub state: Arc<SimState>,
-    pub provider: PayForProvider,
-    pub creds: Arc<MemoryCredentials>,
-    pub account: PosAccount,
+/// The kit's test bank with this family's helpers.
+pub struct Bank(TestBank<PayForProvider>);
+
+impl Deref for Bank {
+    type Target = TestBank<PayForProvider>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 pub fn account(id: &str) -> PosAccount {
@@ -63,58 +62,17 @@ pub async fn bank_with(tune: impl FnOnce(SimCredentials) -> SimCredentials) -> B
             .with(MBR_ID, MERCHANT_ID, USER_CODE, USER_PASS)
             .with(MBR_ID, "085300000009999", "OTHER_API", "other"),
     );
-    let (server, state) = sim::start(accepted).await.unwrap();
-    let creds = Arc::new(MemoryCredentials::default());
-    let account = account("acc_qnb");
-    creds.insert(
-        account.id.clone(),
-        secret(
-            &format!("{}{API_PATH}", server.url),
-            MERCHANT_ID,
-            USER_CODE,
-            USER_PASS,
-        ),
-    );
-    let provider = PayForProvider::new(PayFor, BankTransport::new(TIMEOUT).unwrap(), creds.clone());
-    Bank {
-        server,
-        state,
-        provider,
-        creds,
+    Bank(TestBank::new(
+        sim::start(accepted).await.unwrap(),
         account,
-    }
+        "acc_qnb",
+        API_PATH,
+        |endpoint| secret(endpoint, MERCHANT_ID, USER_CODE, USER_PASS),
+        |creds| PayForProvider::new(PayFor, BankTransport::new(TIMEOUT).unwrap(), creds),
+    ))
 }
 
 impl Bank {
-    pub fn endpoint(&self) -> String {
-        format!("{}{API_PATH}", self.server.url)
-    }
-
-    /// Registers an order through the adapter's test helper (the admin route).
-    pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
-        paygate_bankkit::sim::testing::register_order(
-            &self.provider,
-            &self.account,
-            order_id,
-            amount,
-            state,
-            settled,
-        )
-        .await
-        .unwrap();
-    }
-
-    pub fn faults(&self, f: Faults) {
-        *self.state.faults() = f;
-    }
-
-    /// Another account of the same merchant at this bank, with other secret values.
-    pub fn other_account(&self, id: &str, secret: AccountCredentials) -> PosAccount {
-        let acc = account(id);
-        self.creds.insert(acc.id.clone(), secret);
-        acc
-    }
-
     /// Posts a hand-written body to the API and reads the answer.
     pub async fn raw(&self, body: &str) -> paygate_bank_payfor::response::Reply {
         let bytes = BankTransport::new(TIMEOUT)
@@ -128,21 +86,6 @@ impl Bank {
             .unwrap();
         <paygate_bank_payfor::response::Reply as paygate_bankkit::BankReply>::decode(&bytes)
             .unwrap()
-    }
-
-    pub async fn admin(
-        &self,
-        path: &str,
-        json: &str,
-    ) -> Result<Vec<u8>, paygate_bankkit::TransportError> {
-        BankTransport::new(TIMEOUT)
-            .unwrap()
-            .post(
-                &format!("{}{path}", self.server.url),
-                "application/json",
-                json.as_bytes().to_vec(),
-            )
-            .await
     }
 }
 

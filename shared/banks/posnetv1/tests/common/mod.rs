@@ -1,17 +1,14 @@
 //! A simulator on a loopback port and an adapter pointed at it.
 #![allow(dead_code)]
 
-use std::{sync::Arc, time::Duration};
+use std::{ops::Deref, time::Duration};
 
 use paygate_bank_posnetv1::{
     sim::{self, SimCredentials},
     PosNetV1, PosNetV1Provider, API_PATH, PROVIDER_CODE,
 };
-use paygate_bankkit::{
-    sim::{Faults, SimServer, SimState},
-    AccountCredentials, BankTransport, MemoryCredentials,
-};
-use paygate_domain::{ports::TestOrderState, PosAccount};
+use paygate_bankkit::{sim::testing::TestBank, AccountCredentials, BankTransport};
+use paygate_domain::PosAccount;
 
 /// The Albaraka test terminal of the MEWS crypt test.
 pub const MERCHANT: &str = "6700950031";
@@ -19,12 +16,14 @@ pub const TERMINAL: &str = "67540050";
 pub const ENC_KEY: &str = "10,10,10,10,10,10,10,10";
 pub const TIMEOUT: Duration = Duration::from_millis(700);
 
-pub struct Bank {
-    pub server: SimServer,
-    pub state: Arc<SimState>,
-    pub provider: PosNetV1Provider,
-    pub creds: Arc<MemoryCredentials>,
-    pub account: PosAccount,
+/// The kit's test bank with this family's helpers.
+pub struct Bank(TestBank<PosNetV1Provider>);
+
+impl Deref for Bank {
+    type Target = TestBank<PosNetV1Provider>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 pub fn account(id: &str) -> PosAccount {
@@ -46,55 +45,17 @@ pub async fn bank() -> Bank {
     let accepted = SimCredentials::default()
         .with(MERCHANT, TERMINAL, ENC_KEY)
         .with(MERCHANT, "67540051", "other-key");
-    let (server, state) = sim::start(accepted).await.unwrap();
-    let creds = Arc::new(MemoryCredentials::default());
-    let account = account("acc_albaraka");
-    creds.insert(
-        account.id.clone(),
-        secret(&format!("{}{API_PATH}", server.url), TERMINAL, ENC_KEY),
-    );
-    let provider = PosNetV1Provider::new(
-        PosNetV1::new(),
-        BankTransport::new(TIMEOUT).unwrap(),
-        creds.clone(),
-    );
-    Bank {
-        server,
-        state,
-        provider,
-        creds,
+    Bank(TestBank::new(
+        sim::start(accepted).await.unwrap(),
         account,
-    }
+        "acc_albaraka",
+        API_PATH,
+        |endpoint| secret(endpoint, TERMINAL, ENC_KEY),
+        |creds| PosNetV1Provider::new(PosNetV1::new(), BankTransport::new(TIMEOUT).unwrap(), creds),
+    ))
 }
 
 impl Bank {
-    pub fn endpoint(&self) -> String {
-        format!("{}{API_PATH}", self.server.url)
-    }
-
-    pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
-        paygate_bankkit::sim::testing::register_order(
-            &self.provider,
-            &self.account,
-            order_id,
-            amount,
-            state,
-            settled,
-        )
-        .await
-        .unwrap();
-    }
-
-    pub fn faults(&self, f: Faults) {
-        *self.state.faults() = f;
-    }
-
-    pub fn other_account(&self, id: &str, secret: AccountCredentials) -> PosAccount {
-        let acc = account(id);
-        self.creds.insert(acc.id.clone(), secret);
-        acc
-    }
-
     /// The kinds of the order's transactions at the bank, oldest first.
     pub fn kinds(&self, order_id: &str) -> Vec<&'static str> {
         self.state

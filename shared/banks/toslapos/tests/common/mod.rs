@@ -1,21 +1,14 @@
 //! A simulator on a loopback port and an adapter pointed at it.
 #![allow(dead_code)]
 
-use std::{sync::Arc, time::Duration};
+use std::{ops::Deref, sync::Arc, time::Duration};
 
 use paygate_bank_toslapos::{
     sim::{self, SimCredentials},
     ToslaPos, ToslaPosProvider, API_PATH, PROVIDER_CODE,
 };
-use paygate_bankkit::{
-    sim::{Faults, SimServer, SimState},
-    AccountCredentials, BankTransport, MemoryCredentials,
-};
-use paygate_domain::{
-    ports::{Clock, TestOrderState},
-    time::Timestamp,
-    PosAccount,
-};
+use paygate_bankkit::{sim::testing::TestBank, AccountCredentials, BankTransport};
+use paygate_domain::{ports::Clock, time::Timestamp, PosAccount};
 
 /// Tosla's public test client (developer centre, MEWS `ToslaPosCryptTest`).
 pub const CLIENT_ID: &str = "1000000494";
@@ -32,12 +25,14 @@ impl Clock for FixedClock {
     }
 }
 
-pub struct Bank {
-    pub server: SimServer,
-    pub state: Arc<SimState>,
-    pub provider: ToslaPosProvider,
-    pub creds: Arc<MemoryCredentials>,
-    pub account: PosAccount,
+/// The kit's test bank with this family's helpers.
+pub struct Bank(TestBank<ToslaPosProvider>);
+
+impl Deref for Bank {
+    type Target = TestBank<ToslaPosProvider>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 pub fn account(id: &str) -> PosAccount {
@@ -59,55 +54,23 @@ pub async fn bank() -> Bank {
     let accepted = SimCredentials::default()
         .with(CLIENT_ID, API_USER, API_PASS)
         .with("1000000777", "OTHER", "other-pass");
-    let (server, state) = sim::start(accepted).await.unwrap();
-    let creds = Arc::new(MemoryCredentials::default());
-    let account = account("acc_tosla");
-    creds.insert(
-        account.id.clone(),
-        secret(&format!("{}{API_PATH}", server.url), API_PASS),
-    );
-    let provider = ToslaPosProvider::new(
-        ToslaPos::new(Arc::new(FixedClock)),
-        BankTransport::new(TIMEOUT).unwrap(),
-        creds.clone(),
-    );
-    Bank {
-        server,
-        state,
-        provider,
-        creds,
+    Bank(TestBank::new(
+        sim::start(accepted).await.unwrap(),
         account,
-    }
+        "acc_tosla",
+        API_PATH,
+        |endpoint| secret(endpoint, API_PASS),
+        |creds| {
+            ToslaPosProvider::new(
+                ToslaPos::new(Arc::new(FixedClock)),
+                BankTransport::new(TIMEOUT).unwrap(),
+                creds,
+            )
+        },
+    ))
 }
 
 impl Bank {
-    pub fn endpoint(&self) -> String {
-        format!("{}{API_PATH}", self.server.url)
-    }
-
-    pub async fn order(&self, order_id: &str, amount: i64, state: TestOrderState, settled: bool) {
-        paygate_bankkit::sim::testing::register_order(
-            &self.provider,
-            &self.account,
-            order_id,
-            amount,
-            state,
-            settled,
-        )
-        .await
-        .unwrap();
-    }
-
-    pub fn faults(&self, f: Faults) {
-        *self.state.faults() = f;
-    }
-
-    pub fn other_account(&self, id: &str, secret: AccountCredentials) -> PosAccount {
-        let acc = account(id);
-        self.creds.insert(acc.id.clone(), secret);
-        acc
-    }
-
     /// Posts `body` to the API path `path` of the simulator, as is.
     pub async fn raw(&self, path: &str, body: &str) -> Vec<u8> {
         BankTransport::new(TIMEOUT)
