@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::{bank, op, Bank, TERMINAL, TIMEOUT};
 use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
-use paygate_bankkit::sim::{Fault, Faults};
+use paygate_bankkit::sim::Faults;
 use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
 
 /// A technical error (HTTP 503) is unknown; the capture meets a late booking.
@@ -37,36 +37,13 @@ async fn a_late_booking_hides_the_order_from_the_first_query_only() {
         .await;
 }
 
+/// The reversal of the capture goes through, the hold's is lost: unknown, naming the hold.
 #[tokio::test]
 async fn a_half_done_cancel_is_unknown_and_visible() {
     let b = bank().await;
-    b.order("AK3", 4_000, TestOrderState::Preauth, false).await;
-    assert!(matches!(
-        b.provider
-            .capture(&b.account, &op("AK3", 4_000, true))
-            .await,
-        BankOutcome::Approved { .. }
-    ));
-    b.state
-        .fault_plan()
-        .script([Fault::Pass, Fault::DropBefore]);
-    let out = b.provider.cancel(&b.account, &op("AK3", 4_000, true)).await;
-    assert!(
-        matches!(&out, BankOutcome::Unknown { reason } if reason.contains("hold")),
-        "{out:?}"
-    );
-    assert_eq!(
-        b.provider.query(&b.account, "AK3").await.state,
-        BankState::Preauth
-    );
-    assert!(matches!(
-        b.provider.cancel(&b.account, &op("AK3", 4_000, true)).await,
-        BankOutcome::Approved { .. }
-    ));
-    assert_eq!(
-        b.provider.query(&b.account, "AK3").await.state,
-        BankState::Cancelled
-    );
+    case(&b)
+        .a_half_done_cancel_is_unknown_and_visible("AK3", "hold")
+        .await;
 }
 
 #[tokio::test]

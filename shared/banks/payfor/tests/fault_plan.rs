@@ -6,8 +6,7 @@ mod common;
 
 use common::{bank, bank_with, op, Bank, MERCHANT_ID};
 use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
-use paygate_bankkit::sim::Fault;
-use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
+use paygate_domain::{ports::PosProvider, BankOutcome};
 
 /// A technical error is unknown; the capture meets a late booking.
 fn case(b: &Bank) -> FaultPlanCase<'_> {
@@ -43,45 +42,18 @@ async fn a_late_booking_hides_the_order_from_the_first_query_only() {
 async fn a_half_done_cancel_is_unknown_and_visible() {
     for latest in [false, true] {
         let b = bank_with(|c| if latest { c.inquiring_latest() } else { c }).await;
-        b.order("PF3", 4_000, TestOrderState::Preauth, false).await;
+        let case = case(&b);
+        case.a_half_done_cancel_is_unknown_and_visible("PF3", "hold")
+            .await;
+        assert_eq!(case.voids("PF3"), 2, "latest {latest}");
         assert!(matches!(
-            b.provider
-                .capture(&b.account, &op("PF3", 4_000, true))
-                .await,
+            b.provider.cancel(&b.account, &op("PF3", 4_000, true)).await,
             BankOutcome::Approved { .. }
         ));
-        b.state
-            .fault_plan()
-            .script([Fault::Pass, Fault::DropBefore]);
-        let out = b.provider.cancel(&b.account, &op("PF3", 4_000, true)).await;
-        assert!(
-            matches!(&out, BankOutcome::Unknown { reason } if reason.contains("hold")),
-            "latest {latest}: {out:?}"
-        );
-        let st = b.provider.query(&b.account, "PF3").await;
         assert_eq!(
-            (st.state, st.amount),
-            (BankState::Preauth, 4_000),
-            "latest {latest}"
-        );
-        let voids = || {
-            let ledger = b.state.ledger_of(MERCHANT_ID, "PF3").unwrap();
-            ledger
-                .operations
-                .iter()
-                .filter(|t| t.kind == "void")
-                .count()
-        };
-        for _ in 0..2 {
-            assert!(matches!(
-                b.provider.cancel(&b.account, &op("PF3", 4_000, true)).await,
-                BankOutcome::Approved { .. }
-            ));
-            assert_eq!(voids(), 2, "latest {latest}: one more void, then none");
-        }
-        assert_eq!(
-            b.provider.query(&b.account, "PF3").await.state,
-            BankState::Cancelled
+            case.voids("PF3"),
+            2,
+            "latest {latest}: no void once all is voided"
         );
     }
 }

@@ -5,12 +5,8 @@
 
 mod common;
 
-use std::time::Duration;
-
-use common::{bank, op, Bank, TERMINAL};
+use common::{bank, Bank, TERMINAL};
 use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
-use paygate_bankkit::sim::Fault;
-use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
 
 /// A technical error (`0400`) is unknown; the capture meets a late booking.
 fn case(b: &Bank) -> FaultPlanCase<'_> {
@@ -43,33 +39,9 @@ async fn a_late_booking_hides_the_order_from_the_first_query_only() {
 #[tokio::test]
 async fn a_half_done_cancel_is_unknown_and_completed_by_a_repeat() {
     let b = bank().await;
-    b.order("AF3", 4_000, TestOrderState::Preauth, false).await;
-    assert!(matches!(
-        b.provider
-            .capture(&b.account, &op("AF3", 4_000, true))
-            .await,
-        BankOutcome::Approved { .. }
-    ));
-    b.state
-        .fault_plan()
-        .script([Fault::Pass, Fault::DropBefore]);
-    let out = b.provider.cancel(&b.account, &op("AF3", 4_000, true)).await;
-    assert!(
-        matches!(&out, BankOutcome::Unknown { reason } if reason.contains("pre-authorization")),
-        "{out:?}"
-    );
-    assert_eq!(
-        b.provider.query(&b.account, "AF3").await.state,
-        BankState::Preauth
-    );
-    assert!(matches!(
-        b.provider.cancel(&b.account, &op("AF3", 4_000, true)).await,
-        BankOutcome::Approved { .. }
-    ));
-    assert_eq!(
-        b.provider.query(&b.account, "AF3").await.state,
-        BankState::Cancelled
-    );
+    case(&b)
+        .a_half_done_cancel_is_unknown_and_visible("AF3", "pre-authorization")
+        .await;
     assert_eq!(b.kinds("AF3"), ["preauth", "postauth", "void", "void"]);
 }
 
@@ -78,21 +50,9 @@ async fn a_half_done_cancel_is_unknown_and_completed_by_a_repeat() {
 #[tokio::test]
 async fn a_lost_reverse_is_settled_by_reading_never_sent_twice() {
     let b = bank().await;
-    b.state.fault_plan().set_hang(Duration::from_secs(2));
-    b.order("AF4", 4_000, TestOrderState::Approved, false).await;
-    b.state.fault_plan().script([Fault::TimeoutAfter]);
-    assert!(matches!(
-        b.provider.cancel(&b.account, &op("AF4", 4_000, true)).await,
-        BankOutcome::Unknown { .. }
-    ));
-    assert_eq!(
-        b.provider.query(&b.account, "AF4").await.state,
-        BankState::Cancelled
-    );
-    assert!(matches!(
-        b.provider.cancel(&b.account, &op("AF4", 4_000, true)).await,
-        BankOutcome::Approved { .. }
-    ));
+    case(&b)
+        .a_lost_cancel_is_settled_by_reading("AF4", false)
+        .await;
     assert_eq!(b.kinds("AF4"), ["sale", "void"]);
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::{bank, op, Bank, CLIENT_ID, TIMEOUT};
 use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
-use paygate_bankkit::sim::{Fault, Faults};
+use paygate_bankkit::sim::Faults;
 use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
 
 /// A technical error (HTTP 503) is unknown; the capture meets a late booking (the next inquiry does not see the order yet).
@@ -42,31 +42,9 @@ async fn a_late_booking_hides_the_order_from_the_first_query_only() {
 #[tokio::test]
 async fn a_lost_cancel_is_unknown_then_settled() {
     let b = bank().await;
-    b.state.fault_plan().set_hang(Duration::from_secs(2));
-    b.order("TF3", 4_000, TestOrderState::Approved, false).await;
-    b.state.fault_plan().script([Fault::TimeoutAfter]);
-    assert!(matches!(
-        b.provider.cancel(&b.account, &op("TF3", 4_000, true)).await,
-        BankOutcome::Unknown { .. }
-    ));
-    assert_eq!(
-        b.provider.query(&b.account, "TF3").await.state,
-        BankState::Cancelled
-    );
-    assert!(matches!(
-        b.provider.cancel(&b.account, &op("TF3", 4_000, true)).await,
-        BankOutcome::Approved { .. }
-    ));
-    let voids = b
-        .state
-        .book()
-        .get(CLIENT_ID, "TF3")
-        .unwrap()
-        .history
-        .iter()
-        .filter(|t| t.kind == "void")
-        .count();
-    assert_eq!(voids, 1);
+    case(&b)
+        .a_lost_cancel_is_settled_by_reading("TF3", false)
+        .await;
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::{bank, op, Bank, MERCHANT, TIMEOUT};
 use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
-use paygate_bankkit::sim::{Fault, Faults};
+use paygate_bankkit::sim::Faults;
 use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
 
 /// `SystemError` is unknown; a partial capture (3 000 of 5 000) meets a late booking ("no
@@ -39,35 +39,14 @@ async fn a_late_booking_hides_the_order_from_the_first_query_only() {
         .await;
 }
 
+/// A cancel of a captured pre-authorization lost after the bank applied it: a retried cancel
+/// sees it cancelled and sends nothing.
 #[tokio::test]
 async fn a_cancel_lost_after_the_bank_applied_it_is_settled_by_the_query() {
     let b = bank().await;
-    b.order("VK3", 4_000, TestOrderState::Preauth, false).await;
-    approved(
-        b.provider
-            .capture(&b.account, &op("VK3", 4_000, true))
-            .await,
-    );
-    b.state.fault_plan().set_hang(Duration::from_secs(2));
-    b.state.fault_plan().script([Fault::TimeoutAfter]);
-    let out = b.provider.cancel(&b.account, &op("VK3", 4_000, true)).await;
-    assert!(matches!(out, BankOutcome::Unknown { .. }), "{out:?}");
-    assert_eq!(
-        b.provider.query(&b.account, "VK3").await.state,
-        BankState::Cancelled
-    );
-    // A retried cancel sees it cancelled and sends nothing.
-    approved(b.provider.cancel(&b.account, &op("VK3", 4_000, true)).await);
-    let voids = b
-        .state
-        .book()
-        .get(MERCHANT, "VK3")
-        .unwrap()
-        .history
-        .iter()
-        .filter(|t| t.kind == "void")
-        .count();
-    assert_eq!(voids, 1);
+    case(&b)
+        .a_lost_cancel_is_settled_by_reading("VK3", true)
+        .await;
 }
 
 #[tokio::test]
@@ -110,10 +89,6 @@ async fn an_unreadable_order_sends_nothing() {
         b.provider.query(&b.account, "VK6").await.state,
         BankState::Preauth
     );
-}
-
-fn approved(o: BankOutcome) {
-    assert!(matches!(o, BankOutcome::Approved { .. }), "{o:?}");
 }
 
 #[tokio::test]

@@ -193,7 +193,8 @@ pub enum LateBooking {
 
 /// The fault-plan tests every family passes the same way: each scripted fault does to the
 /// bank's ledger what it says and the adapter claims no more than it may; a late booking
-/// hides the order from the first read only; reads never meet the plan.
+/// hides the order from the first read only; reads never meet the plan; a half-done or lost
+/// cancel is unknown and settled by reading, never sent twice.
 pub struct FaultPlanCase<'a> {
     pub provider: &'a dyn PosProvider,
     pub account: &'a PosAccount,
@@ -310,6 +311,67 @@ impl FaultPlanCase<'_> {
         assert_eq!((second.state, shown), want, "{second:?}");
         let hidden = self.state.fault_plan().counts().hidden_answers;
         assert_eq!(hidden - hidden_before, 1);
+    }
+
+    /// How many reversals (`void`) the bank applied to `order_id`.
+    pub fn voids(&self, order_id: &str) -> usize {
+        self.state
+            .ledger_of(self.book_key, order_id)
+            .expect("the order is booked")
+            .operations
+            .iter()
+            .filter(|t| t.kind == "void")
+            .count()
+    }
+
+    /// A cancel of a captured 4 000 pre-authorization whose first reversal goes through and
+    /// whose second is lost: unknown with a reason naming `reason` (never an error: money
+    /// moved), the query shows the hold open again, and a repeated cancel finishes the job.
+    pub async fn a_half_done_cancel_is_unknown_and_visible(&self, order_id: &str, reason: &str) {
+        self.order(order_id, 4_000, TestOrderState::Preauth, false)
+            .await;
+        let all = op(order_id, 4_000, true);
+        let out = self.provider.capture(self.account, &all).await;
+        assert!(matches!(out, BankOutcome::Approved { .. }), "{out:?}");
+        self.state
+            .fault_plan()
+            .script([Fault::Pass, Fault::DropBefore]);
+        let out = self.provider.cancel(self.account, &all).await;
+        assert!(
+            matches!(&out, BankOutcome::Unknown { reason: r } if r.contains(reason)),
+            "{out:?}"
+        );
+        let st = self.provider.query(self.account, order_id).await;
+        assert_eq!((st.state, st.amount), (BankState::Preauth, 4_000), "{st:?}");
+        let out = self.provider.cancel(self.account, &all).await;
+        assert!(matches!(out, BankOutcome::Approved { .. }), "{out:?}");
+        let st = self.provider.query(self.account, order_id).await;
+        assert_eq!(st.state, BankState::Cancelled, "{st:?}");
+    }
+
+    /// A cancel of a 4 000 sale (`captured`: of a captured pre-authorization) applied but
+    /// answered late: unknown; the query shows it cancelled, and a repeated cancel reads the
+    /// order and is approved without a second reversal.
+    pub async fn a_lost_cancel_is_settled_by_reading(&self, order_id: &str, captured: bool) {
+        let all = op(order_id, 4_000, true);
+        if captured {
+            self.order(order_id, 4_000, TestOrderState::Preauth, false)
+                .await;
+            let out = self.provider.capture(self.account, &all).await;
+            assert!(matches!(out, BankOutcome::Approved { .. }), "{out:?}");
+        } else {
+            self.order(order_id, 4_000, TestOrderState::Approved, false)
+                .await;
+        }
+        self.state.fault_plan().set_hang(Duration::from_secs(2));
+        self.state.fault_plan().script([Fault::TimeoutAfter]);
+        let out = self.provider.cancel(self.account, &all).await;
+        assert!(matches!(out, BankOutcome::Unknown { .. }), "{out:?}");
+        let st = self.provider.query(self.account, order_id).await;
+        assert_eq!(st.state, BankState::Cancelled, "{st:?}");
+        let out = self.provider.cancel(self.account, &all).await;
+        assert!(matches!(out, BankOutcome::Approved { .. }), "{out:?}");
+        assert_eq!(self.voids(order_id), 1);
     }
 
     /// Whatever the plan says, queries pass and are not counted as money requests.
