@@ -5,12 +5,10 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::{bank, op, Bank, TERMINAL, TIMEOUT};
 use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
 use paygate_bankkit::sim::Faults;
-use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
+use paygate_domain::{ports::PosProvider, BankOutcome, BankState};
 
 /// A technical error (HTTP 503) is unknown; the capture meets a late booking.
 fn case(b: &Bank) -> FaultPlanCase<'_> {
@@ -49,17 +47,7 @@ async fn a_half_done_cancel_is_unknown_and_visible() {
 #[tokio::test]
 async fn timeouts_and_unreadable_history() {
     let b = bank().await;
-    b.order("AK4", 5_000, TestOrderState::Preauth, false).await;
-    b.faults(Faults {
-        latency: TIMEOUT + Duration::from_millis(600),
-        ..Faults::default()
-    });
-    assert!(matches!(
-        b.provider
-            .capture(&b.account, &op("AK4", 5_000, true))
-            .await,
-        BankOutcome::Unknown { .. }
-    ));
+    case(&b).a_late_answer_is_unknown("AK4", TIMEOUT).await;
     assert!(!b.provider.query(&b.account, "AK4").await.is_conclusive());
     // A cancel whose history read fails sends nothing.
     b.faults(Faults {

@@ -5,12 +5,10 @@
 
 mod common;
 
-use std::time::Duration;
-
-use common::{bank, op, Bank, CLIENT_ID, TIMEOUT};
+use common::{bank, Bank, CLIENT_ID, TIMEOUT};
 use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
 use paygate_bankkit::sim::Faults;
-use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
+use paygate_domain::{ports::PosProvider, BankState};
 
 /// A technical error (HTTP 503) is unknown; the capture meets a late booking (the next inquiry does not see the order yet).
 fn case(b: &Bank) -> FaultPlanCase<'_> {
@@ -50,17 +48,7 @@ async fn a_lost_cancel_is_unknown_then_settled() {
 #[tokio::test]
 async fn timeouts_and_unreadable_inquiries() {
     let b = bank().await;
-    b.order("TF4", 5_000, TestOrderState::Preauth, false).await;
-    b.faults(Faults {
-        latency: TIMEOUT + Duration::from_millis(600),
-        ..Faults::default()
-    });
-    assert!(matches!(
-        b.provider
-            .capture(&b.account, &op("TF4", 5_000, true))
-            .await,
-        BankOutcome::Unknown { .. }
-    ));
+    case(&b).a_late_answer_is_unknown("TF4", TIMEOUT).await;
     assert!(!b.provider.query(&b.account, "TF4").await.is_conclusive());
     b.faults(Faults {
         technical_errors: 1,

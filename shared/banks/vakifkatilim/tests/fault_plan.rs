@@ -6,11 +6,8 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::{bank, op, Bank, MERCHANT, TIMEOUT};
 use paygate_bankkit::sim::testing::{FaultPlanCase, LateBooking, TechnicalError};
-use paygate_bankkit::sim::Faults;
 use paygate_domain::{ports::PosProvider, ports::TestOrderState, BankOutcome, BankState};
 
 /// `SystemError` is unknown; a partial capture (3 000 of 5 000) meets a late booking ("no
@@ -52,17 +49,8 @@ async fn a_cancel_lost_after_the_bank_applied_it_is_settled_by_the_query() {
 #[tokio::test]
 async fn latency_makes_a_close_unknown_and_the_query_settles_it() {
     let b = bank().await;
-    b.order("VK4", 5_000, TestOrderState::Preauth, false).await;
     // Every money answer late (the reads are not delayed): the close is applied, unknown.
-    *b.state.faults() = Faults {
-        latency: TIMEOUT + Duration::from_millis(600),
-        ..Faults::default()
-    };
-    let out = b
-        .provider
-        .capture(&b.account, &op("VK4", 5_000, true))
-        .await;
-    assert!(matches!(out, BankOutcome::Unknown { .. }), "{out:?}");
+    case(&b).a_late_answer_is_unknown("VK4", TIMEOUT).await;
     let st = b.provider.query(&b.account, "VK4").await;
     assert_eq!((st.state, st.amount), (BankState::Approved, 5_000));
 }

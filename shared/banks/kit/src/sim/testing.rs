@@ -374,6 +374,22 @@ impl FaultPlanCase<'_> {
         assert_eq!(self.voids(order_id), 1);
     }
 
+    /// Every answer later than the adapter's bound `timeout`: the full capture of a 5 000
+    /// pre-authorization is unknown (the bank applied it). The latency stays on.
+    pub async fn a_late_answer_is_unknown(&self, order_id: &str, timeout: Duration) {
+        self.order(order_id, 5_000, TestOrderState::Preauth, false)
+            .await;
+        *self.state.faults() = Faults {
+            latency: timeout + Duration::from_millis(600),
+            ..Faults::default()
+        };
+        let out = self
+            .provider
+            .capture(self.account, &op(order_id, 5_000, true))
+            .await;
+        assert!(matches!(out, BankOutcome::Unknown { .. }), "{out:?}");
+    }
+
     /// Whatever the plan says, queries pass and are not counted as money requests.
     pub async fn queries_are_never_faulted(&self, order_id: &str) {
         self.order(order_id, 5_000, TestOrderState::Approved, false)
