@@ -38,6 +38,11 @@ use super::*;
 struct Counting {
     bank: Arc<SimBank>,
     calls: AtomicUsize,
+    /// Voids and refunds sent (a reverse's steps).
+    voids: AtomicUsize,
+    refunds: AtomicUsize,
+    /// What the bank answers a void instead of the simulator (a lost answer).
+    void_answer: std::sync::Mutex<Option<BankOutcome>>,
 }
 
 #[async_trait]
@@ -54,11 +59,19 @@ impl PosProvider for Counting {
     }
     async fn cancel(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
         self.calls.fetch_add(1, Ordering::SeqCst);
+        self.voids.fetch_add(1, Ordering::SeqCst);
+        if let Some(answer) = self.void_answer.lock().unwrap().clone() {
+            return answer;
+        }
         self.bank.cancel(account, op).await
     }
     async fn refund(&self, account: &PosAccount, op: &BankOperation) -> BankOutcome {
         self.calls.fetch_add(1, Ordering::SeqCst);
+        self.refunds.fetch_add(1, Ordering::SeqCst);
         self.bank.refund(account, op).await
+    }
+    fn decline_code(&self, outcome: &BankOutcome) -> Option<paygate_domain::DeclineCode> {
+        self.bank.decline_code(outcome)
     }
     async fn query(&self, account: &PosAccount, order_id: &str) -> BankStatus {
         self.bank.query(account, order_id).await
@@ -77,6 +90,8 @@ struct World {
     deps: Deps,
     payments: Arc<MemoryPayments>,
     bank: Arc<Counting>,
+    clock: Arc<ManualClock>,
+    keys: Arc<MemoryIdempotency>,
 }
 
 fn account() -> PosAccount {
@@ -107,6 +122,9 @@ async fn world() -> World {
     let bank = Arc::new(Counting {
         bank: sim.clone(),
         calls: AtomicUsize::new(0),
+        voids: AtomicUsize::new(0),
+        refunds: AtomicUsize::new(0),
+        void_answer: std::sync::Mutex::new(None),
     });
     let ids = Arc::new(SeqIds::default());
     // a captured sale of 10 000 at the bank and in the store
@@ -151,14 +169,14 @@ async fn world() -> World {
             pending_grace: paygate_domain::PendingGrace::DEFAULT,
         },
         idempotency: paygate_http::Idempotency {
-            store: keys,
+            store: keys.clone(),
             clock: clock.clone(),
             ids,
         },
         throttle: paygate_http::Throttle {
             counter: Arc::new(paygate_domain::testkit::MemoryRateCounter::new()),
             limits: paygate_domain::throttle::Limits::default(),
-            clock,
+            clock: clock.clone(),
             metrics: Arc::new(paygate_domain::metrics::NoMetrics),
             gate: Arc::default(),
         },
@@ -167,13 +185,20 @@ async fn world() -> World {
         deps,
         payments,
         bank,
+        clock,
+        keys,
     }
 }
 
 fn refund(body: Value, key: Option<&str>) -> Request {
+    post("refund", body, key)
+}
+
+/// `POST /v1/payments/pay_1/<op>`, as the merchant `mch_a`.
+fn post(op: &str, body: Value, key: Option<&str>) -> Request {
     let mut b = lambda_http::http::Request::builder()
         .method("POST")
-        .uri("/v1/payments/pay_1/refund")
+        .uri(format!("/v1/payments/pay_1/{op}"))
         .header("content-type", "application/json");
     if let Some(k) = key {
         b = b.header("Idempotency-Key", k);
@@ -305,3 +330,5 @@ async fn an_integral_float_amount_refunds_that_integer() {
     let half = handle(&w.deps, refund(json!({"amount": 2_500.5}), Some("r-2"))).await;
     assert_eq!(answer(&half).0, 400);
 }
+
+mod reverse;

@@ -48,10 +48,11 @@ impl App {
 type Shared = Arc<App>;
 
 /// Every route the dev server serves, as `METHOD /path` (the template's HttpApi events).
-pub const ROUTE_KEYS: [&str; 8] = [
+pub const ROUTE_KEYS: [&str; 9] = [
     Route::Capture.key(),
     Route::Cancel.key(),
     Route::Refund.key(),
+    Route::Reverse.key(),
     Route::Query.key(),
     Route::Get.key(),
     Route::Transactions.key(),
@@ -64,6 +65,7 @@ enum Route {
     Capture,
     Cancel,
     Refund,
+    Reverse,
     Query,
     Get,
     Transactions,
@@ -77,6 +79,7 @@ impl Route {
             Self::Capture => "POST /v1/payments/{id}/capture",
             Self::Cancel => "POST /v1/payments/{id}/cancel",
             Self::Refund => "POST /v1/payments/{id}/refund",
+            Self::Reverse => paygate_http::reverse::REVERSE_ROUTE,
             Self::Query => "POST /v1/payments/{id}/query",
             Self::Get => "GET /v1/payments/{id}",
             Self::Transactions => paygate_http::handlers::TRANSACTIONS_ROUTE,
@@ -105,6 +108,7 @@ pub fn router(app: Shared) -> Router {
         .route("/v1/payments/{id}/capture", post(with_id(Route::Capture)))
         .route("/v1/payments/{id}/cancel", post(with_id(Route::Cancel)))
         .route("/v1/payments/{id}/refund", post(with_id(Route::Refund)))
+        .route("/v1/payments/{id}/reverse", post(with_id(Route::Reverse)))
         .route("/v1/payments/{id}/query", post(with_id(Route::Query)))
         .route("/v1/payments/{id}", get(with_id(Route::Get)))
         .route(
@@ -146,7 +150,9 @@ async fn dispatch(app: Shared, route: Route, id: Option<String>, req: AxumReques
     let resp = match route {
         Route::Capture => Box::pin(fn_capture_payment::handle(&app.capture, lreq)).await,
         Route::Cancel => Box::pin(fn_cancel_payment::handle(&app.cancel, lreq)).await,
-        Route::Refund => Box::pin(fn_refund_payment::handle(&app.refund, lreq)).await,
+        Route::Refund | Route::Reverse => {
+            Box::pin(fn_refund_payment::handle(&app.refund, lreq)).await
+        }
         Route::Query => Box::pin(fn_query_payment::handle(&app.query, lreq)).await,
         Route::Get | Route::Transactions => Box::pin(fn_get_payment::handle(&app.get, lreq)).await,
         Route::Points => Box::pin(fn_points_inquiry::handle(&app.points, lreq)).await,

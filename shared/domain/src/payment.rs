@@ -424,6 +424,7 @@ impl Payment {
 mod external;
 mod grace;
 mod reconcile;
+pub mod reversal;
 mod stale;
 pub use external::ExternalVerdict;
 pub use grace::PendingGrace;

@@ -5,7 +5,7 @@ use lambda_http::{http::StatusCode, Body, Request, RequestExt, Response};
 use paygate_domain::{
     idempotency::{Binding, KeyClaim},
     money::Amount,
-    payment::PaymentView,
+    payment::{reversal::Reversal, PaymentView},
     ports::Clock,
     AccountId, BankStatus, CardDetails, Lang, Metadata, Note, PaymentId, Reason, Transaction,
     TransactionType,
@@ -25,11 +25,14 @@ use crate::{
     respond::respond,
 };
 
-/// `payment` + `transaction`: the answer to capture, cancel and refund.
+/// `payment` + `transaction`: the answer to capture, cancel and refund; a reverse's adds
+/// what it became (`reversal`).
 #[derive(Debug, Serialize)]
 pub struct OperationBody {
     pub payment: PaymentView,
     pub transaction: Transaction,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reversal: Option<Reversal>,
 }
 
 /// The spec's `bank` object.
@@ -200,6 +203,7 @@ async fn money_operation_inner(
         answering,
         deadline: request_deadline(req, ops.clock.as_ref()),
         note: Some(&note),
+        transaction_id: None,
     };
     let r = run_keyed_operation(ops, &who, &id, kind, amount, scope)
         .await
@@ -210,13 +214,14 @@ async fn money_operation_inner(
     Ok(OperationBody {
         payment: r.payment.view(),
         transaction: r.transaction,
+        reversal: None,
     })
 }
 
 /// A refused or failed operation, and whether it leaves the operation unsettled.
-struct OperationError {
-    error: ApiError,
-    unsettled: bool,
+pub(crate) struct OperationError {
+    pub(crate) error: ApiError,
+    pub(crate) unsettled: bool,
 }
 
 impl From<ApiError> for OperationError {
@@ -247,9 +252,7 @@ pub async fn keyed_money_operation(
     claim: Option<KeyClaim>,
 ) -> Response<Body> {
     let lang = request_lang(req);
-    let answering = claim
-        .as_ref()
-        .map(|_| CommitAnswer(Default::default(), lang));
+    let answering = claim.as_ref().map(|_| CommitAnswer::new(lang));
     let result = money_operation_inner(
         ops,
         req,
@@ -275,18 +278,44 @@ pub async fn keyed_money_operation(
 }
 
 /// The response to an operation's result.
-fn operation_response(result: Result<OperationBody, OperationError>) -> Response<Body> {
+pub(crate) fn operation_response(result: Result<OperationBody, OperationError>) -> Response<Body> {
     respond(StatusCode::OK, result.map_err(|e| e.error))
 }
 
 /// A keyed operation's answer as its commit stores it on the key: rendered exactly as
 /// [`keyed_money_operation`] answers, and stored under the same rule (`stored_answer`).
-/// (`.1`: the request's language, as its live answer is given.)
-struct CommitAnswer(std::sync::atomic::AtomicBool, Lang);
+/// (`.1`: the request's language, as its live answer is given; `.2`: a reverse's step, what
+/// it answers as and whether a void declined for the cut falls back, `crate::reverse`.)
+#[derive(Default)]
+pub(crate) struct CommitAnswer(
+    pub(crate) std::sync::atomic::AtomicBool,
+    pub(crate) Lang,
+    pub(crate) std::sync::Mutex<Option<(Reversal, bool)>>,
+);
 
 impl CommitAnswer {
-    fn was_stored(&self) -> bool {
+    pub(crate) fn new(lang: Lang) -> Self {
+        Self(Default::default(), lang, Default::default())
+    }
+
+    pub(crate) fn was_stored(&self) -> bool {
         self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn reverse_step(&self) -> Option<(Reversal, bool)> {
+        *self
+            .2
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl paygate_payments::ReverseAnswering for CommitAnswer {
+    fn step(&self, reversal: Reversal, fallback: bool) {
+        *self
+            .2
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((reversal, fallback));
     }
 }
 
@@ -295,10 +324,26 @@ impl KeyAnswering for CommitAnswer {
         &self,
         result: &Result<OperationResult, OpError>,
     ) -> Option<paygate_domain::idempotency::StoredResponse> {
+        let step = self.reverse_step();
+        if let (
+            Some((_, true)),
+            Err(OpError::Declined {
+                transaction,
+                after_cutoff,
+                ..
+            }),
+        ) = (step, result)
+        {
+            // A reverse's void refused for the cut: the fall-back refund answers the request.
+            if *after_cutoff || paygate_domain::payment::reversal::falls_back(transaction) {
+                return None;
+            }
+        }
         let owned = match result {
             Ok(r) => Ok(OperationBody {
                 payment: r.payment.view(),
                 transaction: r.transaction.clone(),
+                reversal: step.map(|(r, _)| r),
             }),
             // What a settled commit answers besides success (`settled_answer`).
             Err(OpError::Declined {
@@ -350,7 +395,16 @@ async fn bound_answer_inner(
     req: &Request,
     binding: &Binding,
 ) -> Result<BoundAnswer, ApiError> {
-    use paygate_domain::TransactionStatus as S;
+    let (payment, transaction) = bound_transaction(ops, req, binding).await?;
+    Ok(transaction_answer(ops, req, payment, transaction, None))
+}
+
+/// The payment and the transaction a key is bound to.
+pub(crate) async fn bound_transaction(
+    ops: &OperationDeps,
+    req: &Request,
+    binding: &Binding,
+) -> Result<(paygate_domain::Payment, Transaction), ApiError> {
     let who = caller(req)?;
     let payment = get_payment(ops.payments.as_ref(), &who, &binding.payment_id).await?;
     let transaction = ops
@@ -359,15 +413,29 @@ async fn bound_answer_inner(
         .await
         .map_err(OpError::from)?
         .ok_or_else(|| OpError::Internal("a bound transaction is missing".into()))?;
+    Ok((payment, transaction))
+}
+
+/// The answer a settled `transaction` gives (as its request would have answered, with a
+/// reverse's `reversal`), or `409` while it is pending or unknown.
+pub(crate) fn transaction_answer(
+    ops: &OperationDeps,
+    req: &Request,
+    payment: paygate_domain::Payment,
+    transaction: Transaction,
+    reversal: Option<Reversal>,
+) -> BoundAnswer {
+    use paygate_domain::TransactionStatus as S;
     let lang = request_lang(req);
     let settled = |r: Result<OperationBody, ApiError>| {
         let r = r.map_err(|e| e.localized(lang));
-        Ok(BoundAnswer::Settled(respond(StatusCode::OK, r)))
+        BoundAnswer::Settled(respond(StatusCode::OK, r))
     };
     match transaction.status {
         S::Approved => settled(Ok(OperationBody {
             payment: payment.view(),
             transaction,
+            reversal,
         })),
         S::Declined => settled(Err(OpError::Declined {
             payment: Box::new(payment),
@@ -385,9 +453,7 @@ async fn bound_answer_inner(
                 || payment
                     .unsettled(ops.clock.now(), ops.stale_after)
                     .is_some_and(|p| p.transaction_id == transaction.id);
-            Ok(BoundAnswer::Open(
-                ApiError::bound_unsettled(&transaction.id, unknown).into_response(),
-            ))
+            BoundAnswer::Open(ApiError::bound_unsettled(&transaction.id, unknown).into_response())
         }
     }
 }
@@ -538,6 +604,8 @@ pub enum PaymentOperation {
     Cancel,
     Refund,
     Query,
+    /// `POST /v1/payments/{id}/reverse` (served by the refund function): `crate::reverse`.
+    Reverse,
 }
 
 /// The one handler of `POST /v1/payments/{id}/capture|cancel|refund|query`: the operation
@@ -554,6 +622,15 @@ pub async fn payment_operation(
         PaymentOperation::Refund => TransactionType::Refund,
         PaymentOperation::Query => {
             return crate::idempotent(idempotency, req, query(ops, req)).await;
+        }
+        PaymentOperation::Reverse => {
+            return crate::idempotent_operation(
+                idempotency,
+                req,
+                |claim| Box::pin(crate::reverse::keyed_reverse(ops, req, claim)),
+                |binding| Box::pin(crate::reverse::bound_reverse(ops, req, binding)),
+            )
+            .await;
         }
     };
     // Boxed: a money operation is a large future; on the heap it does not weigh on every

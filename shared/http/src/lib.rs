@@ -11,6 +11,7 @@ pub mod error;
 pub mod handlers;
 pub mod idempotency;
 pub mod respond;
+pub mod reverse;
 pub mod test_helpers;
 pub mod throttle;
 

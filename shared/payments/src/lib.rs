@@ -18,6 +18,7 @@ pub mod publish;
 pub mod query;
 pub mod reconcile;
 pub mod reconciler;
+pub mod reverse;
 
 pub use auth::{authenticate, hash_api_key, AuthError, Principal};
 pub use bank_access::BankAccess;
@@ -35,3 +36,4 @@ pub use reconcile::{reconcile_payment, reconcile_payment_until, Reconciled};
 pub use reconciler::{
     run_reconciler, run_reconciler_until, ReconcilerDeps, ReconcilerLimits, RunReport,
 };
+pub use reverse::{run_reverse, ReverseAnswering, Reversed};

@@ -103,6 +103,9 @@ pub struct RequestScope<'a> {
     /// description, metadata): written with the reservation, so the transaction carries it
     /// from its first record on.
     pub note: Option<&'a Note>,
+    /// The id the reserved transaction takes instead of a generated one (a reversal's
+    /// fall-back refund, found again by its void's id: `paygate_domain::payment::reversal`).
+    pub transaction_id: Option<&'a TransactionId>,
 }
 
 impl std::fmt::Debug for RequestScope<'_> {
@@ -112,6 +115,7 @@ impl std::fmt::Debug for RequestScope<'_> {
             .field("answering", &self.answering.is_some())
             .field("deadline", &self.deadline)
             .field("note", &self.note.is_some())
+            .field("transaction_id", &self.transaction_id)
             .finish()
     }
 }
@@ -359,7 +363,10 @@ async fn reserve(
     for _ in 0..RESERVE_ATTEMPTS {
         let now = deps.clock.now();
         let planned = payment.plan(kind, amount, now, deps.stale_after)?;
-        let txn_id = TransactionId::generate(deps.ids.as_ref());
+        let txn_id = scope
+            .transaction_id
+            .cloned()
+            .unwrap_or_else(|| TransactionId::generate(deps.ids.as_ref()));
         let reserved = payment.reserve(planned, txn_id.clone(), now);
         let mut txn = Transaction::pending(
             txn_id,

@@ -285,6 +285,18 @@ async fn cancel_on_the_same_day_and_after_the_cut() {
             today.push(create(&stack, &bank, "authorized", 20_000).await);
         }
         let late = create(&stack, &bank, "captured", 20_000).await;
+        // AND two sales to reverse (`POST …/reverse`), one today and one after the cut
+        let (rev_today, rev_late) = (
+            create(&stack, &bank, "captured", 20_000).await,
+            create(&stack, &bank, "captured", 20_000).await,
+        );
+        let r = expect_ok(stack.op(bank.key(), &rev_today, "reverse", json!({})).await);
+        assert_eq!(
+            r["reversal"],
+            json!({"type": "cancel", "afterSettlement": false}),
+            "{p}: {r}"
+        );
+        assert_eq!(r["payment"]["status"], "cancelled", "{p}: {r}");
 
         // WHEN those are cancelled the same day
         for id in &today {
@@ -340,5 +352,15 @@ async fn cancel_on_the_same_day_and_after_the_cut() {
         // AND the refund it suggests goes through
         let r = expect_ok(stack.op(bank.key(), &late, "refund", json!({})).await);
         assert_eq!(r["payment"]["status"], "refunded", "{p}: {r}");
+        // AND a reverse after the cut is a refund in one request (its void refused once)
+        let r = expect_ok(stack.op(bank.key(), &rev_late, "reverse", json!({})).await);
+        assert_eq!(
+            r["reversal"],
+            json!({"type": "refund", "afterSettlement": true}),
+            "{p}: {r}"
+        );
+        assert_eq!(r["payment"]["status"], "refunded", "{p}: {r}");
+        let order = bank_order(&stack, &bank, &order_id(&stack, &bank, &rev_late).await);
+        assert_eq!(order.refunded, 20_000, "{p}");
     }
 }

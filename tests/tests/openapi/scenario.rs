@@ -74,13 +74,17 @@ b GET /v1/payments/{sale}/transactions 404 not_found
 l GET /v1/payments/{sale}/transactions 404 not_found
 - GET /v1/payments/{sale}/transactions 401 unauthorized
 
-# Cancel: no amount (a reason and metadata recorded); after the bank's cut; an account without cancel; live mode
+# Cancel: no amount (a reason and metadata recorded); after the bank's cut; a reverse before and after it; an account without cancel; live mode
 t POST /v1/test_helpers/payments 201 {"amount": 20000, "currency": "TRY", "status": "authorized"} => @voidable
 t POST /v1/payments/{voidable}/cancel 400 invalid_request {"amount": 1}
 t POST /v1/payments/{voidable}/cancel 200 {"reason": "requested_by_customer", "metadata": {"ticket": "CS-2"}} => /payment/status="cancelled" /transaction/amount=20000 /transaction/reason="requested_by_customer" /transaction/description=null
 t POST /v1/payments/{voidable}/cancel 409 invalid_state {}
 t POST /v1/test_helpers/payments 201 {"amount": 20000, "currency": "TRY", "status": "captured", "settled": true} => @late
 t POST /v1/payments/{late}/cancel 422 provider_declined => /error/details/suggestedOperation="refund" /error/details/payment/status="captured" /error/details/declineCode="after_end_of_day" /error/details/transaction/declineCode="after_end_of_day"
+t POST /v1/test_helpers/payments 201 {"amount": 20000, "currency": "TRY", "status": "captured"} => @rev
+t POST /v1/payments/{rev}/reverse 200 {"reason": "duplicate"} => /reversal={"type":"cancel","afterSettlement":false} /payment/status="cancelled" /transaction/reason="duplicate"
+t POST /v1/test_helpers/payments 201 {"amount": 20000, "currency": "TRY", "status": "captured", "settled": true} => @revlate
+t POST /v1/payments/{revlate}/reverse 200 => /reversal={"type":"refund","afterSettlement":true} /payment/status="refunded" /transaction/type="refund"
 b POST /v1/payments/pay_bosphorusCapt1/cancel 400 operation_not_supported => /error/details/operation="cancel" /error/details/accountId="acc_bosphorusYapikredi"
 l POST /v1/payments/pay_anatoliaLive2/cancel 200 => /payment/status="cancelled"
 
