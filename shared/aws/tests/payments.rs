@@ -116,6 +116,8 @@ async fn transactions_round_trip_and_list_in_creation_order() {
     t_early.auth_code = "AUTH01".into();
     t_early.rrn = "612300000001".into();
     t_early.bank_message = "Approved".into();
+    // (a final transaction is settled when it became final)
+    t_early.settled_at = Some(t_early.updated_at);
     let t_mid = transaction(&p, TransactionType::Refund, 200, T0.plus_millis(2_000));
     let mut read = p.clone();
     for t in [&t_late, &t_early, &t_mid] {
