@@ -6,21 +6,12 @@
 mod common;
 
 use common::{bank, op, secret, CLIENT_CODE, GUID};
-use paygate_bankkit::sim::OrderState;
+use paygate_bankkit::sim::{testing::declined, OrderState};
 use paygate_domain::{
     account::Operation,
     ports::{PosProvider, TestOrderState},
     BankOutcome, BankState, Currency, PointsResult,
 };
-
-fn declined(o: &BankOutcome) -> (&str, bool) {
-    match o {
-        BankOutcome::Declined {
-            code, after_cutoff, ..
-        } => (code, *after_cutoff),
-        other => panic!("expected a decline, got {other:?}"),
-    }
-}
 
 fn approved(o: &BankOutcome) -> bool {
     matches!(o, BankOutcome::Approved { code, rrn, .. } if code == "1" && rrn.as_ref().is_some_and(|r| r.len() == 12))

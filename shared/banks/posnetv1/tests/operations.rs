@@ -6,20 +6,11 @@
 mod common;
 
 use common::{bank, op, secret, ENC_KEY, TERMINAL};
-use paygate_bankkit::sim::OrderState;
+use paygate_bankkit::sim::{testing::declined, OrderState};
 use paygate_domain::{
     ports::{PosProvider, TestOrderState},
     BankOutcome, BankState, CardDetails, Currency, Operation, PointsResult,
 };
-
-fn declined(o: &BankOutcome) -> (&str, bool) {
-    match o {
-        BankOutcome::Declined {
-            code, after_cutoff, ..
-        } => (code, *after_cutoff),
-        other => panic!("expected a decline, got {other:?}"),
-    }
-}
 
 fn approved(o: &BankOutcome) {
     assert!(

@@ -13,6 +13,18 @@ use paygate_domain::{
 use super::{Fault, FaultOdds, Faults, SimServer, SimState};
 use crate::{AccountCredentials, BankTransport, MemoryCredentials, TransportError};
 
+/// The code of a declined outcome and whether the bank refused it as past its end-of-day cut;
+/// any other outcome fails the test.
+#[allow(clippy::panic)] // test support: a wrong outcome fails the test
+pub fn declined(o: &BankOutcome) -> (&str, bool) {
+    match o {
+        BankOutcome::Declined {
+            code, after_cutoff, ..
+        } => (code, *after_cutoff),
+        other => panic!("expected a decline, got {other:?}"),
+    }
+}
+
 /// A test-mode account of merchant `mch_a` at `provider_code`'s bank, supporting everything.
 pub fn test_account(id: &str, provider_code: &str, bank_code: &str, bank_name: &str) -> PosAccount {
     PosAccount {
