@@ -9,6 +9,7 @@ pub mod apikey;
 pub mod audit;
 pub mod bank;
 pub mod credentials;
+pub mod daily;
 pub mod decline;
 pub mod error;
 pub mod event;

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use crate::{
     account::{ApiKeyRecord, BinInfo, OperationSet, PosAccount},
     bank::{BankOutcome, BankStatus, CardDetails, PointsResult},
+    daily::{BusinessDay, DayHistory},
     error::StoreError,
     event::EventRecord,
     ids::{MerchantId, PaymentId, TransactionId},
@@ -214,6 +215,15 @@ pub trait PosProvider: Send + Sync {
     /// The provider's own table: bank code → stable code (the family's `src/decline.rs`).
     fn decline_codes(&self) -> &'static [(&'static str, crate::decline::DeclineCode)] {
         &[]
+    }
+
+    /// Every approved capture, cancel and refund the bank booked on `day` for the account
+    /// (all pages, within the bank's range limits), for the daily reconciliation
+    /// (`crate::daily`). Families without a history-by-date call keep the default,
+    /// [`DayHistory::Unsupported`], and are reconciled by per-payment query. A failed call or
+    /// an unreadable page is [`DayHistory::Unavailable`], never an empty day.
+    async fn day_history(&self, _account: &PosAccount, _day: BusinessDay) -> DayHistory {
+        DayHistory::Unsupported
     }
 }
 
@@ -572,6 +582,9 @@ pub trait UnsettledPayments: Send + Sync {
 
 // Ports whose values live in their own modules.
 pub use crate::{
-    credentials::CredentialStore, idempotency::IdempotencyStore, secret::SecretVault,
+    credentials::CredentialStore,
+    daily::{DayLedger, DayReports},
+    idempotency::IdempotencyStore,
+    secret::SecretVault,
     sim_ledger::SimLedger,
 };

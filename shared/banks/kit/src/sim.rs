@@ -23,6 +23,7 @@ use paygate_domain::{
 
 pub mod admin;
 pub mod bodies;
+mod calendar;
 pub mod faults;
 mod serve;
 pub mod testing;
@@ -141,19 +142,24 @@ pub struct OrderBook {
     seq: u64,
     /// Whether refunds are refused on the sale's own business day (Nestpay's rule).
     pub refunds_need_end_of_day: bool,
+    /// The calendar date of each business day (`calendar`).
+    dates: calendar::Dates,
 }
 
 impl OrderBook {
     pub fn new(refunds_need_end_of_day: bool) -> Self {
-        Self {
+        let mut book = Self {
             refunds_need_end_of_day,
             ..Self::default()
-        }
+        };
+        book.dates.enter(0);
+        book
     }
 
     /// Moves the bank past its end-of-day cut.
     pub fn end_of_day(&mut self) {
         self.day += 1;
+        self.dates.next_day(self.day);
     }
 
     pub fn get(&self, client: &str, order: &str) -> Option<&SimOrder> {
@@ -275,6 +281,7 @@ impl OrderBook {
         let settled_day = if settled && self.day == 0 {
             // Day 0 has no yesterday: move the bank forward instead.
             self.day = 1;
+            self.dates.next_day(self.day);
             0
         } else {
             day
