@@ -19,6 +19,8 @@ pub(super) struct Dates {
 }
 
 impl Dates {
+    // A simulated bank's own wall clock, as a real bank has (the gateway's clock is injected).
+    #[allow(clippy::disallowed_methods)]
     fn today(&self) -> BusinessDay {
         self.pinned.unwrap_or_else(|| {
             let ms = std::time::SystemTime::now()

@@ -148,6 +148,83 @@ impl<P: PosProvider> TestBank<P> {
         *self.state.faults() = f;
     }
 
+    /// The shared day-history case (`PosProvider::day_history`), on a pinned date D: order
+    /// `captured` is a 10 000 pre-authorization captured for 9 000 (`preauth`; else a sale of
+    /// 9 000, which is no money operation of ours and not listed), order `cancelled` a 5 000
+    /// sale voided; after the cut, 1 000 of `captured` is refunded on D+1. D lists the capture
+    /// and the cancel, D+1 the refund, D-1 nothing; a technical error of the history call is
+    /// `Unavailable`, never an empty day.
+    #[allow(clippy::panic)] // test support: a wrong answer fails the test
+    pub async fn the_day_history_lists_what_the_bank_booked(
+        &self,
+        captured: &str,
+        cancelled: &str,
+        preauth: bool,
+    ) {
+        use paygate_domain::{
+            daily::{BankLine, BusinessDay, DayHistory},
+            TransactionType::{Cancel, Capture, Refund},
+        };
+        let d = BusinessDay::parse("2026-11-26").expect("a date");
+        self.state.book().pin_date(d);
+        if preauth {
+            self.order(captured, 10_000, TestOrderState::Preauth, false)
+                .await;
+            let out = self
+                .provider
+                .capture(&self.account, &op(captured, 9_000, false))
+                .await;
+            assert!(matches!(out, BankOutcome::Approved { .. }), "{out:?}");
+        } else {
+            self.order(captured, 9_000, TestOrderState::Approved, false)
+                .await;
+        }
+        self.order(cancelled, 5_000, TestOrderState::Approved, false)
+            .await;
+        let out = self
+            .provider
+            .cancel(&self.account, &op(cancelled, 5_000, true))
+            .await;
+        assert!(matches!(out, BankOutcome::Approved { .. }), "{out:?}");
+        self.state.book().end_of_day();
+        let out = self
+            .provider
+            .refund(&self.account, &op(captured, 1_000, false))
+            .await;
+        assert!(matches!(out, BankOutcome::Approved { .. }), "{out:?}");
+        let lines = |h: DayHistory| -> Vec<(String, paygate_domain::TransactionType, i64)> {
+            let DayHistory::Lines(lines) = h else {
+                panic!("expected the day's lines, got {h:?}");
+            };
+            let mut v: Vec<_> = lines
+                .into_iter()
+                .map(|l: BankLine| (l.order_id, l.kind, l.amount))
+                .collect();
+            v.sort();
+            v
+        };
+        let mut day = vec![(cancelled.to_owned(), Cancel, 5_000)];
+        if preauth {
+            day.push((captured.to_owned(), Capture, 9_000));
+        }
+        day.sort();
+        assert_eq!(
+            lines(self.provider.day_history(&self.account, d).await),
+            day
+        );
+        assert_eq!(
+            lines(self.provider.day_history(&self.account, d.next()).await),
+            vec![(captured.to_owned(), Refund, 1_000)]
+        );
+        assert!(lines(self.provider.day_history(&self.account, d.previous()).await).is_empty());
+        self.faults(Faults {
+            technical_errors: 1,
+            ..Faults::default()
+        });
+        let h = self.provider.day_history(&self.account, d).await;
+        assert!(matches!(h, DayHistory::Unavailable { .. }), "{h:?}");
+    }
+
     /// Posts `json` to the simulator's admin route `path`.
     pub async fn admin(&self, path: &str, json: &str) -> Result<Vec<u8>, TransportError> {
         BankTransport::new(Duration::from_secs(3))
