@@ -131,6 +131,28 @@ impl<P: Protocol> PosProvider for Adapter<P> {
         result
     }
 
+    async fn day_history(
+        &self,
+        account: &PosAccount,
+        day: paygate_domain::daily::BusinessDay,
+    ) -> paygate_domain::daily::DayHistory {
+        use paygate_domain::daily::DayHistory;
+        let h = match self.session(account).await {
+            Ok(s) => self.protocol.day_history(&s, day).await,
+            Err(e) => DayHistory::Unavailable {
+                reason: e.code().to_owned(),
+            },
+        };
+        let (outcome, lines) = match &h {
+            DayHistory::Lines(l) => ("lines", l.len()),
+            DayHistory::Unsupported => ("unsupported", 0),
+            DayHistory::Unavailable { .. } => ("unavailable", 0),
+        };
+        tracing::info!(provider = P::CODE, account_id = %account.id, day = %day,
+            outcome, lines, "bank day history");
+        h
+    }
+
     fn test_orders(&self) -> Option<&dyn TestOrders> {
         Some(self)
     }

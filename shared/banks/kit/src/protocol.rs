@@ -328,6 +328,17 @@ pub trait Protocol: Send + Sync + Sized + 'static {
     ) -> impl Future<Output = PointsResult> + Send {
         s.inquire_with(Op::Points { card, currency })
     }
+
+    /// The bank's approved captures, cancels and refunds of `day`, all pages
+    /// ([`paygate_domain::ports::PosProvider::day_history`]); the default is a family with
+    /// no history-by-date call.
+    fn day_history(
+        &self,
+        _s: &Session<'_, Self>,
+        _day: paygate_domain::daily::BusinessDay,
+    ) -> impl Future<Output = paygate_domain::daily::DayHistory> + Send {
+        std::future::ready(paygate_domain::daily::DayHistory::Unsupported)
+    }
 }
 
 #[cfg(test)]
