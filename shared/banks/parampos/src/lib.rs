@@ -186,9 +186,14 @@ pub struct Monitored {
     pub commission: Option<i64>,
     /// `Toplam_Iade_Tutar` in kuruş.
     pub refunded: i64,
-    /// The line's own `Sonuc` (`1` done; on a sale line the order's state, e.g. `12`
-    /// cancelled, MEWS fixture `history_response_1`) and `Tarih`.
+    /// The line's own `Sonuc` and `Tarih`. `Sonuc` is no approval flag: on a sale line it is
+    /// the order's state (`12` cancelled), and a failed sale shows `2` or `-1` (MEWS fixture
+    /// `history_response_1`, rows `Temp2`, `Temp4`, `Temp23`); [`Monitored::outcome`] says
+    /// whether the line succeeded.
     pub sonuc: String,
+    /// `Sonuc_Str`: `Başarılı` (succeeded) or `Başarısız` (failed), the values of the
+    /// request's `Islem_Durum` filter (dev.param.com.tr "İşlem İzleme Metodu").
+    pub outcome: String,
     pub date: String,
     /// `Dekont_ID` (Param's receipt).
     pub receipt: String,
@@ -266,6 +271,7 @@ pub fn monitored(reply: &response::Reply) -> Result<Vec<Monitored>, paygate_doma
                 commission: signed_amount(r.get("Komisyon_Tutar")),
                 refunded,
                 sonuc: r.get("Sonuc").to_owned(),
+                outcome: r.get("Sonuc_Str").to_owned(),
                 date: r.get("Tarih").to_owned(),
                 receipt: r.get("Dekont_ID").to_owned(),
             })

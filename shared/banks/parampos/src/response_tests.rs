@@ -222,6 +222,38 @@ fn monitoring_rows() {
     }
 }
 
+/// MEWS fixture `history_response_1`, rows `Temp2` (a sale cancelled since: `Sonuc` 12),
+/// `Temp4` (a failed sale: `Sonuc` 2) and `Temp23` (a failed sale: `Sonuc` -1): a line's
+/// `Sonuc` is no approval flag, its `Sonuc_Str` is.
+#[test]
+fn a_monitoring_line_s_outcome_is_its_sonuc_str() {
+    let row = |order: &str, sonuc: &str, outcome: &str, tutar: &str| {
+        format!("<Temp diffgr:id=\"Temp1\" msdata:rowOrder=\"0\"><Sonuc_Str>{outcome}</Sonuc_Str><Tip_Str>Satış</Tip_Str><Tutar>{tutar}</Tutar><ORJ_ORDER_ID>{order}</ORJ_ORDER_ID><Sonuc>{sonuc}</Sonuc><Toplam_Iade_Tutar>0.0000</Toplam_Iade_Tutar></Temp>")
+    };
+    let body = envelope(
+        "TP_Islem_Izleme",
+        &format!(
+            "<DT_Bilgi><xs:schema id=\"NewDataSet\" xmlns:xs=\"x\" /><diffgr:diffgram xmlns:msdata=\"m\" xmlns:diffgr=\"d\"><NewDataSet xmlns=\"\">{}{}{}</NewDataSet></diffgr:diffgram></DT_Bilgi><Sonuc>1</Sonuc><Sonuc_Str>Başarılı</Sonuc_Str>",
+            row("d2549d6d-5473-4359-bc55-f96854012747", "12", "Başarılı", "5.0000"),
+            row("490164900", "2", "Başarısız", "100.0000"),
+            row("C440225FF1A28200", "-1", "Başarısız", "61.5700"),
+        ),
+    );
+    let lines = crate::monitored(&Reply::decode(&body).unwrap()).unwrap();
+    let seen: Vec<_> = lines
+        .iter()
+        .map(|l| (l.sonuc.as_str(), l.outcome.as_str(), l.amount))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("12", "Başarılı", 500),
+            ("2", "Başarısız", 10_000),
+            ("-1", "Başarısız", 6_157),
+        ]
+    );
+}
+
 /// A status answer about another order (its `Siparis_ID`) is a failed read for the order
 /// queried, never that order's state.
 #[test]

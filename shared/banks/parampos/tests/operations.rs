@@ -257,9 +257,28 @@ async fn date_range_monitoring_lists_the_account_s_transactions() {
         of("PP-H2"),
         vec![("İptal".to_owned(), -4_000), ("Satış".to_owned(), 4_000)]
     );
-    assert!(lines.iter().all(|l| l.net.is_some() && l.sonuc == "1"));
+    assert!(lines
+        .iter()
+        .all(|l| l.net.is_some() && l.sonuc == "1" && l.outcome == "Başarılı"));
     let ledger = b.state.ledger();
     let bad = paygate_bank_parampos::history(&s, ("2026-01-01", "2026-12-31")).await;
     assert!(bad.is_err_and(|st| !st.is_conclusive()));
+    assert_eq!(b.state.ledger(), ledger);
+}
+
+/// Param's monitoring lists `Satış`, `İptal` and `İade` lines only: a pre-authorization
+/// close (the gateway's capture) has no type of its own, so a day read from it would leave
+/// the captures out. The family keeps the per-payment query (README, "Daily
+/// reconciliation").
+#[tokio::test]
+async fn the_day_history_is_left_to_the_per_payment_query() {
+    use paygate_domain::daily::{BusinessDay, DayHistory};
+    let b = bank().await;
+    let d = BusinessDay::parse("2026-11-26").unwrap();
+    let ledger = b.state.ledger();
+    assert_eq!(
+        b.provider.day_history(&b.account, d).await,
+        DayHistory::Unsupported
+    );
     assert_eq!(b.state.ledger(), ledger);
 }
