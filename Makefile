@@ -168,8 +168,8 @@ chaos: venv
 # started against the Runtime API stub; prints one table (init median/p90 to the first
 # GET /next and × the floor, threads, callgrind instructions when valgrind is present and
 # the SDK's part of a warm event, first and warm event over moto, the AWS calls of each
-# counted at a proxy in front of moto, peak RSS, stripped and zip sizes; arm64 zips when
-# `make build-lambda` has run). The binaries keep their symbols (CARGO_PROFILE_RELEASE_STRIP
+# counted at a proxy in front of moto, peak RSS, stripped and zip sizes; the arm64 zips of
+# `make build-lambda` when they were built from the sources now in the work tree). The binaries keep their symbols (CARGO_PROFILE_RELEASE_STRIP
 # =false) for callgrind's per-function costs; sizes are of stripped copies. BENCH_RUNS (15),
 # BENCH_EVENT_RUNS (3), BENCH_ONLY=a,b, BENCH_CALLGRIND=0. Then the handler CPU figures
 # (tests/src/bin/handler-cpu.rs: BENCH_CPU_ROUNDS, BENCH_CPU_OPS) and the webhook
@@ -188,6 +188,8 @@ bench: venv
 # aarch64-linux-gnu-gcc. Each template.yaml function's CodeUri is target/lambda/<bin>/,
 # holding only its bootstrap; target/lambda/<bin>.zip beside it is the same as Lambda's zip.
 # A bootstrap needing a newer glibc than provided.al2023's (2.34) fails the build.
+# target/lambda/<bin>.source records the commit and the hashes of the files each bootstrap
+# was built from; `make bench` reports an arm64 zip only while they match the work tree.
 build-lambda:
 	@bash scripts/arm64.sh build $(LAMBDA_BINS)
 	@for b in $(LAMBDA_BINS); do \

@@ -8,7 +8,10 @@
 #                                 target/lambda/<bin>/bootstrap (the CodeUri folder holds
 #                                 only it) and target/lambda/<bin>.zip (bootstrap at its root,
 #                                 as Lambda takes it; beside the folder, so SAM does not
-#                                 package the zip into itself)
+#                                 package the zip into itself), and target/lambda/<bin>.source
+#                                 (what it was built from, below)
+#   scripts/arm64.sh fresh BIN    exit 0 when target/lambda/BIN.zip was built from the sources
+#                                 now in the work tree (its .source still matches), else 1
 #
 # Rust: rustup's aarch64-unknown-linux-gnu target when it is installed (rustup's rustc),
 # otherwise Debian's rustc (RUSTC=/usr/bin/rustc, package rustc-web) and its arm64 std
@@ -24,6 +27,14 @@
 # Idempotent and quiet when everything is present: apt-get runs only for missing packages.
 # Each bootstrap is checked against the runtime's glibc (provided.al2023 has 2.34, Debian's
 # cross libc is newer): a binary needing a newer symbol version would not start on Lambda.
+#
+# target/lambda/<bin>.source records what a bundle was built from: a comment line with the
+# commit (and whether those files had uncommitted changes), then, in `sha256sum -c` form,
+# every workspace file cargo compiled into the binary (its dep-info, <bin>.d), the Cargo.toml
+# of each of those packages, the workspace's Cargo.toml and Cargo.lock. `make bench` reports
+# an arm64 zip only when `fresh` says all of them are unchanged, so it never shows the size of
+# a bundle built from other sources. No .source is written when one of those files changed
+# while cargo ran (the bundle's sources are then unknown).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -94,11 +105,56 @@ check_glibc() {
   fi
 }
 
+# The workspace files (relative to $root) binary $1 was built from, one a line.
+sources_of() {
+  local dep="$target_dir/$target/release/$1.d" files
+  files="$(sed 's/^[^:]*: *//' "$dep" | tr ' ' '\n' | sed -n "s|^$root/||p" | sort -u)"
+  {
+    printf '%s\n' "$files"
+    sed -n 's|^\(.*\)/src/.*|\1/Cargo.toml|p; s|^\(.*\)/build\.rs$|\1/Cargo.toml|p' <<<"$files"
+    echo Cargo.toml
+    echo Cargo.lock
+  } | sort -u
+}
+
+# Writes target/lambda/$1.source for a bundle whose build started at epoch second $2.
+stamp() {
+  local b="$1" since="$2" files changed state=""
+  files="$(sources_of "$b")"
+  changed="$(cd "$root" && while IFS= read -r f; do
+    [ "$(stat -c %Y "$f")" -lt "$since" ] || echo "$f"
+  done <<<"$files")"
+  if [ -n "$changed" ]; then
+    # shellcheck disable=SC2086 # one path a line
+    echo "arm64.sh: $b: changed during the build, so no $b.source (make bench will not report its zip):" $changed >&2
+    return 0
+  fi
+  # shellcheck disable=SC2086
+  (cd "$root" && git diff --quiet HEAD -- $files) || state=" with uncommitted changes"
+  {
+    echo "# built from $(cd "$root" && git rev-parse --short=12 HEAD)$state, $(date -u +%Y-%m-%dT%H:%MZ)"
+    # shellcheck disable=SC2086
+    (cd "$root" && sha256sum $files)
+  } >"$lambda_dir/$b.source.tmp"
+  mv -f "$lambda_dir/$b.source.tmp" "$lambda_dir/$b.source"
+}
+
+# Whether target/lambda/$1.zip was built from the sources now in the work tree.
+fresh() {
+  local s="$lambda_dir/$1.source"
+  [ -f "$s" ] && [ -f "$lambda_dir/$1.zip" ] || return 1
+  (cd "$root" && grep -v '^#' "$s" | sha256sum -c --status --strict - 2>/dev/null)
+}
+
 build() {
   [ "$#" -gt 0 ] || { echo "arm64.sh build: name at least one binary" >&2; exit 2; }
   toolchain
-  local args=() b out
-  for b in "$@"; do args+=(--bin "$b"); done
+  local args=() b out since
+  for b in "$@"; do
+    args+=(--bin "$b")
+    rm -f "$lambda_dir/$b.source"
+  done
+  since="$(date +%s)"
   (
     cd "$root"
     while IFS= read -r kv; do export "${kv?}"; done < <(build_env)
@@ -113,6 +169,7 @@ build() {
     mv -f "$lambda_dir/$b/bootstrap.tmp" "$lambda_dir/$b/bootstrap"
     rm -f "$lambda_dir/$b.zip"
     (cd "$lambda_dir/$b" && zip -q -9 -X "../$b.zip" bootstrap)
+    stamp "$b" "$since"
   done
 }
 
@@ -128,5 +185,6 @@ case "${1:-}" in
     ;;
   env) build_env ;;
   build) shift; build "$@" ;;
-  *) echo "usage: scripts/arm64.sh toolchain | check | env | build BIN..." >&2; exit 2 ;;
+  fresh) [ "$#" -eq 2 ] || { echo "usage: scripts/arm64.sh fresh BIN" >&2; exit 2; }; fresh "$2" ;;
+  *) echo "usage: scripts/arm64.sh toolchain | check | env | build BIN... | fresh BIN" >&2; exit 2 ;;
 esac
