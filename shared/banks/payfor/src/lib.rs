@@ -10,6 +10,7 @@
 //!   `ProcReturnCode`.
 //! - [`status`] combines `OrderInquiry` and `TxnHistory` (partial refunds are itemised only
 //!   in the history) into a [`paygate_domain::BankStatus`].
+//! - [`history`] reads one day's `TxnHistory` (`ReqDate`) for the daily reconciliation.
 //! - `sim` (feature `sim`) is a simulator speaking the same wire protocol.
 //!
 //! Operations: capture = `PostAuth`, cancel = `Void` (twice for a captured
@@ -19,6 +20,7 @@
 pub mod config;
 pub mod decline;
 pub mod hash;
+pub mod history;
 pub mod request;
 pub mod response;
 pub mod status;
@@ -148,6 +150,15 @@ impl Protocol for PayFor {
             .then_some(Request::TxnHistory { order_id });
         s.status_with_history(line, history, status::read_history, status::combine)
             .await
+    }
+
+    /// `TxnHistory` by `ReqDate` ([`history`]).
+    async fn day_history(
+        &self,
+        s: &Session<'_, Self>,
+        day: paygate_domain::daily::BusinessDay,
+    ) -> paygate_domain::daily::DayHistory {
+        history::day_history(s, day).await
     }
 
     fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {

@@ -32,6 +32,9 @@ pub enum Request<'a> {
     OrderInquiry { order_id: &'a str },
     /// Every transaction of the order (`SecureType=Report`, `TxnType=TxnHistory`).
     TxnHistory { order_id: &'a str },
+    /// Every transaction of one day (`SecureType=Report`, `TxnType=TxnHistory`, `ReqDate`
+    /// `YYYYMMDD`): the day history of the reconciliation ([`crate::history`]).
+    DayHistory { req_date: String },
     /// A card's ParaPuan balance (`SecureType=Inquiry`, `TxnType=ParaPuanInquiry`).
     ParaPuan { card: CardFields },
 }
@@ -45,7 +48,7 @@ impl Request<'_> {
             Self::Void(_) => ("Void", NON_SECURE),
             Self::Refund(_) => ("Refund", NON_SECURE),
             Self::OrderInquiry { .. } => ("OrderInquiry", "Inquiry"),
-            Self::TxnHistory { .. } => ("TxnHistory", "Report"),
+            Self::TxnHistory { .. } | Self::DayHistory { .. } => ("TxnHistory", "Report"),
             Self::ParaPuan { .. } => ("ParaPuanInquiry", "Inquiry"),
         }
     }
@@ -97,6 +100,11 @@ pub fn to_xml(creds: &ApiCredentials, req: &Request<'_>) -> String {
         Request::TxnHistory { order_id } => doc
             .leaf("SecureType", secure)
             .leaf("OrderId", order_id)
+            .leaf("TxnType", txn)
+            .leaf("Lang", LANG),
+        Request::DayHistory { req_date } => doc
+            .leaf("SecureType", secure)
+            .leaf("ReqDate", req_date)
             .leaf("TxnType", txn)
             .leaf("Lang", LANG),
         Request::ParaPuan { card } => doc

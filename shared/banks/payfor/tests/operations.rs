@@ -305,3 +305,90 @@ async fn inquiry_and_history_documents() {
         ]
     );
 }
+
+/// The shared day-history case: `TxnHistory` by `ReqDate`.
+#[tokio::test]
+async fn the_day_history_lists_what_the_bank_booked() {
+    bank()
+        .await
+        .the_day_history_lists_what_the_bank_booked("PF-DAY-CAP", "PF-DAY-VOID", true)
+        .await;
+}
+
+/// PayFor's own day: a captured pre-authorization cancelled takes two voids (the capture's
+/// and the hold's, both `Cancel` lines), a refused refund is listed by the bank (`TxnStatus
+/// N`) but is no line of ours, and another store's orders are not this store's day.
+#[tokio::test]
+async fn the_day_history_of_two_voids_and_a_refused_refund() {
+    use paygate_domain::{
+        daily::{BusinessDay, DayHistory},
+        TransactionType::{Cancel, Capture},
+    };
+    let b = bank().await;
+    let d = BusinessDay::parse("2026-11-20").unwrap();
+    b.state.book().pin_date(d);
+    b.order("PF-D1", 10_000, TestOrderState::Preauth, false)
+        .await;
+    approved(
+        &b.provider
+            .capture(&b.account, &op("PF-D1", 9_000, false))
+            .await,
+    );
+    approved(
+        &b.provider
+            .cancel(&b.account, &op("PF-D1", 9_000, true))
+            .await,
+    );
+    b.order("PF-D2", 3_000, TestOrderState::Approved, false)
+        .await;
+    let refused = b
+        .provider
+        .refund(&b.account, &op("PF-D2", 3_000, false))
+        .await;
+    assert_eq!(declined(&refused).0, "V014");
+    let other = b.other_account(
+        "acc_other",
+        common::secret(&b.endpoint(), "085300000009999", "OTHER_API", "other"),
+    );
+    b.provider
+        .test_orders()
+        .unwrap()
+        .register(
+            &other,
+            &paygate_domain::ports::TestOrder {
+                order_id: "PF-D3".into(),
+                amount: 1_000,
+                currency: paygate_domain::Currency::Try,
+                state: TestOrderState::Approved,
+                settled: false,
+            },
+        )
+        .await
+        .unwrap();
+    approved(&b.provider.cancel(&other, &op("PF-D3", 1_000, true)).await);
+    let DayHistory::Lines(lines) = b.provider.day_history(&b.account, d).await else {
+        panic!("expected the day's lines");
+    };
+    let got: Vec<_> = lines
+        .iter()
+        .map(|l| (l.order_id.as_str(), l.kind, l.amount, l.rrn.len()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("PF-D1", Capture, 9_000, 12),
+            ("PF-D1", Cancel, 9_000, 12),
+            ("PF-D1", Cancel, 10_000, 12)
+        ]
+    );
+    // An unreadable date is refused by the bank: unavailable, not an empty day.
+    let account = format!(
+        "<MerchantId>{MERCHANT_ID}</MerchantId><UserCode>{}</UserCode><UserPass>{}</UserPass><MbrId>5</MbrId>",
+        common::USER_CODE,
+        common::USER_PASS
+    );
+    let bad = b
+        .raw(&format!("<PayforRequest>{account}<SecureType>Report</SecureType><ReqDate>2026-11-20</ReqDate><TxnType>TxnHistory</TxnType><Lang>tr</Lang></PayforRequest>"))
+        .await;
+    assert!(paygate_bank_payfor::history::read_day(&bad).is_err());
+}

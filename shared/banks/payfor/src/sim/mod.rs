@@ -13,6 +13,11 @@
 //! - `POST /_sim/faults` — `{"latencyMs", "technicalErrors", "dropAfterProcessing",
 //!   "dropBeforeProcessing"}`.
 //!
+//! `TxnHistory` with a `ReqDate` (`YYYYMMDD`) instead of an `OrderId` lists every line of
+//! the merchant booked that date ([`OrderBook::booked_on`](paygate_bankkit::sim::OrderBook::booked_on),
+//! refused refunds included, `TxnStatus N`), in one report, or `V013` for a day without
+//! any; an unreadable `ReqDate` is `M002`.
+//!
 //! Faults: latency is served *after* processing; a technical error answers `V036`
 //! ("Sistem hatası"). The kit's money-request fault plan applies to `PostAuth`, `Void` and
 //! `Refund`.
@@ -92,6 +97,8 @@ pub(crate) struct FailedRefund {
     pub code: &'static str,
     /// How many book entries the order had when it was refused.
     pub after: usize,
+    /// The date it was refused on (the day history lists it, refused).
+    pub date: paygate_domain::daily::BusinessDay,
 }
 
 /// What only the PayFor simulator keeps: the refused refunds its histories list, and what

@@ -8,6 +8,8 @@
 //! | amount above the pre-auth / the remaining amount, zero or unreadable amount, unknown currency | PostAuth, Refund | M012 | Geçersiz tutar. (simulator text) |
 //! | wrong `MbrId`/`MerchantId`/`UserCode`/`UserPass` | any | V001 | Kullanıcı bilgileri hatalı. (simulator text) |
 //! | unknown `SecureType`/`TxnType` | any | M002 | Geçersiz işlem tipi. (simulator text) |
+//! | unreadable `ReqDate` | TxnHistory by date | M002 | Geçersiz tarih. (simulator text) |
+//! | no line on `ReqDate` | TxnHistory by date | V013 | Seçili İşlem Bulunamadı! |
 //!
 //! A `Void` reverses the order's latest transaction: a live `PostAuth` of a captured
 //! pre-authorization is reversed alone (the order is an open pre-authorization again, as in
@@ -20,6 +22,7 @@ use paygate_bankkit::{
     sim::{OrderState, Refusal, SimOrder, SimTxn},
     xml::Element,
 };
+use paygate_domain::daily::BusinessDay;
 
 use super::{
     wire::{Answer, Fields},
@@ -36,6 +39,7 @@ const BAD_AMOUNT: (&str, &str) = ("M012", "Geçersiz tutar.");
 const BAD_USER: (&str, &str) = ("V001", "Kullanıcı bilgileri hatalı.");
 const BAD_TYPE: (&str, &str) = ("M002", "Geçersiz işlem tipi.");
 const BAD_CARD: (&str, &str) = ("M041", "Geçersiz kart bilgisi.");
+const BAD_DATE: (&str, &str) = ("M002", "Geçersiz tarih.");
 
 /// BINs the simulator treats as QNB CardFinans cards (ParaPuan inquiry allowed); 415565 is
 /// the QNB test card of the MEWS examples.
@@ -70,6 +74,9 @@ pub(crate) fn handle(sim: &PayFor, req: &Element) -> Answer {
         ("NonSecure", "Void") => ctx.void(&org),
         ("NonSecure", "Refund") => ctx.refund(&org, &text("PurchAmount")),
         ("Inquiry", "OrderInquiry") => ctx.inquiry(&org),
+        ("Report", "TxnHistory") if text("OrderId").is_empty() && !text("ReqDate").is_empty() => {
+            ctx.day(&text("ReqDate"))
+        }
         ("Report", "TxnHistory") => ctx.history(&text("OrderId")),
         ("Inquiry", "ParaPuanInquiry") => parapuan(&text("Pan"), &text("Expiry"), &text("Cvv2")),
         _ => refuse(BAD_TYPE, &org),
@@ -146,17 +153,18 @@ impl Ctx<'_> {
             Err(_) => NOT_FOUND,
         };
         if answer != NOT_FOUND {
-            let after = self
-                .sim
-                .state
-                .book()
+            let book = self.sim.state.book();
+            let after = book
                 .get(self.key(), order)
                 .map(|o| o.history.len())
                 .unwrap_or(0);
+            let date = book.date_of(book.today());
+            drop(book);
             let refund = FailedRefund {
                 amount,
                 code: answer.0,
                 after,
+                date,
             };
             self.sim.extra.failed.add(self.key(), order, refund);
         }
@@ -188,18 +196,62 @@ impl Ctx<'_> {
 
     fn history(&self, order: &str) -> Answer {
         let Some(o) = self.queried(order) else {
-            return Answer::History(vec![Fields::default()
-                .with("OrderId", order)
-                .with("OrgOrderId", order)
-                .with("TxnType", "TxnHistory")
-                .with("TxnStatus", "P")
-                .with("TxnResult", "Failed")
-                .with("ProcReturnCode", NOT_FOUND.0)
-                .with("ErrMsg", NOT_FOUND.1)]);
+            return history_error(order, NOT_FOUND);
         };
         let failed = self.sim.extra.failed.of(self.key(), order);
         Answer::History(history_entries(&o, &failed))
     }
+
+    /// Every line of the merchant booked on `req_date`, in booking order, then the refunds
+    /// refused that day.
+    fn day(&self, req_date: &str) -> Answer {
+        let Some(date) = parse_req_date(req_date) else {
+            return history_error("", BAD_DATE);
+        };
+        let book = self.sim.state.book();
+        let mut lines: Vec<Fields> = book
+            .booked_on(self.key(), date)
+            .into_iter()
+            .map(|(o, t)| {
+                common(o, t, t.kind != "preauth" && t.kind != "sale").with("ReqDate", req_date)
+            })
+            .collect();
+        for (o, f) in book
+            .orders()
+            .filter(|(c, _)| *c == self.key())
+            .flat_map(|(_, o)| {
+                let failed = self.sim.extra.failed.of(self.key(), &o.order_id);
+                failed.into_iter().map(move |f| (o, f))
+            })
+            .filter(|(_, f)| f.date == date)
+        {
+            lines.push(failed_refund(o, &f).with("ReqDate", req_date));
+        }
+        if lines.is_empty() {
+            return history_error("", NOT_FOUND);
+        }
+        Answer::History(lines)
+    }
+}
+
+/// The single-entry report PayFor answers a history it cannot give with.
+fn history_error(order: &str, (code, message): (&str, &str)) -> Answer {
+    Answer::History(vec![Fields::default()
+        .with("OrderId", order)
+        .with("OrgOrderId", order)
+        .with("TxnType", "TxnHistory")
+        .with("TxnStatus", "P")
+        .with("TxnResult", "Failed")
+        .with("ProcReturnCode", code)
+        .with("ErrMsg", message)])
+}
+
+/// A `ReqDate` (`YYYYMMDD`).
+fn parse_req_date(s: &str) -> Option<BusinessDay> {
+    let digits = s.len() == 8 && s.bytes().all(|b| b.is_ascii_digit());
+    digits
+        .then(|| BusinessDay::parse(&format!("{}-{}-{}", &s[..4], &s[4..6], &s[6..])))
+        .flatten()
 }
 
 fn txn_type(kind: &str) -> &'static str {
@@ -266,6 +318,19 @@ fn inquiry_fields(o: &SimOrder, latest: bool) -> Fields {
         .with("RefundedAmount", amount::to_decimal(o.refunded))
 }
 
+/// The line of a refused refund (MEWS `success_pay_refund_fail`).
+fn failed_refund(o: &SimOrder, f: &FailedRefund) -> Fields {
+    Fields::default()
+        .with("OrderId", &o.order_id)
+        .with("OrgOrderId", &o.order_id)
+        .with("TxnType", "Refund")
+        .with("PurchAmount", amount::to_decimal(f.amount))
+        .with("Currency", o.currency.numeric())
+        .with("ProcReturnCode", f.code)
+        .with("TxnResult", "Failed")
+        .with("TxnStatus", "N")
+}
+
 /// Every transaction of the order, oldest first, refused refunds in between.
 fn history_entries(o: &SimOrder, failed: &[FailedRefund]) -> Vec<Fields> {
     let mut out: Vec<(usize, Fields)> = o
@@ -280,18 +345,7 @@ fn history_entries(o: &SimOrder, failed: &[FailedRefund]) -> Vec<Fields> {
         })
         .collect();
     for f in failed {
-        out.push((
-            2 * f.after,
-            Fields::default()
-                .with("OrderId", &o.order_id)
-                .with("OrgOrderId", &o.order_id)
-                .with("TxnType", "Refund")
-                .with("PurchAmount", amount::to_decimal(f.amount))
-                .with("Currency", o.currency.numeric())
-                .with("ProcReturnCode", f.code)
-                .with("TxnResult", "Failed")
-                .with("TxnStatus", "N"),
-        ));
+        out.push((2 * f.after, failed_refund(o, f)));
     }
     out.sort_by_key(|(at, _)| *at);
     out.into_iter().map(|(_, f)| f).collect()
