@@ -38,10 +38,11 @@ pub use matching::{match_history, match_orders, OrderView};
 /// Turkish banks cut their day at midnight Istanbul time (UTC+3, no daylight saving).
 pub const ISTANBUL_UTC_OFFSET_HOURS: i8 = 3;
 
-/// A request settles its own transaction within this long of creating it (every money
-/// function times out sooner). A transaction settled later was settled from the bank's
-/// records — by the reconciler or a merchant's query — after its answer was lost.
-pub const REQUEST_SETTLES_WITHIN_MS: i64 = 120_000;
+/// A request settles its own transaction within this long of creating it: the HTTP API
+/// gives up after 30 s and every money function times out at 29 s. A transaction settled
+/// later was settled from the bank's records — by the reconciler or a merchant's query —
+/// after its request's commit was lost.
+pub const REQUEST_SETTLES_WITHIN_MS: i64 = 30_000;
 
 /// Most findings one stored report keeps besides its counts (a DynamoDB item holds 400 KB):
 /// mismatches first, then matched lines. `truncated` says when some were left out.
@@ -415,6 +416,12 @@ pub trait DayLedger: Send + Sync {
         account: &AccountId,
         day: BusinessDay,
     ) -> Result<Listing<DayTransaction>, StoreError>;
+}
+
+/// Every POS account of every merchant (the daily run's work list).
+#[async_trait]
+pub trait AllAccounts: Send + Sync {
+    async fn all_accounts(&self) -> Result<Vec<crate::PosAccount>, StoreError>;
 }
 
 /// Stored reports, one per (merchant, account, day); a later run of the same day replaces it.

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod bank_access;
 pub mod cache;
 pub mod commit;
+pub mod daily;
 pub mod deadline;
 pub mod error;
 pub mod operate;
@@ -22,6 +23,7 @@ pub mod reverse;
 
 pub use auth::{authenticate, hash_api_key, AuthError, Principal};
 pub use bank_access::BankAccess;
+pub use daily::{reconcile_account, run_daily, DailyDeps, DailyRun};
 pub use deadline::Deadline;
 pub use error::OpError;
 pub use operate::{

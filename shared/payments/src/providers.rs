@@ -181,6 +181,26 @@ impl PosProvider for Measured {
         r
     }
 
+    async fn day_history(
+        &self,
+        account: &PosAccount,
+        day: paygate_domain::daily::BusinessDay,
+    ) -> paygate_domain::daily::DayHistory {
+        use paygate_domain::daily::DayHistory;
+        let started = Instant::now();
+        let h = self.inner.day_history(account, day).await;
+        let outcome = match &h {
+            DayHistory::Lines(_) => Some(OperationOutcome::Approved),
+            DayHistory::Unavailable { .. } => Some(OperationOutcome::Error),
+            // No call was made.
+            DayHistory::Unsupported => None,
+        };
+        if let Some(outcome) = outcome {
+            self.report("day_history", outcome, started);
+        }
+        h
+    }
+
     fn test_orders(&self) -> Option<&dyn TestOrders> {
         self.inner.test_orders()
     }

@@ -114,6 +114,35 @@ impl AccountLookup for DynamoAccounts {
     }
 }
 
+/// Every account: a paginated `Scan` (the accounts table is small: one item per POS
+/// account), for the daily reconciliation's run.
+#[async_trait]
+impl paygate_domain::daily::AllAccounts for DynamoAccounts {
+    async fn all_accounts(&self) -> Result<Vec<PosAccount>, StoreError> {
+        let mut out = Vec::new();
+        let mut start: Option<Item> = None;
+        loop {
+            let page = self
+                .client
+                .scan()
+                .table_name(&self.table)
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| unavailable("Scan", &e))?;
+            for item in page.items() {
+                out.push(decode_account(item)?);
+            }
+            match page.last_evaluated_key.filter(|k| !k.is_empty()) {
+                Some(k) => start = Some(k),
+                None => break,
+            }
+        }
+        out.sort_by(|a, b| (&a.merchant_id, &a.id).cmp(&(&b.merchant_id, &b.id)));
+        Ok(out)
+    }
+}
+
 /// A merchant exists for the admin API when it has at least one POS account (there is no
 /// merchants table; onboarding a merchant means giving it an account).
 #[async_trait]

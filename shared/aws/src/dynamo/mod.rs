@@ -21,6 +21,7 @@
 
 mod accounts;
 mod audit;
+mod daily;
 mod deliveries;
 mod endpoints;
 mod error;

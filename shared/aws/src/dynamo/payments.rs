@@ -15,6 +15,7 @@ use paygate_domain::{
 };
 
 use crate::dynamo::{
+    daily::with_day_keys,
     error::{build_error, unavailable},
     events::{encode_event, EVENT_ABSENT},
     idempotency::{answer_update, claim_update},
@@ -187,7 +188,11 @@ impl DynamoPayments {
             puts.push(
                 Put::builder()
                     .table_name(&self.payments_table)
-                    .set_item(Some(encode_transaction(x)))
+                    .set_item(Some(with_day_keys(
+                        encode_transaction(x),
+                        &change.payment,
+                        x,
+                    )))
                     .build()
                     .map_err(|e| build_error("transaction put", e))?,
             );

@@ -121,11 +121,16 @@ impl TableDef {
 /// reconciler's work list), by shard and due time.
 pub const UNSETTLED_INDEX: GsiDef = GsiDef::new("unsettled", "unsettledShard", "reconcileAt");
 
+/// Transactions by POS account and business day (`accountDay = <account id>#<YYYY-MM-DD>`,
+/// the Istanbul day of `createdAt`): the daily reconciliation's side of ours.
+pub const ACCOUNT_DAY_INDEX: GsiDef = GsiDef::new("byAccountDay", "accountDay", "createdAt");
+
 /// Payments (`sk = "PAYMENT"`) and their transactions (`sk = "TXN#<txn id>"`), under
-/// `pk = <payment id>`.
+/// `pk = <payment id>`; and the daily reconciliation reports (`pk = "RECON#<merchant id>"`,
+/// `sk = "<YYYY-MM-DD>#<account id>"`).
 pub const PAYMENTS: TableDef = TableDef::new("PaymentsTable", "PAYMENTS_TABLE", "pk")
     .with_sort_key("sk")
-    .with_gsis(&[UNSETTLED_INDEX]);
+    .with_gsis(&[UNSETTLED_INDEX, ACCOUNT_DAY_INDEX]);
 
 /// The sparse index of events not yet sent to the queue.
 pub const UNSENT_INDEX: GsiDef = GsiDef::new("unsent", "unsentShard", "createdAt");
@@ -468,7 +473,14 @@ mod tests {
         );
         assert_eq!(
             PAYMENTS.key_attributes(),
-            vec!["pk", "sk", "unsettledShard", "reconcileAt"]
+            vec![
+                "pk",
+                "sk",
+                "unsettledShard",
+                "reconcileAt",
+                "accountDay",
+                "createdAt"
+            ]
         );
         assert_eq!(
             DELIVERIES.key_attributes(),

@@ -209,6 +209,15 @@ impl AccountLookup for MemoryAccounts {
     }
 }
 
+#[async_trait]
+impl crate::daily::AllAccounts for MemoryAccounts {
+    async fn all_accounts(&self) -> Result<Vec<PosAccount>, StoreError> {
+        let mut v = self.0.lock().unwrap().clone();
+        v.sort_by(|a, b| (&a.merchant_id, &a.id).cmp(&(&b.merchant_id, &b.id)));
+        Ok(v)
+    }
+}
+
 /// A merchant exists when it has a POS account, as with the DynamoDB adapter.
 #[async_trait]
 impl MerchantDirectory for MemoryAccounts {

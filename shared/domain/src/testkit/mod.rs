@@ -29,7 +29,7 @@ pub use clock::{ManualClock, SeqIds, T0};
 pub use idempotency::{IdemFault, IdemOp, MemoryIdempotency};
 pub use logs::LogBuffer;
 pub use lookups::{MemoryAccounts, MemoryBins, MemoryKeys};
-pub use payments::{MemoryPayments, SaveFault};
+pub use payments::{MemoryDayReports, MemoryPayments, SaveFault};
 pub use throttle::{MemoryRateCounter, RecordingMetrics};
 pub use webhooks::{
     MemoryDeliveries, MemoryEndpoints, MemoryPublisher, MemoryQueue, ScriptedSender, SentRequest,

@@ -401,3 +401,69 @@ impl OutboxWriter for MemoryPayments {
         Ok(())
     }
 }
+
+/// Our side of the daily reconciliation: transactions by their payment's account and the
+/// business day of their creation, as the DynamoDB adapter's `byAccountDay` index.
+#[async_trait]
+impl crate::daily::DayLedger for MemoryPayments {
+    async fn day_transactions(
+        &self,
+        account: &crate::AccountId,
+        day: crate::daily::BusinessDay,
+    ) -> Result<Listing<crate::daily::DayTransaction>, StoreError> {
+        let s = self.inner.lock().unwrap();
+        let items = s
+            .transactions
+            .values()
+            .filter(|t| day.contains(t.created_at))
+            .filter_map(|t| {
+                let p = s.payments.get(&t.payment_id)?;
+                (&p.account_id == account).then(|| crate::daily::DayTransaction {
+                    order_id: p.order_id.clone(),
+                    transaction: t.clone(),
+                })
+            })
+            .collect();
+        Ok(Listing::of(items))
+    }
+}
+
+/// Stored daily reconciliation reports.
+#[derive(Default)]
+pub struct MemoryDayReports(Mutex<Vec<crate::daily::DayReport>>);
+
+impl MemoryDayReports {
+    pub fn all(&self) -> Vec<crate::daily::DayReport> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+#[async_trait]
+impl crate::daily::DayReports for MemoryDayReports {
+    async fn put_report(&self, report: &crate::daily::DayReport) -> Result<(), StoreError> {
+        let mut v = self.0.lock().unwrap();
+        v.retain(|r| {
+            (&r.merchant_id, &r.account_id, r.date)
+                != (&report.merchant_id, &report.account_id, report.date)
+        });
+        v.push(report.clone());
+        Ok(())
+    }
+
+    async fn list_reports(
+        &self,
+        merchant: &crate::MerchantId,
+        day: crate::daily::BusinessDay,
+    ) -> Result<Vec<crate::daily::DayReport>, StoreError> {
+        let mut v: Vec<_> = self
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| &r.merchant_id == merchant && r.date == day)
+            .cloned()
+            .collect();
+        v.sort_by(|a, b| a.account_id.cmp(&b.account_id));
+        Ok(v)
+    }
+}

@@ -581,6 +581,7 @@ async fn a_failed_queue_send_leaves_the_event_for_the_sweeper() {
     assert_eq!(w.store.unsent(), vec![w.store.events()[0].id.clone()]);
 }
 
+mod daily;
 mod deadline;
 mod faults;
 mod metrics;
