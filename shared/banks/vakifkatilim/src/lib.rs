@@ -16,11 +16,13 @@
 //! pre-authorization) or `SaleReversal` (a sale, or a closed pre-authorization, before the
 //! end-of-day cut); refund = `DrawBack` (the whole sale) or `PartialDrawBack` (after the
 //! cut); query = `SelectOrderByMerchantOrderId`; history = `SelectOrder` (paged, a request of
-//! its own: [`Request::History`]). No points inquiry (the family has none).
+//! its own: [`Request::History`]; the day's captures, cancels and refunds for the daily
+//! reconciliation: [`history::day_history`]). No points inquiry (the family has none).
 
 pub mod config;
 pub mod decline;
 pub mod hash;
+pub mod history;
 pub mod request;
 pub mod response;
 pub mod status;
@@ -287,6 +289,15 @@ impl Protocol for VakifKatilim {
         s.send(&req).await
     }
 
+    /// `SelectOrder` over the day, every page ([`history::day_history`]).
+    async fn day_history(
+        &self,
+        s: &Session<'_, Self>,
+        day: paygate_domain::daily::BusinessDay,
+    ) -> paygate_domain::daily::DayHistory {
+        history::day_history(s, day).await
+    }
+
     /// `SelectOrderByMerchantOrderId`.
     async fn query(&self, s: &Session<'_, Self>, order_id: &str) -> BankStatus {
         match read_order(s, order_id).await {
@@ -332,8 +343,8 @@ pub async fn history(
     let req = Request::History {
         start,
         end,
-        page: page.max(1),
-        page_size,
+        lower: page.max(1).saturating_sub(1).saturating_mul(page_size),
+        limit: page_size,
     };
     s.read_with(&req, history_page).await
 }

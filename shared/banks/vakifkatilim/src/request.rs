@@ -52,14 +52,14 @@ pub enum Request<'a> {
     PartialDrawBack(OnOrder<'a>),
     /// `SelectOrderByMerchantOrderId`: the order's record.
     Status { order_id: &'a str },
-    /// `SelectOrder`: the orders of a date range (`YYYY-MM-DD`, at most 90 days), one page:
-    /// `LowerLimit` = (page − 1) × size, `UpperLimit` = size (MEWS
-    /// `createHistoryRequestData`).
+    /// `SelectOrder`: the transactions of a date range (`YYYY-MM-DD`, at most 90 days), one
+    /// page: `LowerLimit` = the entries to skip, `UpperLimit` = the page's size (MEWS
+    /// `createHistoryRequestData`: (page − 1) × size and size).
     History {
         start: &'a str,
         end: &'a str,
-        page: u32,
-        page_size: u32,
+        lower: u32,
+        limit: u32,
     },
 }
 
@@ -183,15 +183,14 @@ pub fn to_xml(creds: &ApiCredentials, req: &Request<'_>) -> String {
         Request::History {
             start,
             end,
-            page,
-            page_size,
+            lower,
+            limit,
         } => {
-            let lower = page.saturating_sub(1).saturating_mul(*page_size);
             let doc = doc
                 .leaf("StartDate", start)
                 .leaf("EndDate", end)
                 .leaf("LowerLimit", &lower.to_string())
-                .leaf("UpperLimit", &page_size.to_string())
+                .leaf("UpperLimit", &limit.to_string())
                 .leaf("ProvNumber", "")
                 .leaf("OrderStatus", "")
                 .leaf("TranResult", "")

@@ -178,8 +178,8 @@ fn history_page() {
         &Request::History {
             start: "2024-03-30",
             end: "2024-03-31",
-            page: 1,
-            page_size: 10,
+            lower: 0,
+            limit: 10,
         },
         &with(&[
             ("StartDate", "2024-03-30"),
@@ -196,8 +196,8 @@ fn history_page() {
     let third = fields(&Request::History {
         start: "2024-03-30",
         end: "2024-03-31",
-        page: 3,
-        page_size: 20,
+        lower: 40,
+        limit: 20,
     });
     assert!(third.contains(&("LowerLimit".into(), "40".into())));
 }

@@ -226,9 +226,14 @@ async fn query_not_found_declined_and_bad_credentials() {
     assert!(matches!(out, BankOutcome::Error { .. }), "{out:?}");
 }
 
+/// `SelectOrder` pages hold one entry per transaction: page 2 holds `VK-H3`'s sale and its
+/// reversal, which this list of orders reads as one cancelled order.
 #[tokio::test]
 async fn history_pages() {
     let b = bank().await;
+    b.state
+        .book()
+        .pin_date(paygate_domain::daily::BusinessDay::parse("2026-11-26").unwrap());
     for (id, state) in [
         ("VK-H1", TestOrderState::Approved),
         ("VK-H2", TestOrderState::Preauth),
@@ -242,7 +247,7 @@ async fn history_pages() {
             .await,
     );
     let s = b.provider.session(&b.account).await.unwrap();
-    let range = ("2024-03-30", "2024-03-31");
+    let range = ("2026-11-26", "2026-11-26");
     let first = history(&s, range, 1, 2).await.unwrap();
     let states: Vec<(&str, BankState)> = first
         .iter()
@@ -283,4 +288,41 @@ async fn no_points_inquiry() {
         matches!(&out, PointsResult::Error { code, .. } if code == "operation_not_supported"),
         "{out:?}"
     );
+}
+
+/// The kit's shared case: `SelectOrder` over the day (every page: the simulator gives at
+/// most three entries a page), the close a capture, the reversal a cancel, the next day's
+/// partial refund a refund; a technical error is unavailable.
+#[tokio::test]
+async fn the_day_history_lists_what_the_bank_booked() {
+    bank()
+        .await
+        .the_day_history_lists_what_the_bank_booked("VK-DH1", "VK-DH2", true)
+        .await;
+}
+
+/// A day of more entries than a page holds is read to its end: seven sales reversed (fourteen
+/// entries, five pages of three) give the seven cancels.
+#[tokio::test]
+async fn the_day_history_reads_every_page() {
+    use paygate_domain::daily::{BusinessDay, DayHistory};
+    let b = bank().await;
+    let d = BusinessDay::parse("2026-11-26").unwrap();
+    b.state.book().pin_date(d);
+    for i in 0..7 {
+        let id = format!("VK-P{i}");
+        b.order(&id, 1_000 + i, TestOrderState::Approved, false)
+            .await;
+        approved(
+            &b.provider
+                .cancel(&b.account, &op(&id, 1_000 + i, true))
+                .await,
+        );
+    }
+    let DayHistory::Lines(lines) = b.provider.day_history(&b.account, d).await else {
+        panic!("expected the day's lines");
+    };
+    let mut seen: Vec<i64> = lines.iter().map(|l| l.amount).collect();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..7).map(|i| 1_000 + i).collect::<Vec<_>>());
 }

@@ -15,11 +15,12 @@
 //!
 //! Faults: a technical error answers `SystemError` (the simulator's code: the bank's is not
 //! in the public sources; the adapter reads it as unknown). The fault counters (latency,
-//! technical errors, drops) and the kit's money-request fault plan apply to the money
-//! requests only — `PreAuthorizatenClose`, `SaleReversal`, `PreAuthorizationReversal`,
-//! `DrawBack` and `PartialDrawBack` — never to the reads (`SelectOrderByMerchantOrderId`,
-//! `SelectOrder`), so the order read before each money request is not what a test's fault
-//! hits (as PayFlex's separate search service).
+//! technical errors, drops) apply to the money requests — `PreAuthorizatenClose`,
+//! `SaleReversal`, `PreAuthorizationReversal`, `DrawBack` and `PartialDrawBack` — and to the
+//! history read (`SelectOrder`, which no money flow sends), never to the order read
+//! (`SelectOrderByMerchantOrderId`), so the order read before each money request is not what
+//! a test's fault hits (as PayFlex's separate search service). The kit's fault plan applies to
+//! the money requests only.
 
 mod rules;
 mod wire;
@@ -42,7 +43,9 @@ pub const MONEY: [&str; 5] = [
     "PartialDrawBack",
 ];
 /// The read operations.
-pub const READS: [&str; 2] = ["SelectOrderByMerchantOrderId", "SelectOrder"];
+pub const READS: [&str; 2] = ["SelectOrderByMerchantOrderId", HISTORY];
+/// The history read (`SelectOrder`), the one read the fault counters apply to.
+pub const HISTORY: &str = "SelectOrder";
 
 /// An API user the simulated bank accepts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,12 +142,20 @@ fn technical_error(order: &str) -> Answer {
 async fn api_call(sim: Arc<VakifKatilim>, op: &'static str, body: Bytes) -> Response {
     let sim = &*sim;
     if READS.contains(&op) {
-        let answer = match wire::read_request(&body) {
-            Ok(req) => rules::handle(sim, op, &req),
-            Err(_) => Answer::orders(rules::BAD_REQUEST, "", Vec::new()),
+        let read = || {
+            let answer = match wire::read_request(&body) {
+                Ok(req) => rules::handle(sim, op, &req),
+                Err(_) => Answer::orders(rules::BAD_REQUEST, "", Vec::new()),
+            };
+            tracing::debug!(kind = op, code = answer.code(), "vakifkatilim sim read");
+            xml_response(&answer)
         };
-        tracing::debug!(kind = op, code = answer.code(), "vakifkatilim sim read");
-        return xml_response(&answer);
+        if op != HISTORY {
+            return read();
+        }
+        // The day history's read takes the fault counters (the order read does not).
+        let technical = || xml_response(&Answer::orders(rules::SYSTEM_ERROR, "", Vec::new()));
+        return sim::serve_counted(sim.state.take_fault(), technical, async { read() }).await;
     }
     let order = wire::read_request(&body)
         .ok()

@@ -31,6 +31,7 @@ use paygate_bankkit::{
     sim::{OrderState, Refusal, SimOrder, SimTxn},
     xml::Element,
 };
+use paygate_domain::daily::BusinessDay;
 
 use super::{
     wire::{Answer, Fields},
@@ -105,7 +106,11 @@ pub(crate) fn handle(sim: &VakifKatilim, op: &str, req: &Element) -> Answer {
     let ctx = Ctx { sim, client };
     match op {
         "SelectOrderByMerchantOrderId" => ctx.status(&order),
-        "SelectOrder" => ctx.history(&text("LowerLimit"), &text("UpperLimit")),
+        "SelectOrder" => ctx.history(
+            (&text("StartDate"), &text("EndDate")),
+            &text("LowerLimit"),
+            &text("UpperLimit"),
+        ),
         _ => ctx.money(op, &order, &text("OrderId"), &text("Amount")),
     }
 }
@@ -186,23 +191,37 @@ impl Ctx<'_> {
 
     /// One page of the merchant's orders (`LowerLimit` skipped, `UpperLimit` taken), by order
     /// id; each order's main entry. The dates are not simulated (every order is in range).
-    fn history(&self, lower: &str, upper: &str) -> Answer {
+    /// `SelectOrder`: every transaction booked between `StartDate` and `EndDate` (both
+    /// included, at most 90 days), one entry each, in booking order, dated by the book's
+    /// calendar; `LowerLimit` entries skipped, at most `UpperLimit` and [`PAGE_CAP`] given;
+    /// none left is `NonResult`.
+    fn history(&self, (start, end): (&str, &str), lower: &str, upper: &str) -> Answer {
         let (Ok(lower), Ok(upper)) = (lower.parse::<usize>(), upper.parse::<usize>()) else {
+            return Answer::orders(BAD_REQUEST, "", Vec::new());
+        };
+        let (Some(start), Some(end)) = (BusinessDay::parse(start), BusinessDay::parse(end)) else {
             return Answer::orders(BAD_REQUEST, "", Vec::new());
         };
         let today = self.today();
         let book = self.sim.state.book();
-        let mut mine: Vec<&SimOrder> = book
-            .orders()
-            .filter(|(c, _)| *c == self.key())
-            .map(|(_, o)| o)
-            .collect();
-        mine.sort_by(|a, b| a.order_id.cmp(&b.order_id));
-        let page: Vec<Fields> = mine
+        let mut all: Vec<Fields> = Vec::new();
+        let mut date = start;
+        for _ in 0..=MAX_RANGE_DAYS {
+            if date > end {
+                break;
+            }
+            for (o, t) in book.booked_on(self.key(), date) {
+                all.extend(entry_of(o, t, today, date));
+            }
+            date = date.next();
+        }
+        if date <= end {
+            return Answer::orders(BAD_REQUEST, "", Vec::new());
+        }
+        let page: Vec<Fields> = all
             .into_iter()
             .skip(lower)
-            .take(upper)
-            .filter_map(|o| entries(o, today).into_iter().next())
+            .take(upper.min(PAGE_CAP))
             .collect();
         if page.is_empty() {
             return Answer::orders(NO_RESULT, "", Vec::new());
@@ -236,6 +255,24 @@ fn last_status(o: &SimOrder) -> &'static str {
         OrderState::Sale if closed => "3",
         _ => "1",
     }
+}
+
+/// Most entries one `SelectOrder` page gives, whatever `UpperLimit` asks (small, so the
+/// adapter's paging is exercised; the bank's own cap is not in the public sources).
+pub const PAGE_CAP: usize = 3;
+/// The longest `SelectOrder` range (MEWS: "Tarih aralığı maksimum 90 gün olabilir").
+const MAX_RANGE_DAYS: usize = 90;
+
+/// The entry of transaction `t` of `o`, booked on `date` (`OrderDate` at noon of it).
+fn entry_of(o: &SimOrder, t: &SimTxn, today: u32, date: BusinessDay) -> Option<Fields> {
+    let i = o.history.iter().position(|h| h.rrn == t.rrn)?;
+    let mut e = entries(o, today).into_iter().nth(i)?;
+    for (k, v) in &mut e.0 {
+        if *k == "OrderDate" {
+            *v = format!("{date}T12:00:00.000");
+        }
+    }
+    Some(e)
 }
 
 /// Every entry of an order's record, oldest first.
