@@ -9,6 +9,8 @@
 //! - [`response`] reads and classifies answers (`Code 0` and `BankResponseCode 00` =
 //!   approved).
 //! - [`status`]: the `inquiry` answer's `RequestStatus` and amounts, partial refunds included.
+//! - [`history`]: a day's transactions, every page (`history` by date), for the daily
+//!   reconciliation.
 //! - `sim` (feature `sim`) is a simulator speaking the same protocol (and checking the hash).
 //!
 //! Operations: capture = `postAuth`, cancel = `void` (the whole order, a captured
@@ -19,6 +21,7 @@
 pub mod config;
 pub mod decline;
 pub mod hash;
+pub mod history;
 pub mod request;
 pub mod response;
 pub mod status;
@@ -132,6 +135,15 @@ impl Protocol for ToslaPos {
         })
         .await
         .unwrap_or_else(|st| st)
+    }
+
+    /// `history` by `transactionDate`, every page ([`history`]).
+    async fn day_history(
+        &self,
+        s: &Session<'_, Self>,
+        day: paygate_domain::daily::BusinessDay,
+    ) -> paygate_domain::daily::DayHistory {
+        history::day_history(s, day).await
     }
 
     fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {

@@ -24,6 +24,14 @@ pub enum Request<'a> {
     Refund(Order<'a>),
     /// The order's state (`inquiry`: "Ödeme doğrulama servisi").
     Inquiry { order_id: &'a str },
+    /// One page of a day's transactions, every order (`history` with an empty `orderId`:
+    /// "Sipariş numarası boş gönderildiğinde o tarihteki tüm siparişleri listeler"; see
+    /// [`crate::history`]). `transaction_date` is `yyyyMMdd` as a number, `page` from 1.
+    History {
+        transaction_date: u32,
+        page: u32,
+        page_size: u32,
+    },
 }
 
 impl Request<'_> {
@@ -34,6 +42,7 @@ impl Request<'_> {
             Self::Void { .. } => "void",
             Self::Refund(_) => "refund",
             Self::Inquiry { .. } => "inquiry",
+            Self::History { .. } => "history",
         }
     }
 
@@ -41,6 +50,7 @@ impl Request<'_> {
         match self {
             Self::PostAuth(o) | Self::Refund(o) => o.order_id,
             Self::Void { order_id } | Self::Inquiry { order_id } => order_id,
+            Self::History { .. } => "",
         }
     }
 }
@@ -102,6 +112,16 @@ pub fn to_json(creds: &ApiCredentials, req: &Request<'_>, stamp: &Stamp) -> Stri
     body.insert("orderId".into(), json!(req.order_id()));
     if let Request::PostAuth(o) | Request::Refund(o) = req {
         body.insert("amount".into(), json!(o.amount));
+    }
+    if let Request::History {
+        transaction_date,
+        page,
+        page_size,
+    } = req
+    {
+        body.insert("transactionDate".into(), json!(transaction_date));
+        body.insert("page".into(), json!(page));
+        body.insert("pageSize".into(), json!(page_size));
     }
     body.insert("rnd".into(), json!(stamp.rnd));
     body.insert("timeSpan".into(), json!(stamp.time_span));

@@ -255,3 +255,95 @@ async fn points_are_not_supported() {
         .await;
     assert!(matches!(res, PointsResult::Error { code, .. } if code == "operation_not_supported"));
 }
+
+/// The shared day-history case: `history` by `transactionDate`, every page.
+#[tokio::test]
+async fn the_day_history_lists_what_the_bank_booked() {
+    bank()
+        .await
+        .the_day_history_lists_what_the_bank_booked("T-DAY-CAP", "T-DAY-VOID", true)
+        .await;
+}
+
+/// A day of eight lines, two to a page (`sim::HISTORY_PAGE_CAP`): every page is read, sales
+/// and pre-authorizations are left out, another client's day is not this one's.
+#[tokio::test]
+async fn the_day_history_reads_every_page() {
+    use paygate_domain::{
+        daily::{BusinessDay, DayHistory},
+        TransactionType::{Cancel, Capture, Refund},
+    };
+    let b = bank().await;
+    let d = BusinessDay::parse("2026-11-20").unwrap();
+    b.state.book().pin_date(d);
+    b.order("T-A", 10_000, TestOrderState::Preauth, false).await;
+    approved(
+        &b.provider
+            .capture(&b.account, &op("T-A", 6_000, false))
+            .await,
+    );
+    b.order("T-B", 5_000, TestOrderState::Approved, false).await;
+    for amount in [1_000, 2_000] {
+        approved(
+            &b.provider
+                .refund(&b.account, &op("T-B", amount, false))
+                .await,
+        );
+    }
+    b.order("T-C", 3_000, TestOrderState::Preauth, false).await;
+    approved(
+        &b.provider
+            .capture(&b.account, &op("T-C", 3_000, true))
+            .await,
+    );
+    approved(&b.provider.cancel(&b.account, &op("T-C", 3_000, true)).await);
+    let other = b.other_account(
+        "acc_other",
+        paygate_bankkit::AccountCredentials::new(
+            b.endpoint(),
+            [
+                ("clientId".to_owned(), "1000000777".to_owned()),
+                ("apiUser".to_owned(), "OTHER".to_owned()),
+                ("apiPass".to_owned(), "other-pass".to_owned()),
+            ],
+        ),
+    );
+    paygate_bankkit::sim::testing::register_order(
+        &b.provider,
+        &other,
+        "T-X",
+        900,
+        TestOrderState::Approved,
+        false,
+    )
+    .await
+    .unwrap();
+    approved(&b.provider.cancel(&other, &op("T-X", 900, true)).await);
+    assert!(
+        b.state.book().booked_on(CLIENT_ID, d).len()
+            > 2 * paygate_bank_toslapos::sim::HISTORY_PAGE_CAP
+    );
+    let DayHistory::Lines(lines) = b.provider.day_history(&b.account, d).await else {
+        panic!("expected the day's lines");
+    };
+    let mut got: Vec<_> = lines
+        .iter()
+        .map(|l| (l.order_id.as_str(), l.kind, l.amount))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("T-A", Capture, 6_000),
+            ("T-B", Refund, 1_000),
+            ("T-B", Refund, 2_000),
+            ("T-C", Capture, 3_000),
+            ("T-C", Cancel, 3_000)
+        ]
+    );
+    assert!(lines.iter().all(|l| !l.rrn.is_empty()));
+    let DayHistory::Lines(theirs) = b.provider.day_history(&other, d).await else {
+        panic!("expected the other client's day");
+    };
+    assert_eq!(theirs.len(), 1);
+}

@@ -1,4 +1,5 @@
-//! A Tosla simulator (feature `sim`): `POST <API_PATH>/{postAuth, void, refund, inquiry}`
+//! A Tosla simulator (feature `sim`): `POST <API_PATH>/{postAuth, void, refund, inquiry,
+//! history}`
 //! speak the JSON protocol on the kit's order book (`OrderBook::new(false)`: refunds are
 //! taken on the sale's own day, as MEWS's functional test refunds right after paying; a void
 //! cancels the whole order, a captured pre-authorization included, on its business day only
@@ -6,6 +7,10 @@
 //! client's password and accepted once; a wrong, missing or reused one, or an unknown
 //! client, is `Code 997` "Hash Hatası"; a malformed body `Code 998` "Validasyon Hatası"
 //! (nothing applied; both on HTTP 200, as MEWS's fixtures show them).
+//!
+//! `history` lists the lines of a `transactionDate` (`OrderBook::booked_on`; one order's
+//! when `orderId` is given), [`HISTORY_PAGE_CAP`] to a page at most whatever `pageSize`
+//! asks, `Count` the day's total.
 //!
 //! Admin routes (test helper, local stack), at the root and under the API base:
 //! - `POST /_sim/orders` — `{"clientId", "orderId", "amount", "currency", "state",
@@ -26,6 +31,7 @@ use std::{
 
 use paygate_bankkit::sim::{self, prelude::*, Secret, Served, SimServer, SimState, SimUser};
 
+pub use rules::HISTORY_PAGE_CAP;
 pub use wire::read_request;
 
 use crate::API_PATH;
@@ -81,7 +87,7 @@ impl UsedHashes {
 pub(crate) type ToslaSim = sim::Sim<SimClient, UsedHashes>;
 
 /// The API's operations (paths below [`API_PATH`]).
-pub const PATHS: [&str; 4] = ["postAuth", "void", "refund", "inquiry"];
+pub const PATHS: [&str; 5] = ["postAuth", "void", "refund", "inquiry", "history"];
 
 /// Starts the simulator on a free loopback port. Accounts use `<server.url><API_PATH>` as
 /// their `endpointUrl`.
@@ -130,7 +136,7 @@ async fn api_call(sim: Arc<ToslaSim>, path: &'static str, body: Bytes) -> Respon
                 let client_id = client.client_id.clone();
                 let process =
                     move || json(StatusCode::OK, rules::handle(sim, &client_id, path, &req));
-                if path == "inquiry" {
+                if matches!(path, "inquiry" | "history") {
                     Served::Answer(process())
                 } else {
                     Served::Money(process)

@@ -6,8 +6,10 @@
 //! | unknown order, nothing to capture / void / refund, a void of a cancelled or refunded order, a void after the end-of-day cut | postAuth, void, refund | 101 | Orjinal Kayıt Bulunamadı |
 //! | amount above the pre-auth or above what is left to refund | postAuth, refund | 998 | Validasyon Hatası (simulator's choice) |
 //! | inquiry of an unknown order | inquiry | 0 | everything empty (MEWS `fail_order_not_found`) |
+//! | history of a date without lines, or past the last page | history | 0 | `Count` the total, `Transactions` empty (MEWS `success_no_order_found`) |
 
 use paygate_bankkit::sim::{OrderState, Refusal, SimOrder, SimTxn};
+use paygate_domain::daily::BusinessDay;
 use serde_json::{json, Value};
 
 use super::ToslaSim;
@@ -48,6 +50,7 @@ pub(crate) fn handle(sim: &ToslaSim, client_id: &str, path: &str, req: &Value) -
         "postAuth" => sim.state.book().postauth(client_id, &order_id, amount),
         "void" => sim.state.book().void(client_id, &order_id),
         "refund" => sim.state.book().refund(client_id, &order_id, amount),
+        "history" => return history(sim, client_id, &order_id, req),
         _ => return inquiry(sim, client_id, &order_id),
     };
     match done {
@@ -84,6 +87,19 @@ fn create_date(day: u32) -> String {
     format!("202401{:02}005007", 20 + day % 9)
 }
 
+/// An order's `RequestStatus` and the host code shown with it.
+fn request_status(o: &SimOrder) -> (u8, &'static str) {
+    let pre = o.history.iter().any(|t| t.kind == "preauth");
+    match o.state {
+        OrderState::Declined => (0, "05"),
+        OrderState::Preauth => (1, "00"),
+        OrderState::Voided => (2, "00"),
+        OrderState::Sale if o.refunded == 0 => (if pre { 5 } else { 1 }, "00"),
+        OrderState::Sale if o.refunded < o.amount => (3, "00"),
+        OrderState::Sale => (4, "00"),
+    }
+}
+
 /// The inquiry of an order (MEWS `statusResponseDataProvider` shapes).
 fn render(o: &SimOrder, client_id: &str) -> String {
     let pre = o.history.iter().find(|t| t.kind == "preauth");
@@ -96,14 +112,7 @@ fn render(o: &SimOrder, client_id: &str) -> String {
         (Some(_), OrderState::Sale) => o.amount,
         _ => 0,
     };
-    let (status, brc) = match o.state {
-        OrderState::Declined => (0, "05"),
-        OrderState::Preauth => (1, "00"),
-        OrderState::Voided => (2, "00"),
-        OrderState::Sale if o.refunded == 0 => (if pre.is_some() { 5 } else { 1 }, "00"),
-        OrderState::Sale if o.refunded < o.amount => (3, "00"),
-        OrderState::Sale => (4, "00"),
-    };
+    let (status, brc) = request_status(o);
     json!({
         "TransactionType": kind,
         "CreateDate": create_date(o.day),
@@ -125,4 +134,79 @@ fn render(o: &SimOrder, client_id: &str) -> String {
         "Message": ""
     })
     .to_string()
+}
+
+/// Lines a `history` page holds at most, whatever `pageSize` asks (the simulator's choice:
+/// small, so that the adapter's paging is exercised).
+pub const HISTORY_PAGE_CAP: usize = 2;
+
+/// `TransactionType` of a book entry (MEWS `txTypeMappings`).
+fn transaction_type(kind: &str) -> u8 {
+    match kind {
+        "sale" => 1,
+        "preauth" => 2,
+        "postauth" => 3,
+        "void" => 4,
+        _ => 5,
+    }
+}
+
+/// A `yyyyMMdd` date.
+fn parse_date(s: &str) -> Option<BusinessDay> {
+    let ok = s.len() == 8 && s.bytes().all(|b| b.is_ascii_digit());
+    ok.then(|| BusinessDay::parse(&format!("{}-{}-{}", &s[..4], &s[4..6], &s[6..])))
+        .flatten()
+}
+
+/// One line of a history page (MEWS `orderHistoryDataProvider` shapes).
+fn history_line(o: &SimOrder, t: &SimTxn, date: &str, client_id: &str) -> Value {
+    let (status, _) = request_status(o);
+    json!({
+        "TransactionType": transaction_type(t.kind),
+        "CreateDate": format!("{date}005007"),
+        "OrderId": o.order_id,
+        "BankResponseCode": "00",
+        "BankResponseMessage": null,
+        "AuthCode": t.auth_code,
+        "HostReferenceNumber": t.rrn,
+        "Amount": t.amount,
+        "Currency": o.currency.numeric().parse::<u32>().unwrap_or(949),
+        "InstallmentCount": 0,
+        "ClientId": client_id.parse::<u64>().unwrap_or(0),
+        "CardNo": "41595600****7732",
+        "RequestStatus": status,
+        "RefundedAmount": o.refunded,
+        "PostAuthedAmount": 0,
+        "TransactionId": format!("2000000000{}", &t.rrn[t.rrn.len().saturating_sub(6)..]),
+        "TransactionDate": date,
+        "Code": 0,
+        "Message": "Başarılı"
+    })
+}
+
+/// A page of the lines booked on `transactionDate` (one order's, when `orderId` is given).
+fn history(sim: &ToslaSim, client_id: &str, order_id: &str, req: &Value) -> String {
+    let date = text(req, "transactionDate");
+    let Some(day) = parse_date(&date) else {
+        return json!({"Code": 998, "message": "Validasyon Hatası", "ValidationErrors": ["transactionDate"]})
+            .to_string();
+    };
+    let number = |key: &str| {
+        req.get(key)
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(1)
+            .max(1)
+    };
+    let size = number("pageSize").min(HISTORY_PAGE_CAP);
+    let skip = (number("page") - 1).saturating_mul(size);
+    let book = sim.state.book();
+    let all: Vec<Value> = book
+        .booked_on(client_id, day)
+        .into_iter()
+        .filter(|(o, _)| order_id.is_empty() || o.order_id == order_id)
+        .map(|(o, t)| history_line(o, t, &date, client_id))
+        .collect();
+    let page: Vec<&Value> = all.iter().skip(skip).take(size).collect();
+    json!({"Count": all.len(), "Transactions": page, "Code": 0, "Message": "Başarılı"}).to_string()
 }

@@ -1,6 +1,7 @@
 //! The simulator's wire checks: a JSON object with `clientId` (a number or digits),
-//! `apiUser`, `rnd` (1–24 characters), `timeSpan` (`yyyyMMddHHmmss`), `orderId`, an integer
-//! `amount` above zero for `postAuth` and `refund`, and a `hash` right for that client's
+//! `apiUser`, `rnd` (1–24 characters), `timeSpan` (`yyyyMMddHHmmss`), `orderId` (may be
+//! empty for `history`, which needs `transactionDate` `yyyyMMdd`, `page` and `pageSize`), an
+//! integer `amount` above zero for `postAuth` and `refund`, and a `hash` right for that client's
 //! password and not used before. A malformed body is `Code 998` "Validasyon Hatası" with
 //! `ValidationErrors` (MEWS `fail_validation`); an unknown client or a wrong, missing or
 //! reused hash is `Code 997` "Hash Hatası" (MEWS `error_hash_error`). Nothing is applied.
@@ -57,7 +58,19 @@ pub fn read_request<'a>(
     if time_span.len() != 14 || !time_span.bytes().all(|b| b.is_ascii_digit()) {
         return Err(validation("timeSpan"));
     }
-    if text(&v, "orderId").is_empty() {
+    if path == "history" {
+        // A day's page: `transactionDate` `yyyyMMdd` (a number or digits), `page` and
+        // `pageSize` from 1; `orderId` may be empty (every order of the day).
+        let date = text(&v, "transactionDate");
+        if date.len() != 8 || !date.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(validation("transactionDate"));
+        }
+        for key in ["page", "pageSize"] {
+            if v.get(key).and_then(Value::as_u64).is_none_or(|n| n == 0) {
+                return Err(validation(key));
+            }
+        }
+    } else if text(&v, "orderId").is_empty() {
         return Err(validation("orderId"));
     }
     let amount = v.get("amount").and_then(Value::as_i64);
