@@ -165,6 +165,7 @@ impl GarantiConfig {
             currency_code: currency.numeric(),
             original_rrn: None,
             card: None,
+            list: None,
         }
     }
 }

@@ -7,10 +7,13 @@
 //! - [`response`], [`status`], [`points`]: answer decoding and mapping onto the gateway's
 //!   outcomes, statuses and points balances.
 //! - [`cancel`]: the two-void cancel of a captured pre-authorization.
+//! - [`history`]: the day's captures, cancels and refunds (`orderlistinq`, all pages) for the
+//!   daily reconciliation.
 //! - `sim` (feature `sim`): a GVPS simulator with the bank's rules and codes.
 //!
 //! Operations: capture = `postauth`, cancel = `orderhistoryinq` then the `void`s still
-//! missing, refund = `refund`, query = `orderinq` + `orderhistoryinq`, points = `rewardinq`.
+//! missing, refund = `refund`, query = `orderinq` + `orderhistoryinq`, points = `rewardinq`,
+//! day history = `orderlistinq`.
 //! Nothing here logs a request or response body: they carry hashes and, for `rewardinq`,
 //! the card number.
 
@@ -18,6 +21,7 @@ pub mod cancel;
 pub mod config;
 pub mod decline;
 pub mod hash;
+pub mod history;
 pub mod points;
 pub mod request;
 pub mod response;
@@ -93,6 +97,14 @@ impl Protocol for Garanti {
             Err(e) => return e.status(),
         };
         combine(&inq, &history)
+    }
+
+    async fn day_history(
+        &self,
+        s: &Session<'_, Self>,
+        day: paygate_domain::daily::BusinessDay,
+    ) -> paygate_domain::daily::DayHistory {
+        history::day_history(s, day).await
     }
 
     fn request<'a>(&'a self, cfg: &'a GarantiConfig, op: Op<'a>) -> Result<Request<'a>, Refusal> {

@@ -1,6 +1,6 @@
 //! Request encoding: the `GVPSRequest` document of each operation, element for element in
 //! the order of the MEWS request-mapper samples (postauth, void, refund, orderinq,
-//! orderhistoryinq) and of Garanti's own sample code (`rewardinq`).
+//! orderhistoryinq, orderlistinq) and of Garanti's own sample code (`rewardinq`).
 
 use paygate_bankkit::{xml::XmlBuilder, BankRequest};
 use paygate_domain::CardDetails;
@@ -29,6 +29,8 @@ pub enum TxnType {
     Refund,
     OrderInq,
     OrderHistoryInq,
+    /// The terminal's transactions of a date range, 500 a page (the daily reconciliation).
+    OrderListInq,
     RewardInq,
 }
 
@@ -40,6 +42,7 @@ impl TxnType {
             Self::Refund => "refund",
             Self::OrderInq => "orderinq",
             Self::OrderHistoryInq => "orderhistoryinq",
+            Self::OrderListInq => "orderlistinq",
             Self::RewardInq => "rewardinq",
         }
     }
@@ -51,6 +54,7 @@ impl TxnType {
             Self::Refund,
             Self::OrderInq,
             Self::OrderHistoryInq,
+            Self::OrderListInq,
             Self::RewardInq,
         ]
         .into_iter()
@@ -73,6 +77,16 @@ pub struct Signer<'a> {
     pub password: &'a str,
 }
 
+/// The range and page of an `orderlistinq` (`Order/StartDate`, `EndDate`, `ListPageNum`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListRange {
+    /// `dd/MM/yyyy HH:mm`, Istanbul time.
+    pub start: String,
+    pub end: String,
+    /// From 1.
+    pub page: u32,
+}
+
 /// One request, before encoding.
 pub struct Request<'a> {
     pub signer: Signer<'a>,
@@ -87,6 +101,8 @@ pub struct Request<'a> {
     pub original_rrn: Option<&'a str>,
     /// The card of a `rewardinq`.
     pub card: Option<&'a CardDetails>,
+    /// The range and page of an `orderlistinq`.
+    pub list: Option<ListRange>,
 }
 
 /// `MMYY` from the card's month and (two- or four-digit) year.
@@ -150,12 +166,16 @@ impl Request<'_> {
                 .leaf("CVV2", &card.cvv)
                 .close();
         }
-        b = b
-            .open("Order")
-            .leaf("OrderID", self.order_id)
-            .close()
-            .open("Transaction")
-            .leaf("Type", self.txn.wire());
+        b = b.open("Order").leaf("OrderID", self.order_id);
+        if let Some(l) = &self.list {
+            b = b
+                .leaf("GroupID", "")
+                .leaf("Description", "")
+                .leaf("StartDate", &l.start)
+                .leaf("EndDate", &l.end)
+                .leaf("ListPageNum", &l.page.to_string());
+        }
+        b = b.close().open("Transaction").leaf("Type", self.txn.wire());
         b = match self.txn {
             TxnType::PostAuth => b
                 .leaf("Amount", &self.amount)
@@ -165,6 +185,11 @@ impl Request<'_> {
                 .leaf("CurrencyCode", self.currency_code)
                 .leaf("CardholderPresentCode", "0")
                 .leaf("MotoInd", "H"),
+            TxnType::OrderListInq => b
+                .leaf("Amount", &self.amount)
+                .leaf("CurrencyCode", self.currency_code)
+                .leaf("CardholderPresentCode", "0")
+                .leaf("MotoInd", "N"),
             _ => b
                 .leaf("InstallmentCnt", "")
                 .leaf("Amount", &self.amount)

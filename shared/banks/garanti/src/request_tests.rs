@@ -40,6 +40,7 @@ fn req(
         currency_code: "949",
         original_rrn: rrn,
         card: None,
+        list: None,
     }
 }
 

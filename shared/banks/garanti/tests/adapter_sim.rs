@@ -556,3 +556,28 @@ fn the_provider_supports_everything_garanti_offers() {
     }
     assert!(b.provider.test_orders().is_some());
 }
+
+/// The kit's day-history case over `orderlistinq` (three lines a simulator page: D's four
+/// transactions take two pages).
+#[tokio::test]
+async fn the_day_history_lists_what_the_bank_booked() {
+    use paygate_bank_garanti::{sim, Garanti, GarantiProvider};
+    use paygate_bankkit::{sim::testing::TestBank, BankTransport};
+    let creds = sim::SimCredentials::garanti_test();
+    let b = TestBank::new(
+        sim::start(creds.clone()).await.unwrap(),
+        common::account_with_id,
+        "acc_garanti",
+        "",
+        |endpoint| creds.account_credentials(endpoint),
+        |store| {
+            GarantiProvider::new(
+                Garanti::with_step_retry(common::quick_retry()),
+                BankTransport::new(std::time::Duration::from_secs(3)).unwrap(),
+                store,
+            )
+        },
+    );
+    b.the_day_history_lists_what_the_bank_booked("DH-CAP", "DH-VOID", true)
+        .await;
+}

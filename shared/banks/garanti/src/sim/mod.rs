@@ -2,7 +2,8 @@
 //! the bank takes, checks terminal, user, hash and fields as the bank does, keeps per-order
 //! state in the kit's [`OrderBook`](paygate_bankkit::sim::OrderBook) (same-day refunds
 //! allowed, voids only before the end-of-day cut) and answers in ISO-8859-9 with GVPS's
-//! reason codes.
+//! reason codes. `orderlistinq` (the date range inquiry) lists the book's dated history
+//! (`list`), a few lines a page.
 //!
 //! Admin routes (not part of GVPS):
 //! - `POST /_sim/orders` — register a test order: [`RegisterOrder`] JSON (terminal, merchant,
@@ -19,6 +20,7 @@
 //! The admin bodies are read by the kit's pure `sim::bodies::json` (what the fuzz target
 //! `test_helper_bodies` runs), refused as axum's `Json` extractor refuses them.
 
+mod list;
 mod rules;
 mod wire;
 

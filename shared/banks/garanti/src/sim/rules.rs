@@ -9,6 +9,7 @@ use paygate_bankkit::{
 };
 
 use super::{
+    list,
     wire::{inq_view, msg, txn_views, Answer, OrderBlock},
     HistoryLag, Sim,
 };
@@ -36,6 +37,9 @@ struct Fields {
     original_rrn: String,
     card_number: String,
     expire_date: String,
+    start_date: String,
+    end_date: String,
+    list_page: String,
 }
 
 impl Fields {
@@ -55,6 +59,9 @@ impl Fields {
             original_rrn: t(&["Transaction", "OriginalRetrefNum"]),
             card_number: t(&["Card", "Number"]),
             expire_date: t(&["Card", "ExpireDate"]),
+            start_date: t(&["Order", "StartDate"]),
+            end_date: t(&["Order", "EndDate"]),
+            list_page: t(&["Order", "ListPageNum"]),
         }
     }
 }
@@ -157,7 +164,8 @@ fn checked(sim: &Sim, f: &Fields) -> Answer {
         && f.order_id
             .chars()
             .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_');
-    if txn != TxnType::RewardInq && !order_ok {
+    let no_order = matches!(txn, TxnType::RewardInq | TxnType::OrderListInq);
+    if !no_order && !order_ok {
         return mandatory("OrderID must be 1 to 32 letters, digits, '-' or '_'");
     }
     let expected = hash_data(
@@ -179,6 +187,7 @@ fn checked(sim: &Sim, f: &Fields) -> Answer {
         TxnType::Refund => refund(sim, f),
         TxnType::OrderInq => order_inq(sim, f),
         TxnType::OrderHistoryInq => order_history(sim, f),
+        TxnType::OrderListInq => order_list(sim, f),
         TxnType::RewardInq => reward_inq(sim, f),
     }
 }
@@ -335,6 +344,25 @@ fn order_history(sim: &Sim, f: &Fields) -> Answer {
             a.order_block = Some(OrderBlock::History(Vec::new()));
             a
         }
+    }
+}
+
+fn order_list(sim: &Sim, f: &Fields) -> Answer {
+    let (Some(from), Some(to)) = (list::parse_at(&f.start_date), list::parse_at(&f.end_date))
+    else {
+        return mandatory("StartDate and EndDate must be dd/MM/yyyy HH:mm");
+    };
+    let page = if f.list_page.is_empty() {
+        Ok(1)
+    } else {
+        f.list_page.parse::<usize>()
+    };
+    let Some(page) = page.ok().filter(|p| *p >= 1) else {
+        return mandatory("ListPageNum must be a number from 1");
+    };
+    match list::list(sim, from, to, page) {
+        Ok(view) => Answer::query(OrderBlock::List(view)),
+        Err(why) => mandatory(why),
     }
 }
 

@@ -62,11 +62,40 @@ pub struct TxnView {
     pub settlement: &'static str,
 }
 
+/// One `OrderTxn` of an `orderlistinq` answer (the fixture's fields that matter).
+#[derive(Debug, Clone, Default)]
+pub struct ListLine {
+    /// `yyyy-MM-dd HH:mm:ss`.
+    pub date_time: String,
+    /// `Satis`, `On Otorizasyon`, `On Otorizasyon Kapama`, `Iptal`, `Iade`.
+    pub trx_type: &'static str,
+    pub order_id: String,
+    pub rrn: String,
+    pub auth_code: String,
+    /// `Basarili`, or `Iptal` once voided.
+    pub status: &'static str,
+    pub amount: i64,
+    /// `TL`, `USD`, … as the fixture spells it.
+    pub currency: &'static str,
+    pub settlement: &'static str,
+}
+
+/// One page of an `orderlistinq` answer.
+#[derive(Debug, Clone, Default)]
+pub struct ListView {
+    pub total: usize,
+    pub pages: usize,
+    pub page: usize,
+    /// The page's lines, with their `Id` (from 1 over the whole list).
+    pub lines: Vec<(usize, ListLine)>,
+}
+
 #[derive(Debug, Clone)]
 pub enum OrderBlock {
     Inq(InqView),
     /// Empty for an unknown order.
     History(Vec<TxnView>),
+    List(ListView),
 }
 
 /// One answer of the simulated bank.
@@ -298,6 +327,39 @@ fn history_block(mut b: XmlBuilder, txns: &[TxnView]) -> XmlBuilder {
     b.close().close()
 }
 
+fn list_block(mut b: XmlBuilder, v: &ListView) -> XmlBuilder {
+    b = b
+        .open("OrderListInqResult")
+        .open("OrderTxnList")
+        .leaf("TotalTxnCount", &v.total.to_string())
+        .leaf("TotalPageCount", &v.pages.to_string())
+        .leaf("ActPageNum", &v.page.to_string());
+    for (id, t) in &v.lines {
+        b = b
+            .open("OrderTxn")
+            .leaf("Id", &id.to_string())
+            .leaf("LastTrxDate", &t.date_time)
+            .leaf("TrxType", t.trx_type)
+            .leaf("OrderID", &t.order_id)
+            .leaf("Name", "")
+            .leaf("CardNumberMasked", "42822090****8015")
+            .leaf("BatchNum", "5562")
+            .leaf("AuthCode", &t.auth_code)
+            .leaf("RetrefNum", &t.rrn)
+            .leaf("OrigRetrefNum", "")
+            .leaf("InstallmentCnt", "Pesin")
+            .leaf("Status", t.status)
+            .leaf("AuthAmount", &t.amount.to_string())
+            .leaf("CurrencyCode", t.currency)
+            .leaf("SafeType", "")
+            .leaf("Settlement", t.settlement)
+            .leaf("ResponseCode", "00")
+            .leaf("SysErrMsg", "")
+            .close();
+    }
+    b.close().close()
+}
+
 /// The document, as the ISO-8859-9 bytes GVPS sends.
 pub fn render(a: &Answer) -> Vec<u8> {
     let approved = a.code == "00";
@@ -318,6 +380,7 @@ pub fn render(a: &Answer) -> Vec<u8> {
     b = match &a.order_block {
         Some(OrderBlock::Inq(v)) => inq_block(b, v),
         Some(OrderBlock::History(t)) => history_block(b, t),
+        Some(OrderBlock::List(v)) => list_block(b, v),
         None => b,
     };
     b = b

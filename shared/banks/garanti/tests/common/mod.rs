@@ -48,8 +48,12 @@ pub struct Bank {
 }
 
 pub fn account() -> PosAccount {
+    account_with_id("acc_garanti")
+}
+
+pub fn account_with_id(id: &str) -> PosAccount {
     PosAccount {
-        id: AccountId::parse("acc_garanti").unwrap(),
+        id: AccountId::parse(id).unwrap(),
         merchant_id: MerchantId::parse("mch_a").unwrap(),
         provider_code: "garanti".into(),
         bank_code: "0062".into(),
@@ -236,6 +240,7 @@ impl Bank {
             currency_code: "949",
             original_rrn: None,
             card: None,
+            list: None,
         }
     }
 
