@@ -1,4 +1,5 @@
-//! Lambda entry point: build the dependencies once, then reconcile on every scheduled event.
+//! Lambda entry point: build the dependencies once, then reconcile on every scheduled event
+//! (the minute's settling run, or the daily reconciliation).
 
 use lambda_runtime::{service_fn, Error, LambdaEvent};
 
@@ -12,7 +13,7 @@ async fn main() -> Result<(), Error> {
         let now_ms = deps.reconciler.ops.clock.now().unix_millis();
         let deadline =
             paygate_payments::Deadline::from_epoch_millis(event.context.deadline, now_ms);
-        Ok::<_, Error>(fn_reconciler::handle_until(deps, event.payload, Some(deadline)).await?)
+        Ok::<_, Error>(fn_reconciler::handle_event(deps, event.payload, Some(deadline)).await?)
     }))
     .await
 }

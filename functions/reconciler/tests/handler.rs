@@ -43,7 +43,7 @@ async fn a_scheduled_run_settles_an_unanswered_refund() {
     let publisher = Arc::new(MemoryPublisher::default());
     let ops = OperationDeps {
         payments: store.clone(),
-        banks: BankAccess::new(accounts, Providers::new().register(bank.clone())),
+        banks: BankAccess::new(accounts.clone(), Providers::new().register(bank.clone())),
         clock: clock.clone(),
         ids: Arc::new(SeqIds::default()),
         events: EventSink {
@@ -91,7 +91,16 @@ async fn a_scheduled_run_settles_an_unanswered_refund() {
         run_operation(&ops, &principal, &id, TransactionType::Refund, Some(9900)).await,
         Err(OpError::Provider { .. })
     ));
+    let reports = Arc::new(paygate_domain::testkit::MemoryDayReports::default());
     let deps = Deps {
+        daily: paygate_payments::DailyDeps {
+            accounts: accounts.clone(),
+            ledger: store.clone(),
+            reports: reports.clone(),
+            payments: store.clone(),
+            providers: ops.banks.providers.clone(),
+            clock: clock.clone(),
+        },
         reconciler: ReconcilerDeps {
             ops,
             unsettled: store.clone(),
@@ -99,6 +108,8 @@ async fn a_scheduled_run_settles_an_unanswered_refund() {
         },
         stage: "test".into(),
     };
+    // The minute's run comes 40 s later.
+    clock.advance_millis(40_000);
     let report = handle(&deps, EventBridgeEvent::default()).await.unwrap();
     assert_eq!((report.due, report.settled), (1, 1), "{report:?}");
     let p = store.payment(&id).unwrap();
@@ -107,6 +118,25 @@ async fn a_scheduled_run_settles_an_unanswered_refund() {
         (PaymentStatus::PartiallyRefunded, 9900)
     );
     assert_eq!(publisher.ids().len(), 1, "payment.refunded goes out");
+
+    // The next day's daily schedule reconciles that day: the refund matches, marked as
+    // settled from the bank's records (not by its request).
+    clock.advance_millis(86_400_000);
+    let done = fn_reconciler::handle_event(
+        &deps,
+        serde_json::json!({ "job": fn_reconciler::DAILY_JOB }),
+        None,
+    )
+    .await
+    .unwrap();
+    let fn_reconciler::Done::Daily(run) = done else {
+        panic!("the daily job ran the settling run");
+    };
+    assert_eq!((run.clean, run.mismatches), (1, 0), "{run:?}");
+    let r = &reports.all()[0];
+    assert_eq!(r.date, paygate_domain::daily::BusinessDay::of(T0));
+    assert_eq!(r.counts.matched, 1);
+    assert!(r.findings[0].settled_from_bank_records, "{r:?}");
 }
 
 #[test]
@@ -141,4 +171,50 @@ fn figures_are_an_emf_record_with_the_alarm_metric() {
             "{n} is a known metric"
         );
     }
+}
+
+#[test]
+fn the_daily_schedule_names_its_job_and_the_minutes_schedule_does_not() {
+    use fn_reconciler::{Job, DAILY_JOB};
+    use paygate_domain::daily::BusinessDay;
+    use serde_json::json;
+    assert_eq!(
+        Job::of(json!({ "job": DAILY_JOB })).unwrap(),
+        Job::Daily(None)
+    );
+    assert_eq!(
+        Job::of(json!({ "job": DAILY_JOB, "date": "2026-11-26" })).unwrap(),
+        Job::Daily(BusinessDay::parse("2026-11-26"))
+    );
+    assert!(Job::of(json!({ "job": DAILY_JOB, "date": "26.11.2026" })).is_err());
+    let scheduled = json!({
+        "version": "0", "id": "e", "detail-type": "Scheduled Event", "source": "aws.events",
+        "account": "1", "time": "2026-11-27T00:00:00Z", "region": "eu-central-1",
+        "resources": [], "detail": {}
+    });
+    assert!(matches!(Job::of(scheduled).unwrap(), Job::Settle(_)));
+    assert!(Job::of(json!({ "job": "something-else" })).is_err());
+}
+
+#[test]
+fn a_daily_run_publishes_the_alarmed_metrics() {
+    use fn_reconciler::{daily_emf, INCOMPLETE_METRIC, MISMATCH_METRIC};
+    let run = paygate_payments::DailyRun {
+        clean: 3,
+        mismatched: 1,
+        incomplete: 2,
+        mismatches: 4,
+        ..Default::default()
+    };
+    let v: serde_json::Value = serde_json::from_str(&daily_emf(&run, "dev", T0)).unwrap();
+    assert_eq!(v[MISMATCH_METRIC], 4);
+    assert_eq!(v[INCOMPLETE_METRIC], 2);
+    assert_eq!(v["ReconciliationAccounts"], 6);
+    let names: Vec<&str> = v["_aws"]["CloudWatchMetrics"][0]["Metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["Name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&MISMATCH_METRIC) && names.contains(&INCOMPLETE_METRIC));
 }

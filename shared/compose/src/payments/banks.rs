@@ -299,24 +299,34 @@ impl Build for TestCreatePayment {
     }
 }
 
-/// The scheduled reconciler.
+/// The scheduled reconciler, and the daily reconciliation it runs on its second schedule.
 pub struct Reconciler {
     pub reconciler: ReconcilerDeps,
+    pub daily: paygate_payments::DailyDeps,
     /// The `Stage` metric dimension (`STAGE`, e.g. `dev`).
     pub stage: String,
 }
 
 impl Build for Reconciler {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
+        let stale = stale_after(w)?;
+        let ops = operation_deps(w, stale)?;
+        let store = payments(w, stale)?;
+        let daily = paygate_payments::DailyDeps {
+            accounts: accounts(&w.aws.dynamo, &w.names.table(&POS_ACCOUNTS)?),
+            ledger: store.clone(),
+            reports: store.clone(),
+            payments: store.clone(),
+            providers: ops.banks.providers.clone(),
+            clock: w.clock.clone(),
+        };
         Ok(Self {
-            reconciler: {
-                let stale = stale_after(w)?;
-                ReconcilerDeps {
-                    ops: operation_deps(w, stale)?,
-                    unsettled: payments(w, stale)?,
-                    limits: reconciler_limits(w)?,
-                }
+            reconciler: ReconcilerDeps {
+                ops,
+                unsettled: store,
+                limits: reconciler_limits(w)?,
             },
+            daily,
             stage: crate::settings::stage(w),
         })
     }
