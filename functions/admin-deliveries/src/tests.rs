@@ -13,6 +13,10 @@ use serde_json::{json, Value};
 use super::*;
 
 fn deps() -> Deps {
+    deps_with(Arc::default())
+}
+
+fn deps_with(reports: Arc<paygate_domain::testkit::MemoryDayReports>) -> Deps {
     let accounts = MemoryAccounts::default();
     accounts.insert(PosAccount {
         id: AccountId::parse("acc_1").unwrap(),
@@ -38,6 +42,7 @@ fn deps() -> Deps {
                 log: Arc::new(paygate_domain::testkit::MemoryAudit::default()),
                 ids: Arc::new(paygate_domain::testkit::SeqIds::default()),
             },
+            reports,
         },
     }
 }
@@ -104,4 +109,81 @@ async fn unknown_deliveries_and_endpoint_routes_are_404() {
         (status, body["error"]["message"].clone()),
         (404, json!("No such route."))
     );
+}
+
+#[tokio::test]
+async fn a_days_reconciliation_reports_come_as_json_or_csv() {
+    use paygate_domain::daily::{BankLine, BusinessDay, DayReport, DayReports, Source};
+    let reports = Arc::new(paygate_domain::testkit::MemoryDayReports::default());
+    let day = BusinessDay::parse("2026-11-26").unwrap();
+    let ours = paygate_domain::daily::match_history(
+        &[],
+        &[BankLine {
+            order_id: "ORD-PANEL".into(),
+            kind: paygate_domain::TransactionType::Refund,
+            amount: 2_500,
+            rrn: "612".into(),
+        }],
+    );
+    let report = DayReport::new(
+        MerchantId::parse("mch_one").unwrap(),
+        AccountId::parse("acc_1").unwrap(),
+        paygate_domain::Mode::Test,
+        day,
+        Source::History,
+        None,
+        ours,
+        T0,
+    );
+    reports.put_report(&report).await.unwrap();
+    let deps = deps_with(reports);
+    let get = |uri: &str| {
+        lambda_http::http::Request::builder()
+            .method("GET")
+            .uri(uri)
+            .body(Body::Empty)
+            .unwrap()
+    };
+    let base = "/admin/v1/merchants/mch_one/reconciliations";
+    let resp = handle(&deps, get(&format!("{base}?date=2026-11-26"))).await;
+    assert_eq!(resp.status().as_u16(), 200);
+    let Body::Text(t) = resp.body() else {
+        panic!("a text body")
+    };
+    let v: Value = serde_json::from_str(t).unwrap();
+    assert_eq!(v["date"], "2026-11-26");
+    assert_eq!(v["data"][0]["status"], "mismatches");
+    assert_eq!(v["data"][0]["counts"]["missingHere"], 1);
+    assert_eq!(v["data"][0]["findings"][0]["bankAmount"], 2_500);
+    let resp = handle(&deps, get(&format!("{base}?date=2026-11-26&format=csv"))).await;
+    assert_eq!(resp.status().as_u16(), 200);
+    assert!(resp.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/csv"));
+    let Body::Text(csv) = resp.body() else {
+        panic!("a text body")
+    };
+    assert!(csv.starts_with(paygate_domain::daily::CSV_HEADER), "{csv}");
+    assert!(csv.contains(",missing_here,ORD-PANEL,refund,"), "{csv}");
+    // Another day: no report yet.
+    let resp = handle(&deps, get(&format!("{base}?date=2026-11-25"))).await;
+    let Body::Text(t) = resp.body() else {
+        panic!("a text body")
+    };
+    assert_eq!(serde_json::from_str::<Value>(t).unwrap()["data"], json!([]));
+    for (uri, status) in [
+        (format!("{base}"), 400),
+        (format!("{base}?date=2026-13-01"), 400),
+        (
+            "/admin/v1/merchants/mch_nobody/reconciliations?date=2026-11-26".to_owned(),
+            404,
+        ),
+    ] {
+        assert_eq!(
+            handle(&deps, get(&uri)).await.status().as_u16(),
+            status,
+            "{uri}"
+        );
+    }
 }

@@ -149,6 +149,10 @@ pub fn router(app: Shared) -> Router {
             "/admin/v1/merchants/{merchantId}/audit",
             get(to(R::ListAudit)),
         )
+        .route(
+            "/admin/v1/merchants/{merchantId}/reconciliations",
+            get(to(R::ListReconciliations)),
+        )
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(app)
 }

@@ -99,6 +99,12 @@ impl Build for AdminDeliveries {
                 clock: w.clock.clone(),
                 health: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
                 audit: audit(w)?,
+                // Reads only: the reports of the payments table.
+                reports: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
+                    db.clone(),
+                    n.table(&paygate_aws::dynamo::schema::PAYMENTS)?,
+                    n.table(&EVENTS)?,
+                )),
             },
         })
     }

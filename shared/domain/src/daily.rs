@@ -29,10 +29,12 @@ use crate::{
     Mode, StoreError,
 };
 
+mod csv;
 mod matching;
 #[cfg(test)]
 mod tests;
 
+pub use csv::{to_csv, CSV_HEADER};
 pub use matching::{match_history, match_orders, OrderView};
 
 /// Turkish banks cut their day at midnight Istanbul time (UTC+3, no daylight saving).

@@ -148,7 +148,28 @@ fn the_reconciler_runs_every_minute_alone_reads_its_index_and_is_alarmed() {
         .filter(|e| e["Type"].as_str() == Some("Schedule"))
         .map(|e| s(&e["Properties"]["Schedule"]))
         .collect();
-    assert_eq!(schedules, ["rate(1 minute)"]);
+    assert_eq!(schedules, ["rate(1 minute)", "cron(15 21-23 * * ? *)"]);
+    // The nightly schedule names the daily job the function reads.
+    let daily = &f["Events"]["DailyReconciliation"]["Properties"];
+    let input: serde_json::Value = serde_json::from_str(&s(&daily["Input"])).unwrap();
+    assert!(matches!(
+        fn_reconciler::Job::of(input),
+        Ok(fn_reconciler::Job::Daily(None))
+    ));
+    for (alarm, metric) in [
+        (
+            "ReconciliationMismatchAlarm",
+            fn_reconciler::MISMATCH_METRIC,
+        ),
+        (
+            "ReconciliationIncompleteAlarm",
+            fn_reconciler::INCOMPLETE_METRIC,
+        ),
+    ] {
+        let a = &t["Resources"][alarm]["Properties"];
+        assert_eq!(s(&a["Namespace"]), fn_reconciler::METRIC_NAMESPACE);
+        assert_eq!(s(&a["MetricName"]), metric);
+    }
     assert_eq!(f["ReservedConcurrentExecutions"].as_u64(), Some(1));
     let index: Value = serde_norway::from_str(&format!(
         "!Sub \"${{PaymentsTable.Arn}}/index/{}\"",

@@ -95,7 +95,9 @@ fn sample(route: AdminRoute, ids: &Ids) -> (Vec<(&'static str, String)>, Option<
                 json!({"url": "https://hooks.example.com/pg?token=s3cr3t", "events": ["*"], "mode": "test", "description": "ops"}),
             ),
         ),
-        R::ListEndpoints | R::ListApiKeys | R::ListAudit => (vec![m], None),
+        R::ListEndpoints | R::ListApiKeys | R::ListAudit | R::ListReconciliations => {
+            (vec![m], None)
+        }
         R::GetEndpoint | R::EndpointHealth | R::ListEndpointDeliveries => (vec![m, e], None),
         R::UpdateEndpoint => (vec![m, e], Some(json!({"enabled": false}))),
         R::DeleteEndpoint => (vec![m, e], None),
@@ -165,7 +167,12 @@ async fn every_admin_write_leaves_exactly_one_record_and_a_read_none() {
         let (w, ids) = prepared().await;
         let (params, body) = sample(route, &ids);
         let params: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let resp = call(&w, request(route, &params, "", body)).await;
+        let query = if route == AdminRoute::ListReconciliations {
+            "?date=2026-11-26"
+        } else {
+            ""
+        };
+        let resp = call(&w, request(route, &params, query, body)).await;
         let status = resp.status().as_u16();
         assert!(
             (200..300).contains(&status),

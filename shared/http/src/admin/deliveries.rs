@@ -35,6 +35,8 @@ pub struct DeliveriesDeps {
     pub health: Arc<dyn paygate_domain::ports::EndpointHealthStore>,
     /// The audit trail: resend and recover are recorded (`admin::audit`).
     pub audit: crate::admin::audit::Audit,
+    /// The daily reconciliation reports (`admin::reconciliations`).
+    pub reports: Arc<dyn paygate_domain::daily::DayReports>,
 }
 
 /// `GET …/webhook-endpoints/{endpointId}/deliveries`: newest first.

@@ -110,6 +110,7 @@ impl World {
             clock: self.clock.clone(),
             health: self.endpoints.clone(),
             audit: self.audit_deps(),
+            reports: Arc::new(paygate_domain::testkit::MemoryDayReports::default()),
         }
     }
 

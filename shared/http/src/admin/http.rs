@@ -197,6 +197,9 @@ async fn serve_deliveries(
             ),
             Err(err) => err.into_response(),
         },
+        AdminRoute::ListReconciliations => {
+            crate::admin::reconciliations::list(deps, m, req.uri().query()).await
+        }
         AdminRoute::EndpointHealth => respond(
             StatusCode::OK,
             operations::health(deps, m, param(params, "endpointId")).await,

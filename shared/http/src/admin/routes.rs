@@ -10,7 +10,7 @@ pub enum AdminFunction {
     /// `admin-endpoints`: endpoint CRUD, secret rotation, test events; API keys.
     Endpoints,
     /// `admin-deliveries`: delivery history, one delivery, resend, an event's deliveries;
-    /// an endpoint's recover and health.
+    /// an endpoint's recover and health; the daily reconciliation reports.
     Deliveries,
 }
 
@@ -45,10 +45,11 @@ pub enum AdminRoute {
     RollApiKey,
     RevokeApiKey,
     ListAudit,
+    ListReconciliations,
 }
 
 /// Every admin route.
-pub const ROUTES: [AdminRoute; 18] = [
+pub const ROUTES: [AdminRoute; 19] = [
     AdminRoute::CreateEndpoint,
     AdminRoute::ListEndpoints,
     AdminRoute::GetEndpoint,
@@ -67,6 +68,7 @@ pub const ROUTES: [AdminRoute; 18] = [
     AdminRoute::RollApiKey,
     AdminRoute::RevokeApiKey,
     AdminRoute::ListAudit,
+    AdminRoute::ListReconciliations,
 ];
 
 const ENDPOINTS: &str = "/admin/v1/merchants/{merchantId}/webhook-endpoints";
@@ -118,6 +120,7 @@ impl AdminRoute {
             Self::RevokeApiKey => API_KEY,
             Self::RollApiKey => "/admin/v1/merchants/{merchantId}/api-keys/{keyId}/roll",
             Self::ListAudit => "/admin/v1/merchants/{merchantId}/audit",
+            Self::ListReconciliations => "/admin/v1/merchants/{merchantId}/reconciliations",
         }
     }
 
@@ -147,7 +150,8 @@ impl AdminRoute {
             | Self::ListEventDeliveries
             | Self::EndpointHealth
             | Self::ListApiKeys
-            | Self::ListAudit => return None,
+            | Self::ListAudit
+            | Self::ListReconciliations => return None,
         })
     }
 
@@ -163,7 +167,8 @@ impl AdminRoute {
             | Self::ResendDelivery
             | Self::ListEventDeliveries
             | Self::RecoverDeliveries
-            | Self::EndpointHealth => AdminFunction::Deliveries,
+            | Self::EndpointHealth
+            | Self::ListReconciliations => AdminFunction::Deliveries,
             _ => AdminFunction::Endpoints,
         }
     }
@@ -279,10 +284,11 @@ mod tests {
             .into_iter()
             .filter(|r| r.function() == AdminFunction::Deliveries)
             .collect();
-        assert_eq!(deliveries.len(), 6);
+        assert_eq!(deliveries.len(), 7);
         assert!(deliveries.iter().all(|r| r.path().contains("deliveries")
             || r.path().ends_with("/recover")
-            || r.path().ends_with("/health")));
+            || r.path().ends_with("/health")
+            || r.path().ends_with("/reconciliations")));
         // API keys are served by admin-endpoints.
         assert!(ROUTES
             .into_iter()
