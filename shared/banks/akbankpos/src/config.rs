@@ -50,6 +50,11 @@ impl ApiCredentials {
     pub fn process_url(&self) -> String {
         format!("{}{}", self.endpoint_url, crate::PROCESS_PATH)
     }
+
+    /// Where the date-range report goes (the daily reconciliation).
+    pub fn report_url(&self) -> String {
+        format!("{}{}", self.endpoint_url, crate::REPORT_PATH)
+    }
 }
 
 impl std::fmt::Debug for ApiCredentials {

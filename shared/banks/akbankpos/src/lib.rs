@@ -9,6 +9,9 @@
 //! - [`response`] reads and classifies answers (`responseCode VPS-0000`).
 //! - [`status`]: the API has no single-order status call; the live query reads the order's
 //!   history (`txnCode 1010`) and derives the state, partial refunds included.
+//! - [`history`]: the day's captures, cancels and refunds from the date-range report
+//!   (`portal/report/transaction`, its list gzip-compressed: [`gzip`]) for the daily
+//!   reconciliation.
 //! - `sim` (feature `sim`) is a simulator speaking the same protocol (and checking the hash).
 //!
 //! Operations: capture = `1005`, cancel = `1003` (twice for a captured pre-authorization:
@@ -18,7 +21,9 @@
 
 pub mod config;
 pub mod decline;
+pub mod gzip;
 pub mod hash;
+pub mod history;
 pub mod request;
 pub mod response;
 pub mod status;
@@ -50,6 +55,8 @@ pub type AkbankPosProvider = Adapter<AkbankPos>;
 pub const API_PATH: &str = "/api/v1/payment/virtualpos";
 /// Where every request goes, below the base.
 pub const PROCESS_PATH: &str = "/transaction/process";
+/// Where the date-range report goes, below the base (MEWS `AkbankPos::getRequestURIByTransactionType`).
+pub const REPORT_PATH: &str = "/portal/report/transaction";
 
 /// A source of the 64 random bytes of each request's `randomNumber`.
 pub type Nonce = fn() -> [u8; 64];
@@ -177,6 +184,14 @@ impl Protocol for AkbankPos {
         s.release_hold(op, started, first, released).await
     }
 
+    async fn day_history(
+        &self,
+        s: &Session<'_, Self>,
+        day: paygate_domain::daily::BusinessDay,
+    ) -> paygate_domain::daily::DayHistory {
+        history::day_history(s, day).await
+    }
+
     fn request<'a>(&'a self, _cfg: &'a ApiCredentials, op: Op<'a>) -> Result<Request<'a>, Refusal> {
         Ok(match op {
             Op::Capture(op) => Request::PostAuth(op.into()),
@@ -193,6 +208,10 @@ impl Protocol for AkbankPos {
     fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
         let body = request::to_json(cfg, req, &self.stamp()).into_bytes();
         let signature = hash::auth_hash(&cfg.secret_key, &body);
-        Wire::post(cfg.process_url(), request::CONTENT_TYPE, body).header(hash::HEADER, signature)
+        let url = match req {
+            Request::Report { .. } => cfg.report_url(),
+            _ => cfg.process_url(),
+        };
+        Wire::post(url, request::CONTENT_TYPE, body).header(hash::HEADER, signature)
     }
 }

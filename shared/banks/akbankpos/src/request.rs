@@ -58,6 +58,9 @@ pub mod txn {
     pub const PRE_AUTH: &str = "1004";
     pub const POST_AUTH: &str = "1005";
     pub const ORDER_HISTORY: &str = "1010";
+    /// The terminal's transactions of a date range or batch (MEWS `TX_TYPE_HISTORY`); its
+    /// body names no `txnCode`.
+    pub const HISTORY: &str = "1009";
 }
 
 /// One API request.
@@ -71,6 +74,9 @@ pub enum Request<'a> {
     Refund(Order<'a>),
     /// Every transaction of the order (`1010`): the API has no single-order status call.
     OrderHistory { order_id: &'a str },
+    /// Every transaction of the terminal between two times (`Y-m-d\TH:i:s.000`, at most a
+    /// day apart), POSTed to the report path (`1009`, the daily reconciliation).
+    Report { start: String, end: String },
 }
 
 impl Request<'_> {
@@ -81,6 +87,7 @@ impl Request<'_> {
             Self::Void { .. } => ("Void", txn::VOID),
             Self::Refund(_) => ("Refund", txn::REFUND),
             Self::OrderHistory { .. } => ("OrderHistory", txn::ORDER_HISTORY),
+            Self::Report { .. } => ("Report", txn::HISTORY),
         }
     }
 
@@ -173,6 +180,17 @@ pub fn to_json(creds: &ApiCredentials, req: &Request<'_>, stamp: &Stamp) -> Stri
             .obj("order", order(o.order_id))
             .finish(),
         Request::OrderHistory { order_id } => head(true).obj("order", order(order_id)).finish(),
+        // MEWS `createHistoryRequestData`: the terminal, the random number and the range only.
+        Request::Report { start, end } => Obj::default()
+            .obj("terminal", terminal)
+            .str("randomNumber", &stamp.random)
+            .obj(
+                "report",
+                Obj::default()
+                    .str("startDateTime", start)
+                    .str("endDateTime", end),
+            )
+            .finish(),
     }
 }
 

@@ -107,7 +107,7 @@ const PAGE_KEYS: &[&str] = &["pageNumber", "currentPage", "page"];
 const MORE_KEYS: &[&str] = &["hasMore", "hasNextPage", "moreRecords"];
 
 /// Whether the answer holds every line it says the history has.
-fn complete(answer: &Value, lines: usize) -> Result<(), String> {
+pub(crate) fn complete(answer: &Value, lines: usize) -> Result<(), String> {
     let number = |keys: &[&str]| -> Result<Option<u64>, String> {
         let Some((key, v)) = keys.iter().find_map(|k| answer.get(*k).map(|v| (*k, v))) else {
             return Ok(None);

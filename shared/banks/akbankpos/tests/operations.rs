@@ -283,3 +283,11 @@ async fn points_are_not_supported() {
         .await;
     assert!(matches!(res, PointsResult::Error { code, .. } if code == "operation_not_supported"));
 }
+
+/// The kit's day-history case over the date-range report (a gzip-compressed list).
+#[tokio::test]
+async fn the_day_history_lists_what_the_bank_booked() {
+    let b = bank().await;
+    b.the_day_history_lists_what_the_bank_booked("DH-CAP", "DH-VOID", true)
+        .await;
+}

@@ -11,10 +11,14 @@
 //!   "settled"}`; `409` for a duplicate order id.
 //! - `POST /_sim/end-of-day`, `POST /_sim/faults` (as the other simulators).
 //!
+//! `POST <API_PATH>/portal/report/transaction` answers the date-range report (at most a day)
+//! from the book's dated history (`report`); a range that is unreadable or longer is HTTP 400.
+//!
 //! Faults: a technical error is HTTP 503 (nothing applied); the kit's money-request fault
 //! plan applies to `1005`, `1003` and `1002`; a late booking hides the order from the next
 //! history read (`VPS-1123`).
 
+mod report;
 mod rules;
 mod wire;
 
@@ -24,7 +28,7 @@ use paygate_bankkit::sim::{self, prelude::*, Secret, Served, SimServer, SimState
 
 pub use wire::{read_request, WireError};
 
-use crate::{request::txn, API_PATH, PROCESS_PATH};
+use crate::{request::txn, API_PATH, PROCESS_PATH, REPORT_PATH};
 
 /// A terminal the simulated bank knows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,7 +79,9 @@ pub async fn start(credentials: SimCredentials) -> std::io::Result<(SimServer, A
 
 /// The simulator's routes over `state`.
 pub fn router(state: Arc<SimState>, credentials: SimCredentials) -> Router {
-    let api = Router::new().route(&format!("{API_PATH}{PROCESS_PATH}"), post(api));
+    let api = Router::new()
+        .route(&format!("{API_PATH}{PROCESS_PATH}"), post(api))
+        .route(&format!("{API_PATH}{REPORT_PATH}"), post(report_route));
     AkbankSim::routes(state, credentials.terminals, (), api, &["", API_PATH])
 }
 
@@ -116,6 +122,27 @@ async fn api(State(sim): State<Arc<AkbankSim>>, headers: HeaderMap, body: Bytes)
                     _ => Served::Answer(problem(StatusCode::BAD_REQUEST, "unsupported txnCode")),
                 }
             }
+        }
+    })
+    .await
+}
+
+async fn report_route(
+    State(sim): State<Arc<AkbankSim>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let sim = &*sim;
+    sim::serve_request(&sim.state, technical, || -> Served<fn() -> Response> {
+        let given = headers
+            .get(crate::hash::HEADER)
+            .and_then(|v| v.to_str().ok());
+        match wire::read_report(&sim.users, given, &body) {
+            Err(WireError(why)) => Served::Answer(problem(StatusCode::BAD_REQUEST, &why)),
+            Ok((t, req, range)) => Served::Answer(json(
+                StatusCode::OK,
+                report::answer(sim, &t.terminal_safe_id, &req, range),
+            )),
         }
     })
     .await
