@@ -332,6 +332,27 @@ impl DevServer {
         SecretsManagerSigning::new(self.secrets.clone(), paygate_aws::secrets::DEFAULT_TTL)
     }
 
+    /// Runs the daily reconciliation of `day` now, as the nightly schedule runs it (the
+    /// same `fn_reconciler::handle_daily`): `make dev` has no nightly timer, tests and
+    /// `paygate` users call this (or invoke the function with `{"job":
+    /// "daily-reconciliation", "date": ...}` when deployed).
+    pub async fn reconcile_day(
+        &self,
+        day: paygate_domain::daily::BusinessDay,
+    ) -> Result<paygate_payments::DailyRun, StoreError> {
+        let deps = paygate_compose::Reconciler::build(&self.wiring)
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        fn_reconciler::handle_daily(&deps, Some(day), None)
+            .await
+            .map_err(|e| StoreError::Unavailable(e.to_string()))
+    }
+
+    /// The bank protocols of this stack (e.g. to act at a simulated bank directly, as a
+    /// merchant does in the bank's own panel).
+    pub fn providers(&self) -> Result<paygate_payments::Providers, StoreError> {
+        paygate_compose::providers(&self.wiring).map_err(|e| StoreError::Unavailable(e.to_string()))
+    }
+
     /// The admin API's `admin-endpoints` dependencies over this stack (what the local
     /// admin routes run), for tests that drive the handlers directly.
     pub fn admin_endpoints(&self) -> Result<paygate_http::admin::EndpointsDeps, StoreError> {
