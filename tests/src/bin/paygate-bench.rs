@@ -18,7 +18,7 @@ use std::{
 use paygate_aws::moto::MotoServer;
 use paygate_tests::bench::{
     aws_counter::{self, AwsCounter},
-    cases::Ctx,
+    cases::{Ctx, Invocation},
     functions::{self, LocalRun},
     runtime_stub::RuntimeStub,
 };
@@ -41,9 +41,12 @@ struct Row {
     rss_kb: Vec<u64>,
     /// Threads of the process when ready (its first `next`).
     threads: Vec<u64>,
-    /// The AWS operations of each process's first and warm event.
+    /// The AWS operations of each process's first and warm event (the warm one without a
+    /// throttle lease's refill, counted apart: [`aws_counter::lease_refills`]).
     first_calls: Vec<Vec<String>>,
     warm_calls: Vec<Vec<String>>,
+    /// Warm events that refilled their throttle lease (a new clock minute).
+    refills: usize,
     instr: [Option<u64>; 3],
     /// Of those, the AWS SDK's ([`sdk_instructions`]).
     sdk: [Option<u64>; 3],
@@ -81,6 +84,31 @@ fn proc_status(pid: u32, field: &str) -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
+/// Sets `var` in `env` (replacing its value when present).
+fn set_var(env: &mut Vec<(String, String)>, var: &str, value: &str) {
+    match env.iter_mut().find(|(k, _)| k == var) {
+        Some((_, v)) => value.clone_into(v),
+        None => env.push((var.to_owned(), value.to_owned())),
+    }
+}
+
+/// `t`'s environment for `inv`'s events: Lambda's (from `stub`), the target's, then the
+/// invocation's own (the deploy hook's `AWS_ENDPOINT_URL`: the stub of Lambda and CodeDeploy).
+fn process_env(stub: &RuntimeStub, t: &Target, inv: Option<&Invocation>) -> Vec<(String, String)> {
+    let mut env = stub.lambda_env(&t.name);
+    env.extend(t.env.iter().cloned());
+    for (var, value) in inv.map(|i| i.env.as_slice()).unwrap_or_default() {
+        set_var(&mut env, var, value);
+    }
+    env
+}
+
+fn env_value<'a>(env: &'a [(String, String)], var: &str) -> Option<&'a str> {
+    env.iter()
+        .rev()
+        .find_map(|(k, v)| (k == var).then_some(v.as_str()))
+}
+
 fn log_path(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!(
         "paygate-bench-{}.log",
@@ -112,18 +140,10 @@ async fn init_once(t: &Target) -> Result<(Duration, Option<u64>), String> {
 }
 
 /// A first and a warm event in one process: their durations (next answered → outcome), the
-/// AWS operations of each (through an [`AwsCounter`] in front of `moto`) and the process's
-/// peak RSS.
-async fn events_once(t: &Target, ctx: &Ctx<'_>, moto: &str, row: &mut Row) -> Result<(), String> {
+/// AWS operations of each (through an [`AwsCounter`] in front of the process's AWS endpoint:
+/// moto, or the deploy hook's stub) and the process's peak RSS.
+async fn events_once(t: &Target, ctx: &Ctx<'_>, row: &mut Row) -> Result<(), String> {
     let stub = RuntimeStub::start().await.map_err(|e| e.to_string())?;
-    let counter = AwsCounter::start(moto).await.map_err(|e| e.to_string())?;
-    let mut env = stub.lambda_env(&t.name);
-    env.extend(t.env.iter().cloned());
-    for (var, value) in &mut env {
-        if var == "AWS_ENDPOINT_URL" {
-            *value = counter.endpoint();
-        }
-    }
     let (a, b) = if t.name == FLOOR {
         (None, None)
     } else {
@@ -132,9 +152,13 @@ async fn events_once(t: &Target, ctx: &Ctx<'_>, moto: &str, row: &mut Row) -> Re
             Some(ctx.invocation(&t.name).await?),
         )
     };
-    let ev = |i: &Option<paygate_tests::bench::cases::Invocation>| {
-        i.as_ref().map_or(json!({}), |i| i.event.clone())
-    };
+    let mut env = process_env(&stub, t, a.as_ref());
+    let upstream = env_value(&env, "AWS_ENDPOINT_URL").unwrap_or_default();
+    let counter = AwsCounter::start(upstream)
+        .await
+        .map_err(|e| e.to_string())?;
+    set_var(&mut env, "AWS_ENDPOINT_URL", &counter.endpoint());
+    let ev = |i: &Option<Invocation>| i.as_ref().map_or(json!({}), |i| i.event.clone());
     let id1 = stub.push(&ev(&a));
     let id2 = stub.push(&ev(&b));
     let spawned = Instant::now();
@@ -165,10 +189,20 @@ async fn events_once(t: &Target, ctx: &Ctx<'_>, moto: &str, row: &mut Row) -> Re
     row.first_ms.extend(span(1, &id1));
     row.warm_ms.extend(span(2, &id2));
     let calls =
-        |n: usize, id: &str| Some(counter.calls_between(stub.next_at(n)?, stub.outcome_at(id)?));
+        |n: usize, id: &str| Some(counter.requests_between(stub.next_at(n)?, stub.outcome_at(id)?));
     if t.name != FLOOR {
-        row.first_calls.extend(calls(1, &id1));
+        let first = calls(1, &id1);
         if let Some(warm) = calls(2, &id2) {
+            // A lease refill (the warm event began in a later clock minute than the first's
+            // lease) is expected and counted apart; any other difference is a failure.
+            let (warm, refills) = match env_value(&t.env, "THROTTLE_TABLE") {
+                Some(table) => {
+                    aws_counter::lease_refills(first.as_deref().unwrap_or_default(), &warm, table)
+                }
+                None => (warm, 0),
+            };
+            row.refills += refills;
+            let warm = aws_counter::ops(&warm);
             // The cost model's count (tests/tests/aws_calls.rs counts the same cases).
             if let Some(want) = aws_counter::expected(&t.name) {
                 let got = aws_counter::summary(&warm);
@@ -180,6 +214,7 @@ async fn events_once(t: &Target, ctx: &Ctx<'_>, moto: &str, row: &mut Row) -> Re
             }
             row.warm_calls.push(warm);
         }
+        row.first_calls.extend(first.map(|f| aws_counter::ops(&f)));
         if let Some(ready) = stub.next_at(1) {
             let at_init = counter.calls_between(spawned, ready);
             if !at_init.is_empty() {
@@ -226,16 +261,17 @@ async fn instructions(
     events: usize,
 ) -> Result<(u64, Option<u64>), String> {
     let stub = RuntimeStub::start().await.map_err(|e| e.to_string())?;
-    let mut env = stub.lambda_env(&t.name);
-    env.extend(t.env.iter().cloned());
+    let mut invocations = Vec::new();
     for _ in 0..events {
-        let event = if t.name == FLOOR {
-            json!({})
+        if t.name == FLOOR {
+            stub.push(&json!({}));
         } else {
-            ctx.invocation(&t.name).await?.event
-        };
-        stub.push(&event);
+            let inv = ctx.invocation(&t.name).await?;
+            stub.push(&inv.event);
+            invocations.push(inv);
+        }
     }
+    let env = process_env(&stub, t, invocations.first());
     let out = std::env::temp_dir().join(format!(
         "paygate-bench-callgrind-{}.out",
         std::process::id()
@@ -298,6 +334,42 @@ fn sizes(binary: &Path) -> (Option<u64>, Option<u64>) {
     (file_size(&boot), zipped.then(|| file_size(&zip)).flatten())
 }
 
+/// `make build-lambda`'s arm64 bundle of a function.
+enum Arm64 {
+    /// Built from the sources now in the work tree: its zip's size and the first line of
+    /// its `.source` (the commit it was built from).
+    Fresh(u64, String),
+    /// Built from other sources (or with no record of them).
+    Stale,
+    Absent,
+}
+
+/// `target/lambda/<bin>.zip` as `scripts/arm64.sh fresh` judges it (the zip Lambda gets,
+/// already stripped by the release profile).
+fn arm64_zip(root: &Path, bin: &str) -> Arm64 {
+    let lambda = root.join("target/lambda");
+    let Some(size) = file_size(&lambda.join(format!("{bin}.zip"))) else {
+        return Arm64::Absent;
+    };
+    let fresh = Command::new("bash")
+        .arg(root.join("scripts/arm64.sh"))
+        .args(["fresh", bin])
+        .stdin(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !fresh {
+        return Arm64::Stale;
+    }
+    let source = std::fs::read_to_string(lambda.join(format!("{bin}.source"))).unwrap_or_default();
+    let built = source
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches("# ")
+        .to_owned();
+    Arm64::Fresh(size, built)
+}
+
 fn mb(b: Option<u64>) -> String {
     b.map_or("–".into(), |b| format!("{:.2}", b as f64 / 1_000_000.0))
 }
@@ -327,8 +399,19 @@ fn f1(v: Option<f64>) -> String {
     v.map_or("–".into(), |v| format!("{v:.2}"))
 }
 
+/// The load averages (1, 5, 15 minutes) of `/proc/loadavg`.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[tokio::main]
 async fn main() {
+    let load_at_start = load();
     let root = functions::workspace_root();
     let bin_dir = std::env::var("BENCH_BIN_DIR")
         .map(PathBuf::from)
@@ -394,7 +477,7 @@ async fn main() {
     eprintln!("events: {event_runs} processes each (first + warm event, over moto)");
     for _ in 0..event_runs {
         for (t, row) in targets.iter().zip(rows.iter_mut()) {
-            if let Err(e) = events_once(t, &ctx, &moto.endpoint, row).await {
+            if let Err(e) = events_once(t, &ctx, row).await {
                 row.failures.push(e);
             }
         }
@@ -422,6 +505,7 @@ async fn main() {
     println!();
     println!("| function | init median ms | init p90 ms | × floor | threads | instr. to ready | first event ms | warm event ms | first event instr. | warm event instr. | of which SDK calls | AWS calls first / warm | peak RSS MB | stripped MB | zip MB (x86_64) | zip MB (arm64) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let (mut arm_built, mut arm_stale, mut arm_absent) = (Vec::new(), Vec::new(), Vec::new());
     for (t, r) in targets.iter().zip(rows.iter()) {
         let med = quantile(&r.init_ms, 0.5);
         let ratio = match (med, floor_median) {
@@ -430,11 +514,22 @@ async fn main() {
         };
         let delta = |a: Option<u64>, b: Option<u64>| Some(i128::from(b?) - i128::from(a?));
         let (stripped, zip) = sizes(&t.path);
-        let arm = root.join("target/lambda").join(&t.name).join("bootstrap");
-        let arm_zip = if t.name != FLOOR && arm.exists() {
-            sizes(&arm).1
-        } else {
-            None
+        let arm_zip = match (t.name != FLOOR).then(|| arm64_zip(&root, &t.name)) {
+            Some(Arm64::Fresh(size, built)) => {
+                if !arm_built.contains(&built) {
+                    arm_built.push(built);
+                }
+                Some(size)
+            }
+            Some(Arm64::Stale) => {
+                arm_stale.push(t.name.clone());
+                None
+            }
+            Some(Arm64::Absent) => {
+                arm_absent.push(t.name.clone());
+                None
+            }
+            None => None,
         };
         let rss = r.rss_kb.iter().max().map(|k| *k * 1000);
         let warm = delta(r.instr[1], r.instr[2]);
@@ -442,8 +537,13 @@ async fn main() {
             (Some(s), Some(w)) if w > 0 => format!("{} K ({} %)", s / 1000, s * 100 / w),
             _ => "–".into(),
         };
+        let refills = if r.refills > 0 {
+            format!(" (+{} lease refill)", r.refills)
+        } else {
+            String::new()
+        };
         let calls = format!(
-            "{} / {}",
+            "{} / {}{refills}",
             spread(&counts(&r.first_calls)),
             spread(&counts(&r.warm_calls))
         );
@@ -471,7 +571,16 @@ async fn main() {
     println!("AWS operations of the warm event (at the counting proxy in front of moto):");
     for (t, r) in targets.iter().zip(rows.iter()) {
         if let Some(calls) = r.warm_calls.last() {
-            println!("- {}: {}", t.name, aws_counter::summary(calls));
+            let refills = if r.refills > 0 {
+                format!(
+                    "; in {} of {} processes also a throttle lease refill (UpdateItem: the warm event began in a later clock minute than the first event's lease)",
+                    r.refills,
+                    r.warm_calls.len()
+                )
+            } else {
+                String::new()
+            };
+            println!("- {}: {}{refills}", t.name, aws_counter::summary(calls));
         }
     }
     let failures: Vec<String> = targets
@@ -480,10 +589,30 @@ async fn main() {
         .flat_map(|(t, r)| r.failures.iter().map(move |f| format!("{}: {f}", t.name)))
         .collect();
     println!();
+    let mut arm64 = Vec::new();
+    if !arm_built.is_empty() {
+        arm64.push(format!(
+            "target/lambda/<bin>.zip of make build-lambda, {}",
+            arm_built.join("; ")
+        ));
+    }
+    if !arm_stale.is_empty() {
+        arm64.push(format!(
+            "not reported for {} (built from other sources than the work tree's: run make build-lambda)",
+            arm_stale.join(", ")
+        ));
+    }
+    if !arm_absent.is_empty() {
+        arm64.push(format!(
+            "not built for {} (make build-lambda)",
+            arm_absent.join(", ")
+        ));
+    }
     println!(
-        "runs: {runs} init (interleaved), {event_runs} event processes; events over moto (a Python stand-in: event times include its answers); callgrind: {}; arm64: {}",
+        "runs: {runs} init (interleaved), {event_runs} event processes; events over moto (a Python stand-in: event times include its answers); callgrind: {}; arm64: {}; load average (1, 5, 15 min) at the start {load_at_start}, at the end {}",
         if callgrind { "yes" } else { "no (valgrind absent or BENCH_CALLGRIND=0)" },
-        if root.join("target/lambda").exists() { "zips of target/lambda/<bin>/bootstrap (make build-lambda)" } else { "not built (make build-lambda needs the aarch64 target)" }
+        arm64.join("; "),
+        load(),
     );
     if !failures.is_empty() {
         println!("\nfailures:");
