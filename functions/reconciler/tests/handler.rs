@@ -217,4 +217,11 @@ fn a_daily_run_publishes_the_alarmed_metrics() {
         .map(|m| m["Name"].as_str().unwrap())
         .collect();
     assert!(names.contains(&MISMATCH_METRIC) && names.contains(&INCOMPLETE_METRIC));
+    // Alarms and graphs may name only what the code declares it emits.
+    assert!(
+        names
+            .iter()
+            .all(|n| paygate_aws::metrics::NAMES.contains(n)),
+        "{names:?}"
+    );
 }

@@ -32,10 +32,10 @@ pub const NAMESPACE: &str = "paygate";
 /// The dimension every record carries.
 pub const STAGE: &str = "Stage";
 
-/// Every metric name the gateway emits in [`NAMESPACE`]: [`record`]'s and the reconciler's
-/// run figures (`fn_reconciler::emf`). Alarms and the dashboard in `template.yaml` may name
+/// Every metric name the gateway emits in [`NAMESPACE`]: [`record`]'s, the reconciler's
+/// run figures (`fn_reconciler::emf`) and the daily reconciliation's (`fn_reconciler::daily_emf`). Alarms and the dashboard in `template.yaml` may name
 /// only these (a drift test holds them).
-pub const NAMES: [&str; 16] = [
+pub const NAMES: [&str; 20] = [
     "Operations",
     "UnknownOutcomes",
     "BankCalls",
@@ -52,6 +52,10 @@ pub const NAMES: [&str; 16] = [
     "ReconcileErrors",
     "ReconcileUndecodable",
     "UnsettledOverLimit",
+    "ReconciliationAccounts",
+    "ReconciliationMismatches",
+    "ReconciliationIncomplete",
+    "ReconciliationLeft",
 ];
 
 /// A CloudWatch unit.
