@@ -121,6 +121,27 @@ async fn send(
     body: Option<String>,
 ) -> Result<Value, CliError> {
     let path = url.path().to_owned();
+    let what = format!("{method} {path}");
+    let text = send_text(http, method, url, headers, body).await?;
+    match serde_json::from_str(&text) {
+        Ok(v) => Ok(v),
+        Err(_) if text.trim().is_empty() => Ok(Value::Null),
+        Err(_) => Err(CliError::Decode {
+            what,
+            message: format!("not JSON: {}", crate::output::snippet(&text, 200)),
+        }),
+    }
+}
+
+/// Sends a request; the body of a 2xx as it came (a CSV, say), or the API's error.
+async fn send_text(
+    http: &reqwest::Client,
+    method: Method,
+    url: Url,
+    headers: Vec<(&'static str, String)>,
+    body: Option<String>,
+) -> Result<String, CliError> {
+    let path = url.path().to_owned();
     let mut req = http.request(method.clone(), url.clone());
     for (k, v) in headers {
         req = req.header(k, v);
@@ -140,17 +161,10 @@ async fn send(
     let resp = req.send().await.map_err(http_err)?;
     let status = resp.status();
     let text = resp.text().await.map_err(http_err)?;
-    let json: Option<Value> = serde_json::from_str(&text).ok();
     if status.is_success() {
-        return match json {
-            Some(v) => Ok(v),
-            None if text.trim().is_empty() => Ok(Value::Null),
-            None => Err(CliError::Decode {
-                what: format!("{method} {path}"),
-                message: format!("not JSON: {}", crate::output::snippet(&text, 200)),
-            }),
-        };
+        return Ok(text);
     }
+    let json: Option<Value> = serde_json::from_str(&text).ok();
     let (code, message) = error_parts(json.as_ref(), &text);
     Err(CliError::Api {
         method: method.to_string(),
@@ -241,6 +255,15 @@ impl AdminClient<'_> {
             headers.push(("content-type", ct.to_owned()));
         }
         send(self.http, method, url, headers, text).await
+    }
+
+    /// Sends a signed request without a body; the 2xx answer's body as it came (the
+    /// reconciliation CSV is printed unchanged).
+    pub async fn call_text(&self, method: Method, url: Url) -> Result<String, CliError> {
+        let headers = self
+            .signer
+            .sign(method.as_str(), &url, None, b"", (self.clock)())?;
+        send_text(self.http, method, url, headers, None).await
     }
 
     pub async fn create_endpoint(&self, body: &Value) -> Result<Value, CliError> {

@@ -104,6 +104,9 @@ pub enum Command {
     /// The admin audit trail: who changed what, when, and how it ended.
     #[command(subcommand)]
     Audit(commands::audit::AuditCommand),
+    /// The daily reconciliation against the bank: each POS account's report of one
+    /// business day (status, counts, mismatch lines), or the API's CSV with --csv.
+    Reconciliations(commands::reconciliations::ReconciliationsArgs),
     /// Send a `webhook.test` event to one endpoint.
     TestEvent(commands::endpoints::EndpointId),
     /// Run a test-mode scenario that produces a payment event.

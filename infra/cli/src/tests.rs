@@ -363,3 +363,31 @@ fn paygate_port_picks_the_local_api_url() {
         "http://127.0.0.1:8080"
     );
 }
+
+#[test]
+fn reconciliations_take_a_strict_date_and_csv() {
+    let cli = parse(&[
+        "reconciliations",
+        "--merchant",
+        "mch_a",
+        "--date",
+        "2026-11-26",
+        "--csv",
+    ]);
+    assert_eq!(cli.global.merchant.as_deref(), Some("mch_a"));
+    let Command::Reconciliations(a) = cli.command else {
+        panic!("not reconciliations")
+    };
+    assert_eq!(
+        (a.date.map(|d| d.to_string()).as_deref(), a.csv),
+        (Some("2026-11-26"), true)
+    );
+    let Command::Reconciliations(a) = parse(&["reconciliations"]).command else {
+        panic!("not reconciliations")
+    };
+    assert_eq!((a.date, a.csv), (None, false));
+    for bad in ["26.11.2026", "2026-11-31", "2026-1-2"] {
+        assert!(fails(&["reconciliations", "--date", bad]), "{bad}");
+    }
+    assert!(needs_admin_for(&["reconciliations"]));
+}

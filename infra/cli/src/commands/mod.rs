@@ -6,6 +6,7 @@ pub mod deliveries;
 pub mod endpoints;
 pub mod keys;
 pub mod listen;
+pub mod reconciliations;
 pub mod trigger;
 pub mod verify;
 
@@ -23,6 +24,7 @@ pub fn needs_admin(command: &Command) -> bool {
         | Command::TestEvent(_)
         | Command::Keys(_)
         | Command::Audit(_)
+        | Command::Reconciliations(_)
         | Command::Dashboard(_) => true,
     }
 }
@@ -39,6 +41,7 @@ pub async fn execute(
         Command::Deliveries(c) => deliveries::run(ctx, c, out).await,
         Command::Keys(c) => keys::run(ctx, c, out).await,
         Command::Audit(c) => audit::run(ctx, c, out).await,
+        Command::Reconciliations(a) => reconciliations::run(ctx, a, out).await,
         Command::TestEvent(a) => endpoints::test_event(ctx, &a.id, out).await.map(drop),
         Command::Trigger(a) => trigger::run(ctx, a, out).await.map(drop),
         Command::Listen(a) => listen::run(ctx, a, out, shutdown).await,

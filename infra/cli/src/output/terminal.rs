@@ -6,11 +6,13 @@
 //! hyperlink OSC, a carriage return that overwrites the line, a bidi override) could
 //! otherwise rewrite what the terminal shows or act on it.
 //!
-//! Kept as they are: `\n` and `\t`. Escaped: every other C0 control, DEL, the C1 controls
-//! (U+0080–U+009F; U+009B is a one-character CSI on some terminals) and the bidirectional
-//! formatting characters (U+202A–U+202E, U+2066–U+2069). `\uXXXX` is also a valid escape in
-//! a JSON string, so `--json` output stays JSON with the same content (its own encoder
-//! already escapes the C0 controls; DEL, C1 and bidi would pass raw).
+//! Kept as they are: `\n`, `\t`, and `\r` right before `\n` (a CRLF line end moves to the
+//! next line and overwrites nothing; the reconciliation CSV, RFC 4180, ends its lines so,
+//! and `reconciliations --csv` prints it unchanged). Escaped: every other C0 control, DEL,
+//! the C1 controls (U+0080–U+009F; U+009B is a one-character CSI on some terminals) and the
+//! bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069). `\uXXXX` is also a
+//! valid escape in a JSON string, so `--json` output stays JSON with the same content (its
+//! own encoder already escapes the C0 controls; DEL, C1 and bidi would pass raw).
 
 use std::io::{self, Write};
 
@@ -20,11 +22,12 @@ pub fn escaped(c: char) -> bool {
         || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// `text` with every [`escaped`] character as `\uXXXX`.
+/// `text` with every [`escaped`] character as `\uXXXX` (but a CR of a CRLF).
 pub fn clean(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if escaped(c) {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if escaped(c) && !(c == '\r' && chars.peek() == Some(&'\n')) {
             out.push_str(&format!("\\u{:04x}", u32::from(c)));
         } else {
             out.push(c);
@@ -53,8 +56,11 @@ impl<W: Write> Escaped<W> {
         loop {
             match std::str::from_utf8(&self.pending) {
                 Ok(text) => {
-                    let text = clean(text);
-                    self.pending.clear();
+                    // A CR at the end may start a CRLF: held back for the next write.
+                    let held = usize::from(!at_end && text.ends_with('\r'));
+                    let cut = self.pending.len() - held;
+                    let text = clean(&text[..cut]);
+                    self.pending.drain(..cut);
                     return self.inner.write_all(text.as_bytes());
                 }
                 Err(e) => {
@@ -150,6 +156,16 @@ mod tests {
         assert_eq!(through(&[b"a\xffb"]), "a\u{fffd}b");
         // an incomplete character at the end is not lost silently
         assert_eq!(through(&[b"a", &euro[..2]]), "a\u{fffd}");
+    }
+
+    #[test]
+    fn crlf_line_ends_are_kept_a_lone_cr_escaped() {
+        let csv = "date,orderId\r\n2026-11-26,\"a\r\nb\"\r\n";
+        assert_eq!(through(&[csv.as_bytes()]), csv);
+        assert_eq!(clean(csv), csv);
+        assert_eq!(through(&[b"a\r", b"\nb\r", b"\r\n"]), "a\r\nb\\u000d\r\n");
+        assert_eq!(through(&[b"ok\r", b"FAKE"]), "ok\\u000dFAKE");
+        assert_eq!(through(&[b"end\r"]), "end\\u000d");
     }
 
     #[test]

@@ -206,6 +206,74 @@ async fn create_trigger_see_fail_and_resend_through_the_cli() {
     the_readme_walkthrough(&url, &dir).await;
 }
 
+/// `reconciliations` over a day the stack reconciled (every account of the merchant has a
+/// report) and a day it did not: the tables, `--json`, and `--csv` as the API wrote it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reconciliations_show_a_reconciled_day_and_its_csv() {
+    let dir = cert_dir().with_extension("reconciliations");
+    let _ = std::fs::remove_dir_all(&dir);
+    let paths = CertPaths::in_dir(&dir);
+    ensure_cert(&paths).unwrap();
+    let stack = start_stack(std::fs::read(&paths.cert).unwrap()).await;
+    let url = stack.url.clone();
+    let day = paygate_domain::daily::BusinessDay::parse("2026-01-15").unwrap();
+    let done = stack.reconcile_day(day).await.unwrap();
+    assert!(
+        done.clean + done.mismatched + done.incomplete > 0,
+        "{done:?}"
+    );
+
+    let json = run(&url, &["reconciliations", "--date", "2026-01-15", "--json"]).await;
+    let answer: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let reports = answer["data"].as_array().unwrap();
+    assert!(!reports.is_empty(), "{json}");
+    let shown = run(&url, &["reconciliations", "--date", "2026-01-15"]).await;
+    assert!(
+        shown.starts_with("reconciliation of 2026-01-15\n\nACCOUNT  "),
+        "{shown}"
+    );
+    for r in reports {
+        let (account, status) = (
+            r["accountId"].as_str().unwrap(),
+            r["status"].as_str().unwrap(),
+        );
+        assert!(
+            shown
+                .lines()
+                .any(|l| l.starts_with(account) && l.contains(status)),
+            "{account} {status} in\n{shown}"
+        );
+    }
+
+    let csv = run(&url, &["reconciliations", "--date", "2026-01-15", "--csv"]).await;
+    let mut lines = csv.split("\r\n");
+    assert_eq!(
+        lines.next(),
+        Some(paygate_domain::daily::CSV_HEADER),
+        "{csv}"
+    );
+    assert!(csv.ends_with("\r\n"), "{csv:?}");
+    // the binary's terminal writer passes it as it came
+    assert_eq!(paygate_cli::output::terminal::clean(&csv), csv);
+    assert_eq!(csv.matches("\r\n").count(), 1 + reports.len(), "{csv}");
+    assert!(
+        lines.all(|l| l.is_empty() || l.starts_with("2026-01-15,acc")),
+        "{csv}"
+    );
+
+    let empty = run(&url, &["reconciliations", "--date", "2026-01-16"]).await;
+    assert!(
+        empty.starts_with("no reconciliation report for 2026-01-16 yet"),
+        "{empty}"
+    );
+    let err = run_err(
+        &url,
+        &["reconciliations", "--date", "2026-01-16", "--csv", "--json"],
+    )
+    .await;
+    assert!(err.to_string().contains("--csv and --json"), "{err}");
+}
+
 /// `paygate listen` itself: registers, prints a verified line per webhook, and deletes its
 /// endpoint when shut down.
 async fn listen_registers_prints_and_cleans_up(url: &str, dir: &Path) {
