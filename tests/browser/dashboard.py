@@ -32,6 +32,11 @@ answers 500 twice, then 200, and whose /down path does the same (for recover). S
    merchant API.
 9. the audit trail: the revoke is the newest record (action, outcome, the key's id, the
    signing principal's ARN), the roll is listed, and neither key appears on the page.
+10. the daily reconciliation: the day picker defaults to yesterday (Istanbul), which has no
+   report yet; the day the stack reconciled (--reconciled-day) shows each account's report
+   (status badge, counts) and its CSV downloads as the API wrote it; a report with
+   mismatches (faked in the browser) lists them with amounts in TL and the merchant's order
+   ids as text.
 
 With --shots DIR it writes the screenshots of docs/operations.md there. Prints one line per passed
 step; exits non-zero with the reason on the first failure.
@@ -176,6 +181,61 @@ def recover_loop(page, since_local):
     expect(summary).to_contain_text("run it again")
     page.unroute("**/recover")
     assert len(calls) == 20 and calls[1] == "2020-02-01T00:00:01.000Z", calls
+
+
+def reconciliation(page, args):
+    """10. The daily reconciliation page."""
+    page.click("#nav-reconciliation")
+    yesterday = (datetime.now(timezone.utc) + timedelta(hours=3) - timedelta(days=1)).strftime("%Y-%m-%d")
+    expect(page.locator("#rc-date")).to_have_value(yesterday)
+    expect(page.locator("#rc-empty")).to_contain_text(f"No report yet for {yesterday}", timeout=SOON_MS)
+
+    day = args.reconciled_day
+    page.fill("#rc-date", day)
+    page.click("#rc-show")
+    reports = page.locator("#rc-result .report")
+    expect(page.locator('.report[data-account-id="acc_anatoliaIsbank"]')).to_be_visible(timeout=SOON_MS)
+    for r in reports.all():
+        status = r.get_attribute("data-status")
+        assert status in ("clean", "mismatches", "incomplete"), status
+        expect(r.locator("h3 .badge")).to_have_text(status)
+        expect(r.locator('[data-figure="matched"] b')).to_have_text(re.compile(r"^\d+$"))
+    with page.expect_download() as download:
+        page.click("#rc-csv")
+    assert download.value.suggested_filename == f"reconciliation-mch_anatolia-{day}.csv"
+    with open(download.value.path(), encoding="utf-8", newline="") as f:
+        csv = f.read()
+    assert csv.startswith("date,accountId,mode,source,reportStatus,kind,orderId,"), csv[:200]
+    assert csv.count("\r\n") == 1 + reports.count(), csv
+    step(f"reconciliation: yesterday {yesterday} has no report yet; {day} shows "
+         f"{reports.count()} account(s) and its CSV downloads")
+
+    hostile = '<img src=x onerror="window.pwned=1">'
+    counts = {"matched": 4, "missingAtBank": 0, "missingHere": 0, "amountMismatch": 1,
+              "stateMismatch": 0, "unsettledHere": 0}
+    faked = {"date": "2026-01-14", "data": [{
+        "merchantId": "mch_anatolia", "accountId": "acc_anatoliaIsbank", "mode": "test",
+        "date": "2026-01-14", "source": "history", "status": "mismatches", "counts": counts,
+        "findings": [{"kind": "amount_mismatch", "orderId": hostile, "operation": "capture",
+                      "paymentId": "pay_1", "amount": 10050, "bankAmount": 10000,
+                      "status": "approved", "origin": "api", "settledFromBankRecords": True}],
+        "truncated": False, "generatedAt": "2026-01-14T21:15:00.000Z"}]}
+    pattern = re.compile(r"/reconciliations\?date=2026-01-14$")
+    page.route(pattern, lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(faked)))
+    page.fill("#rc-date", "2026-01-14")
+    page.click("#rc-show")
+    line = page.locator('.report[data-status="mismatches"] tr[data-kind="amount_mismatch"]')
+    expect(line).to_have_count(1, timeout=SOON_MS)
+    expect(page.locator(".report h3 .badge")).to_have_text("mismatches")
+    expect(page.locator('[data-figure="amountMismatch"] b')).to_have_text("1")
+    expect(line.locator('[data-field="order"]')).to_have_text(hostile)
+    expect(line.locator('[data-field="amount"]')).to_have_text("100.50 TL")
+    expect(line.locator('[data-field="bankAmount"]')).to_have_text("100.00 TL")
+    expect(line).to_contain_text("settled from the bank's records")
+    assert page.locator("#rc-result img").count() == 0 and page.evaluate("window.pwned") is None
+    page.unroute(pattern)
+    step("reconciliation: a mismatch lists kind, order id (as text), operation, 100.50 TL against 100.00 TL")
 
 
 def launch(page, args, stranger):
@@ -400,6 +460,8 @@ def run(page, args, stranger):
     assert first not in content and second not in content, "a key in the audit trail"
     step("audit trail: the revoke is the newest record, signed by " + principal + "; no key shown")
 
+    reconciliation(page, args)
+
     assert not errors, f"JavaScript errors: {errors}"
 
 
@@ -411,6 +473,7 @@ def main():
     ap.add_argument("--fail-url", required=True)
     ap.add_argument("--down-url", required=True)
     ap.add_argument("--keys-out")
+    ap.add_argument("--reconciled-day", required=True)
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--shots")
     args = ap.parse_args()

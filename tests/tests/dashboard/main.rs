@@ -3,7 +3,8 @@
 //! twice, then 200), all on free ports; then `tests/browser/dashboard.py` drives the page in
 //! Debian's headless Chromium with Playwright (see the script for its scenarios; the page
 //! is opened through the printed one-time launch link, which a second browser may not
-//! reuse) and must pass. Afterwards the receiver must have seen what the page did (the
+//! reuse; a past business day is reconciled first, for the reconciliation page) and must
+//! pass. Afterwards the receiver must have seen what the page did (the
 //! resend, the recovered delivery), and the API keys the page issued must work, or not, on
 //! the merchant API as their status says (the rolled one until its expiry, the revoked one
 //! never).
@@ -29,6 +30,9 @@ fn root() -> PathBuf {
         .expect("tests/ has a parent")
         .to_path_buf()
 }
+
+/// The day the stack reconciles before the page is opened (a past day: clean, empty reports).
+const RECONCILED_DAY: &str = "2026-01-15";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_works_in_headless_chromium() {
@@ -57,6 +61,14 @@ async fn the_dashboard_works_in_headless_chromium() {
         },
     )
     .await;
+
+    // AND a business day the stack has reconciled (a report per account of the merchant)
+    let day = paygate_domain::daily::BusinessDay::parse(RECONCILED_DAY).expect("a date");
+    stack
+        .server()
+        .reconcile_day(day)
+        .await
+        .expect("the day is reconciled");
 
     // AND `paygate --local --api-url <stack> dashboard --port 0`, as `make dashboard` runs it
     let seed = root().join("infra/local/seed.json");
@@ -106,6 +118,8 @@ async fn the_dashboard_works_in_headless_chromium() {
         .arg(rx.url("/down"))
         .arg("--keys-out")
         .arg(&keys_out)
+        .arg("--reconciled-day")
+        .arg(RECONCILED_DAY)
         .arg("--chromium")
         .arg(&chromium)
         .stdout(Stdio::piped())

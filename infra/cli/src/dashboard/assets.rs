@@ -18,7 +18,7 @@ pub struct Asset {
 const JS: &str = "text/javascript; charset=utf-8";
 
 /// Every file, by path.
-pub const FILES: [(&str, Asset); 8] = [
+pub const FILES: [(&str, Asset); 9] = [
     (
         "/",
         Asset {
@@ -71,6 +71,14 @@ pub const FILES: [(&str, Asset); 8] = [
         "/audit.js",
         Asset {
             body: include_str!("web/audit.js"),
+            content_type: JS,
+            is_page: false,
+        },
+    ),
+    (
+        "/reconciliation.js",
+        Asset {
+            body: include_str!("web/reconciliation.js"),
             content_type: JS,
             is_page: false,
         },

@@ -179,8 +179,8 @@ fn to_page(set_cookie: Option<&str>) -> Response {
 }
 
 /// Checks, signs and forwards one admin call; answers the API's status and body as they
-/// are (its error envelope included), or the dashboard's own envelope when the API could
-/// not be reached.
+/// are (its error envelope included; a 2xx `text/csv` answer as CSV), or the dashboard's
+/// own envelope when the API could not be reached.
 async fn forward(d: &Dashboard, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     if let Err(r) = d.guard.check_call(
@@ -248,6 +248,12 @@ async fn forward(d: &Dashboard, req: Request) -> Response {
         }
     };
     let status = StatusCode::from_u16(resp.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let csv = status.is_success()
+        && resp
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.starts_with("text/csv"));
     let text = match resp.text().await {
         Ok(t) => t,
         Err(e) => {
@@ -258,6 +264,15 @@ async fn forward(d: &Dashboard, req: Request) -> Response {
             )
         }
     };
+    if csv {
+        // The reconciliation CSV (`format=csv`): passed on as it came, for the page to save.
+        let mut resp = (status, text).into_response();
+        resp.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/csv; charset=utf-8"),
+        );
+        return resp;
+    }
     match serde_json::from_str::<Value>(&text) {
         Ok(v) if status.is_success() || v.get("error").is_some() => {
             json_response(status, v.to_string())

@@ -44,8 +44,12 @@ impl Seen {
 
 type Log = Arc<Mutex<Vec<Seen>>>;
 
+/// What the stand-in API answers to `format=csv`.
+const CSV: &str = "date,accountId,kind,orderId\r\n2026-11-26,acc_1,missing_here,\"<b>o,1\"\r\n";
+
 /// A stand-in API on a free port: records every request; `/…/missing` answers the API's
-/// 404 envelope, `/…/gateway` API Gateway's `{"message"}`, anything else 201 `{"ok":true}`.
+/// 404 envelope, `/…/gateway` API Gateway's `{"message"}`, `format=csv` 200 [`CSV`] as
+/// `text/csv`, anything else 201 `{"ok":true}`.
 async fn upstream() -> (String, Log) {
     let log: Log = Arc::default();
     let rec = log.clone();
@@ -71,6 +75,13 @@ async fn upstream() -> (String, Log) {
                 (StatusCode::NOT_FOUND, e.to_string()).into_response()
             } else if uri.contains("/gateway") {
                 (StatusCode::FORBIDDEN, r#"{"message":"Forbidden"}"#).into_response()
+            } else if uri.contains("format=csv") {
+                let mut resp = (StatusCode::OK, CSV).into_response();
+                resp.headers_mut().insert(
+                    "content-type",
+                    axum::http::HeaderValue::from_static("text/csv; charset=utf-8"),
+                );
+                resp
             } else {
                 (StatusCode::CREATED, r#"{"ok":true}"#).into_response()
             }
@@ -504,4 +515,30 @@ async fn api_errors_keep_their_envelope_and_an_unreachable_api_is_explained() {
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["error"]["code"], json!("dashboard_upstream_unreachable"));
     assert!(v["error"]["message"].as_str().unwrap().contains(&dead));
+}
+
+#[tokio::test]
+async fn a_csv_answer_is_passed_on_as_it_came() {
+    let (base, log) = upstream().await;
+    let port = dashboard(&base).await;
+    let (status, headers, body) = Call::new(
+        port,
+        "GET",
+        "/admin/v1/merchants/mch_anatolia/reconciliations?date=2026-11-26&format=csv",
+    )
+    .send(port)
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, CSV);
+    assert_eq!(
+        headers.get("content-type").unwrap(),
+        "text/csv; charset=utf-8"
+    );
+    assert_eq!(headers.get("x-content-type-options").unwrap(), "nosniff");
+    let seen = log.lock().unwrap().clone();
+    assert_eq!(
+        seen[0].uri,
+        "/admin/v1/merchants/mch_anatolia/reconciliations?date=2026-11-26&format=csv"
+    );
+    assert_signed(&seen[0], base.trim_start_matches("http://"));
 }

@@ -25,6 +25,12 @@ const PG = (() => {
   // One call of the local server (which signs and forwards /admin/v1/… calls). The answer's
   // JSON, or an ApiError carrying the envelope's code and message.
   async function call(method, path, body) {
+    const text = await exchange(method, path, body);
+    try { return text ? JSON.parse(text) : null; } catch (_) { return null; }
+  }
+
+  // The same call; the 2xx answer's text as it came (the reconciliation CSV).
+  async function exchange(method, path, body) {
     const headers = { "X-Paygate-Dashboard": token };
     // same-origin: the session cookie (HttpOnly, set by the launch link) goes along.
     const init = { method, headers, cache: "no-store", credentials: "same-origin", redirect: "error" };
@@ -40,9 +46,9 @@ const PG = (() => {
         "The dashboard server does not answer: is `paygate dashboard` still running?");
     }
     const text = await resp.text();
+    if (resp.ok) return text;
     let json = null;
     try { json = text ? JSON.parse(text) : null; } catch (_) { json = null; }
-    if (resp.ok) return json;
     const e = json && json.error ? json.error : {};
     throw new ApiError(method, path, resp.status, e.code || "error",
       e.message || text.slice(0, 200) || resp.statusText);
@@ -54,13 +60,25 @@ const PG = (() => {
     if (!state.merchant) {
       return Promise.reject(new ApiError(method, rest, 0, "no_merchant", "Choose a merchant first."));
     }
+    return call(method, adminPath(rest, query), body);
+  }
+
+  // A GET of admin(), its answer's text (a CSV).
+  function adminText(rest, query) {
+    if (!state.merchant) {
+      return Promise.reject(new ApiError("GET", rest, 0, "no_merchant", "Choose a merchant first."));
+    }
+    return exchange("GET", adminPath(rest, query));
+  }
+
+  function adminPath(rest, query) {
     let path = `/admin/v1/merchants/${seg(state.merchant)}${rest}`;
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(query || {})) {
       if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
     }
     if ([...q.keys()].length) path += `?${q}`;
-    return call(method, path, body);
+    return path;
   }
 
   function seg(s) {
@@ -193,7 +211,7 @@ const PG = (() => {
   ];
 
   return {
-    state, views, ApiError, call, admin, seg, el, append, $, showError, notice, clearMessages,
+    state, views, ApiError, call, admin, adminText, seg, el, append, $, showError, notice, clearMessages,
     attempt, when, badge, secretCard, failure, isoFromLocal, localInput, EVENT_TYPES,
   };
 })();
