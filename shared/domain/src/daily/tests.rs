@@ -378,3 +378,12 @@ fn a_report_sorts_mismatches_first_counts_and_caps() {
     let back: DayReport = serde_json::from_value(json).unwrap();
     assert_eq!(back, incomplete);
 }
+
+#[test]
+fn findings_speak_the_apis_words() {
+    let f = match_history(&[], &[line("A", Refund, 100)]);
+    let json = serde_json::to_value(&f[0]).unwrap();
+    assert_eq!(json["operation"], "refund");
+    assert_eq!(json["kind"], "missing_here");
+    assert_eq!(json["bankAmount"], 100);
+}
