@@ -15,6 +15,8 @@ pub struct ApiError {
     pub details: Option<Value>,
     /// `Retry-After` (whole seconds), for the answers that say when to retry.
     pub retry_after_secs: Option<u32>,
+    /// The message in Turkish, for an answer that has one (`Accept-Language: tr`).
+    pub turkish: Option<&'static str>,
 }
 
 impl ApiError {
@@ -25,7 +27,14 @@ impl ApiError {
             message: message.into(),
             details: None,
             retry_after_secs: None,
+            turkish: None,
         }
+    }
+
+    /// With `message` as the answer's Turkish text.
+    pub fn with_turkish(mut self, message: &'static str) -> Self {
+        self.turkish = Some(message);
+        self
     }
 
     /// With a `Retry-After` header of `secs` (at least 1).
@@ -59,7 +68,8 @@ impl ApiError {
     }
 
     /// The answer in `lang`: a bank outcome's error (its details carry a `declineCode`)
-    /// gets that code's message in Turkish when asked; every other error stays as it is.
+    /// gets that code's message in Turkish when asked, an error with its own Turkish text
+    /// ([`ApiError::with_turkish`]) that text; every other error stays as it is.
     pub fn localized(mut self, lang: Lang) -> Self {
         let code = self
             .details
@@ -67,8 +77,10 @@ impl ApiError {
             .and_then(|d| d.get("declineCode"))
             .and_then(Value::as_str)
             .and_then(DeclineCode::parse);
-        if let (Lang::Tr, Some(code)) = (lang, code) {
-            self.message = code.message(Lang::Tr).to_owned();
+        match (lang, code, self.turkish) {
+            (Lang::Tr, Some(code), _) => self.message = code.message(Lang::Tr).to_owned(),
+            (Lang::Tr, None, Some(tr)) => self.message = tr.to_owned(),
+            _ => {}
         }
         self
     }

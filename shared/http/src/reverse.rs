@@ -147,7 +147,8 @@ async fn bound_reverse_inner(
             }
         }
         if falls_back(&first) {
-            return Ok(BoundAnswer::Open(incomplete().into_response()));
+            let answer = incomplete().localized(request_lang(req));
+            return Ok(BoundAnswer::Open(answer.into_response()));
         }
     }
     Ok(transaction_answer(
@@ -160,11 +161,34 @@ async fn bound_reverse_inner(
 }
 
 /// The void was refused past the cut and its request ended before the refund was reserved.
-fn incomplete() -> ApiError {
+pub(crate) fn incomplete() -> ApiError {
     ApiError::new(
         StatusCode::CONFLICT,
         code::INVALID_STATE,
         "This reversal's void was declined past the bank's end-of-day cut and no refund of it \
          had been started (nothing moved). Send the reverse again with a new Idempotency-Key.",
     )
+    .with_turkish(
+        "Bu iadenin iptal adımı banka gün sonu kesiminden sonra olduğu için reddedildi ve \
+         henüz iade başlatılmadı (para hareketi yok). İsteği yeni bir Idempotency-Key ile \
+         tekrar gönderin.",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use paygate_domain::Lang;
+
+    #[test]
+    fn the_incomplete_reversal_speaks_turkish_when_asked() {
+        let en = super::incomplete().localized(Lang::En);
+        assert!(en.message.contains("new Idempotency-Key"), "{}", en.message);
+        let tr = super::incomplete().localized(Lang::Tr);
+        assert!(
+            tr.message.contains("yeni bir Idempotency-Key"),
+            "{}",
+            tr.message
+        );
+        assert_eq!((tr.status, tr.code), (en.status, en.code));
+    }
 }
