@@ -15,7 +15,9 @@
 
 use aws_lambda_events::eventbridge::EventBridgeEvent;
 use paygate_domain::daily::BusinessDay;
-use paygate_payments::{run_daily, run_reconciler_until, DailyRun, Deadline, OpError, RunReport};
+use paygate_payments::{
+    run_daily, run_reconciler_until, DailyRun, Deadline, OpError, Redo, RunReport,
+};
 
 /// Dependencies, built once per Lambda instance by `paygate_compose`.
 pub use paygate_compose::Reconciler as Deps;
@@ -87,16 +89,23 @@ pub async fn handle_event(
     }
 }
 
-/// The daily reconciliation of `day` (yesterday in Istanbul when `None`); its figures go to
-/// the log as an EMF record.
+/// The daily reconciliation of `day` (yesterday in Istanbul when `None`: only the accounts
+/// an earlier run of the night did not complete; a named day: every account again); its
+/// figures go to the log as an EMF record.
 pub async fn handle_daily(
     deps: &Deps,
     day: Option<BusinessDay>,
     deadline: Option<Deadline>,
 ) -> Result<DailyRun, OpError> {
     let now = deps.daily.clock.now();
+    // A day named (by hand) is redone whole; the schedule's own day only where incomplete.
+    let redo = if day.is_some() {
+        Redo::All
+    } else {
+        Redo::Incomplete
+    };
     let day = day.unwrap_or_else(|| BusinessDay::of(now).previous());
-    match run_daily(&deps.daily, day, deadline).await {
+    match run_daily(&deps.daily, day, redo, deadline).await {
         Ok(run) => {
             println!("{}", daily_emf(&run, &deps.stage, now));
             if run.mismatches > 0 || run.incomplete > 0 {

@@ -35,7 +35,7 @@ pub const STAGE: &str = "Stage";
 /// Every metric name the gateway emits in [`NAMESPACE`]: [`record`]'s, the reconciler's
 /// run figures (`fn_reconciler::emf`) and the daily reconciliation's (`fn_reconciler::daily_emf`). Alarms and the dashboard in `template.yaml` may name
 /// only these (a drift test holds them).
-pub const NAMES: [&str; 20] = [
+pub const NAMES: [&str; 22] = [
     "Operations",
     "UnknownOutcomes",
     "BankCalls",
@@ -56,6 +56,8 @@ pub const NAMES: [&str; 20] = [
     "ReconciliationMismatches",
     "ReconciliationIncomplete",
     "ReconciliationLeft",
+    "ExternalOperations",
+    "ExternalUnrecordable",
 ];
 
 /// A CloudWatch unit.
@@ -196,6 +198,15 @@ pub fn record(stage: &str, metric: &Metric, now: Timestamp) -> EmfRecord {
         Metric::ThrottleStoreError { scope } => r
             .dimension("Scope", scope.as_str())
             .metrics(&[&["Scope"], &[]], &[("ThrottleStoreErrors", Count, 1)]),
+        Metric::ExternalOperation {
+            operation,
+            recorded: true,
+        } => r
+            .dimension("Operation", operation)
+            .metrics(&[&["Operation"], &[]], &[("ExternalOperations", Count, 1)]),
+        Metric::ExternalOperation {
+            recorded: false, ..
+        } => r.metrics(&[&[]], &[("ExternalUnrecordable", Count, 1)]),
     }
 }
 
@@ -328,6 +339,14 @@ mod tests {
             Metric::DeliveryLag { millis: 1 },
             Metric::Throttled { scope: Scope::Api },
             Metric::ThrottleStoreError { scope: Scope::Api },
+            Metric::ExternalOperation {
+                operation: "refund",
+                recorded: true,
+            },
+            Metric::ExternalOperation {
+                operation: "cancel",
+                recorded: false,
+            },
         ];
         for m in &all {
             for (_, metrics) in directives(&parsed(m)) {

@@ -95,6 +95,14 @@ pub enum Metric {
     /// The throttling counters could not be reached: the request was let through, or, for a
     /// scope that fails closed (points inquiry), refused with `503 rate_limit_unavailable`.
     ThrottleStoreError { scope: Scope },
+    /// A query (the merchant's or the reconciler's) found a refund or cancel made at the bank
+    /// without this service: `recorded` as an `external` transaction (`operation`: cancel,
+    /// refund), or not recordable (`recorded: false`: more refunded than captured, a cancel
+    /// after a refund) and left to the daily reconciliation.
+    ExternalOperation {
+        operation: &'static str,
+        recorded: bool,
+    },
 }
 
 /// Where metrics go.

@@ -50,11 +50,22 @@ pub struct DailyRun {
     pub mismatches: u64,
 }
 
-/// Reconciles `day` for every account not yet reconciled for it, while `deadline` leaves
-/// time for one more account.
+/// Whether a run takes every account again, or only those without a complete report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redo {
+    /// The nightly schedule: accounts already reconciled for the day (clean or with
+    /// mismatches) are left alone; incomplete ones are tried again.
+    Incomplete,
+    /// A run by hand (a day named): every account again, its report replaced.
+    All,
+}
+
+/// Reconciles `day` for every account `redo` takes, while `deadline` leaves time for one
+/// more account.
 pub async fn run_daily(
     deps: &DailyDeps,
     day: BusinessDay,
+    redo: Redo,
     deadline: Option<Deadline>,
 ) -> Result<DailyRun, OpError> {
     let accounts = deps.accounts.all_accounts().await?;
@@ -69,9 +80,10 @@ pub async fn run_daily(
     for (merchant, accounts) in done {
         let before = deps.reports.list_reports(&merchant, day).await?;
         for account in accounts {
-            let complete = before
-                .iter()
-                .any(|r| r.account_id == account.id && r.status != ReportStatus::Incomplete);
+            let complete = redo == Redo::Incomplete
+                && before
+                    .iter()
+                    .any(|r| r.account_id == account.id && r.status != ReportStatus::Incomplete);
             if complete {
                 run.already_done += 1;
                 continue;

@@ -23,7 +23,7 @@ pub mod reverse;
 
 pub use auth::{authenticate, hash_api_key, AuthError, Principal};
 pub use bank_access::BankAccess;
-pub use daily::{reconcile_account, run_daily, DailyDeps, DailyRun};
+pub use daily::{reconcile_account, run_daily, DailyDeps, DailyRun, Redo};
 pub use deadline::Deadline;
 pub use error::OpError;
 pub use operate::{

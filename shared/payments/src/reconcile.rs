@@ -3,6 +3,7 @@
 //! merchant's `query` and the scheduled reconciler both come here, so they settle alike.
 
 use paygate_domain::{
+    metrics::Metric,
     payment::resumed_cancel_outcome,
     ports::{Expectation, PaymentChange, PosProvider},
     BankStatus, EventId, ExternalVerdict, Operation, Payment, PosAccount, StatusVerdict,
@@ -182,6 +183,17 @@ async fn record_external(
     let settlement = match payment.external_from_status(bank, deps.ids.as_ref(), deps.clock.now()) {
         ExternalVerdict::Record(s) => *s,
         ExternalVerdict::Inconsistent => {
+            deps.banks
+                .providers
+                .metrics()
+                .emit(Metric::ExternalOperation {
+                    operation: if bank.state == paygate_domain::BankState::Cancelled {
+                        "cancel"
+                    } else {
+                        "refund"
+                    },
+                    recorded: false,
+                });
             tracing::warn!(payment_id = %payment.id, bank_state = ?bank.state,
                 bank_refunded = bank.refunded_amount, refunded = payment.refunded_amount,
                 "the bank shows a refund or cancel this service cannot record; left to reconciliation");
@@ -193,6 +205,15 @@ async fn record_external(
         return Ok(payment);
     };
     let next = settlement.payment.clone();
+    let recorded = || {
+        deps.banks
+            .providers
+            .metrics()
+            .emit(Metric::ExternalOperation {
+                operation: settlement.transaction.kind.as_str(),
+                recorded: true,
+            });
+    };
     let change = PaymentChange {
         payment: next.clone(),
         expect: Expectation::Version {
@@ -212,6 +233,7 @@ async fn record_external(
                 tracing::info!(payment_id = %payment.id, transaction_id = %settlement.transaction.id,
                     operation = settlement.transaction.kind.as_str(), amount = settlement.transaction.amount,
                     "recorded an operation made at the bank without us");
+                recorded();
                 deps.events.after_commit(&event).await;
                 return Ok(next);
             }
@@ -224,6 +246,7 @@ async fn record_external(
             .ok_or(OpError::NotFound("payment"))?;
         if stored == next {
             // Ours applied; the answer was lost. The event is in the outbox with it.
+            recorded();
             deps.events.after_commit(&event).await;
             return Ok(next);
         }

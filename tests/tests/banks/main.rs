@@ -9,6 +9,7 @@
 
 mod albaraka;
 mod ankara;
+mod daily;
 mod fault_plan;
 mod faults;
 mod kuveyt;

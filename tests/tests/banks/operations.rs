@@ -194,7 +194,7 @@ async fn refunds_partial_then_full_and_the_query_shows_them() {
 
 /// Refunds `amount` of `order_id` straight in `bank`'s simulator book, as a refund made in the
 /// bank's own merchant panel would be: the gateway is not asked.
-fn refund_in_the_banks_panel(
+pub(crate) fn refund_in_the_banks_panel(
     stack: &paygate_tests::Stack,
     bank: &Bank,
     order_id: &str,

@@ -12,7 +12,7 @@ use paygate_domain::{
 };
 
 use super::*;
-use crate::daily::{reconcile_account, run_daily, DailyDeps};
+use crate::daily::{reconcile_account, run_daily, DailyDeps, Redo};
 
 fn daily(w: &World, providers: Providers) -> (DailyDeps, Arc<MemoryDayReports>) {
     let reports = Arc::new(MemoryDayReports::default());
@@ -91,7 +91,7 @@ async fn by_query_a_panel_refund_and_a_recovered_commit_are_reported() {
     query_payment(&w.deps, &w.principal, &p3).await.unwrap();
 
     let (deps, reports) = daily(&w, w.deps.banks.providers.clone());
-    let run = run_daily(&deps, day, None).await.unwrap();
+    let run = run_daily(&deps, day, Redo::Incomplete, None).await.unwrap();
     // acc_all has the day's operations; acc_nocancel had none: a clean, empty report.
     assert_eq!(
         (run.mismatched, run.clean, run.incomplete),
@@ -130,9 +130,14 @@ async fn by_query_a_panel_refund_and_a_recovered_commit_are_reported() {
         .filter(|f| f.payment_id.as_ref() != Some(&p3))
         .all(|f| !f.settled_from_bank_records));
 
-    // A second run leaves complete reports alone.
-    let again = run_daily(&deps, day, None).await.unwrap();
+    // A second scheduled run leaves complete reports alone; a run by hand redoes them.
+    let again = run_daily(&deps, day, Redo::Incomplete, None).await.unwrap();
     assert_eq!((again.already_done, again.clean + again.mismatched), (2, 0));
+    let redone = run_daily(&deps, day, Redo::All, None).await.unwrap();
+    assert_eq!(
+        (redone.already_done, redone.clean + redone.mismatched),
+        (0, 2)
+    );
     assert_eq!(reports.all().len(), 2);
 }
 

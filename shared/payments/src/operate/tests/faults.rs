@@ -256,7 +256,9 @@ async fn an_external_refund_is_recorded_once_whatever_its_write_meets() {
         SaveFault::TransactionConflict,
         SaveFault::Throttled,
     ] {
-        let w = world();
+        let mut w = world();
+        let metrics = Arc::new(paygate_domain::testkit::RecordingMetrics::new());
+        w.deps.banks.providers = w.deps.banks.providers.clone().with_metrics(metrics.clone());
         let id = captured(&w).await;
         // 3 000 refunded at the bank by someone else (the bank's own merchant panel)
         let acct = account("acc_all", OperationSet::all());
@@ -291,6 +293,20 @@ async fn an_external_refund_is_recorded_once_whatever_its_write_meets() {
             .collect();
         assert_eq!(external.len(), 1, "{fault:?}: recorded once");
         assert_eq!(external[0].amount, 3_000);
+        // Counted once too (ExternalOperations).
+        let counted: Vec<_> = metrics
+            .all()
+            .into_iter()
+            .filter(|m| matches!(m, paygate_domain::metrics::Metric::ExternalOperation { .. }))
+            .collect();
+        assert_eq!(
+            counted,
+            vec![paygate_domain::metrics::Metric::ExternalOperation {
+                operation: "refund",
+                recorded: true
+            }],
+            "{fault:?}"
+        );
         assert_eq!(w.store.events().len(), 1, "{fault:?}: exactly one event");
         assert_eq!(
             bank_refunded(&w).await,
