@@ -212,6 +212,41 @@ pub(crate) fn refund_in_the_banks_panel(
 }
 
 #[tokio::test]
+async fn a_cancel_made_in_the_banks_panel_is_recorded_once_by_the_query() {
+    let stack = stack().await;
+    for &bank in BANKS {
+        let p = bank.provider;
+        // GIVEN a captured sale voided in the bank's own merchant panel, the same day
+        let id = create(&stack, &bank, "captured", 20_000).await;
+        let client = credential(bank.account, bank.book_key);
+        let order = match p {
+            "posnet" => format!("{:0>24}", order_id(&stack, &bank, &id).await),
+            _ => order_id(&stack, &bank, &id).await,
+        };
+        sim(&stack, p)
+            .book()
+            .void(&client, &order)
+            .unwrap_or_else(|e| panic!("{p}: the panel void was refused: {e:?}"));
+        // WHEN the payment is queried, twice
+        let q = expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
+        expect_ok(stack.op(bank.key(), &id, "query", json!({})).await);
+        // THEN it is cancelled by one external cancel
+        assert_eq!(q["payment"]["status"], "cancelled", "{p}: {q}");
+        let (status, list) = stack
+            .get(&format!("/v1/payments/{id}/transactions"), bank.key())
+            .await;
+        assert_eq!(status, 200, "{p}: {list}");
+        let data = list["data"].as_array().unwrap();
+        assert_eq!(data.len(), 1, "{p}: {list}");
+        assert_eq!(
+            (&data[0]["type"], &data[0]["status"], &data[0]["origin"]),
+            (&json!("cancel"), &json!("approved"), &json!("external")),
+            "{p}: {list}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_refund_made_in_the_banks_panel_is_recorded_once_by_the_query() {
     let stack = stack().await;
     for &bank in BANKS {
