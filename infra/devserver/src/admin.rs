@@ -153,6 +153,10 @@ pub fn router(app: Shared) -> Router {
             "/admin/v1/merchants/{merchantId}/reconciliations",
             get(to(R::ListReconciliations)),
         )
+        .route(
+            "/admin/v1/merchants/{merchantId}/payments/{paymentId}",
+            get(to(R::GetPayment)),
+        )
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(app)
 }

@@ -81,7 +81,7 @@ impl Build for AdminEndpoints {
 }
 
 /// `admin-deliveries`: delivery history, one delivery, resend, an event's deliveries; an
-/// endpoint's recover and health.
+/// endpoint's recover and health; the daily reconciliation reports; one payment.
 pub struct AdminDeliveries {
     pub admin: DeliveriesDeps,
 }
@@ -101,6 +101,12 @@ impl Build for AdminDeliveries {
                 audit: audit(w)?,
                 // Reads only: the reports of the payments table.
                 reports: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
+                    db.clone(),
+                    n.table(&paygate_aws::dynamo::schema::PAYMENTS)?,
+                    n.table(&EVENTS)?,
+                )),
+                // Reads only: one payment and its transactions (the dashboard's payment page).
+                payments: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
                     db.clone(),
                     n.table(&paygate_aws::dynamo::schema::PAYMENTS)?,
                     n.table(&EVENTS)?,

@@ -290,7 +290,7 @@ fn the_documented_routes_are_the_served_routes() {
     let served = devserver_routes();
     assert_eq!(
         served.len(),
-        27,
+        29,
         "router.rs / admin.rs routes not found: {served:?}"
     );
     assert_eq!(

@@ -157,4 +157,6 @@ A DELETE /admin/v1/merchants/mch_bosphorus/api-keys/{key} 404 not_found
 A GET /admin/v1/merchants/mch_anatolia/audit?limit=2 200 => /data/0/action="api_key.roll" /data/0/outcome="rejected" /data/0/errorCode="api_key_inactive" /data/0/principal="arn:aws:iam::000000000000:user/AKIAPAYGATELOCALADMIN" /data/1/action="api_key.revoke" /data/1/outcome="succeeded"
 A GET /admin/v1/merchants/mch_anatolia/audit?cursor=zz 400 invalid_request => /error/details/field="cursor"
 A GET /admin/v1/merchants/mch_nobody/audit 404 not_found
+A GET /admin/v1/merchants/mch_anatolia/payments/{sale} 200 => /status="refunded" /mode="test"
+A GET /admin/v1/merchants/mch_bosphorus/payments/{sale} 404 not_found
 "#;

@@ -119,6 +119,7 @@ pub const IAM: &[(&str, &[&str])] = &[
             "dynamodb:Query DeliveriesTable/index/byEvent",
             "dynamodb:Query DeliveriesTable/index/pendingByEndpoint",
             "dynamodb:GetItem EventsTable",
+            "dynamodb:GetItem PaymentsTable",
             "dynamodb:Query PaymentsTable",
             "sqs:SendMessage DeliveriesQueue",
             "dynamodb:PutItem AuditTable",

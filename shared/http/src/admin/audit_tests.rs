@@ -113,6 +113,7 @@ fn sample(route: AdminRoute, ids: &Ids) -> (Vec<(&'static str, String)>, Option<
         R::CreateApiKey => (vec![m], Some(json!({"mode": "live", "name": "till 3"}))),
         R::RollApiKey => (vec![m, k], Some(json!({"expiresInHours": 2}))),
         R::RevokeApiKey => (vec![m, k], None),
+        R::GetPayment => (vec![m, ("paymentId", ids.payment.clone())], None),
     }
 }
 
@@ -121,6 +122,7 @@ struct Ids {
     delivery: String,
     event: String,
     key: String,
+    payment: String,
 }
 
 /// M1 with an endpoint, a delivered test event and an API key, made around the handlers
@@ -150,11 +152,26 @@ async fn prepared() -> (World, Ids) {
     let key = crate::admin::keys::create(&w.endpoints_deps(), M1, &obj(json!({"mode": "test"})))
         .await
         .unwrap();
+    let payment = paygate_domain::Payment::created(
+        paygate_domain::payment::CreatedPayment {
+            id: paygate_domain::PaymentId::parse("pay_audit").unwrap(),
+            merchant_id: MerchantId::parse(M1).unwrap(),
+            mode: paygate_domain::Mode::Live,
+            account_id: paygate_domain::AccountId::parse("acc_1").unwrap(),
+            order_id: "ORD-1".into(),
+            currency: paygate_domain::Currency::Try,
+            amount: 1_000,
+            status: paygate_domain::PaymentStatus::Authorized,
+        },
+        w.now(),
+    );
+    w.outbox.insert(payment);
     let ids = Ids {
         endpoint,
         delivery: d.id,
         event: d.event_id,
         key: key.key.id,
+        payment: "pay_audit".into(),
     };
     assert!(w.audit.items().is_empty());
     (w, ids)

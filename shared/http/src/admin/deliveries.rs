@@ -37,6 +37,8 @@ pub struct DeliveriesDeps {
     pub audit: crate::admin::audit::Audit,
     /// The daily reconciliation reports (`admin::reconciliations`).
     pub reports: Arc<dyn paygate_domain::daily::DayReports>,
+    /// One payment with its transactions, read only (`admin::payments`).
+    pub payments: Arc<dyn paygate_domain::ports::PaymentReader>,
 }
 
 /// `GET …/webhook-endpoints/{endpointId}/deliveries`: newest first.

@@ -111,6 +111,7 @@ impl World {
             health: self.endpoints.clone(),
             audit: self.audit_deps(),
             reports: Arc::new(paygate_domain::testkit::MemoryDayReports::default()),
+            payments: self.outbox.clone(),
         }
     }
 

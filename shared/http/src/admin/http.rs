@@ -200,6 +200,10 @@ async fn serve_deliveries(
         AdminRoute::ListReconciliations => {
             crate::admin::reconciliations::list(deps, m, req.uri().query()).await
         }
+        AdminRoute::GetPayment => respond(
+            StatusCode::OK,
+            crate::admin::payments::show(deps, m, param(params, "paymentId")).await,
+        ),
         AdminRoute::EndpointHealth => respond(
             StatusCode::OK,
             operations::health(deps, m, param(params, "endpointId")).await,

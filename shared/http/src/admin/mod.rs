@@ -27,6 +27,7 @@ pub mod http;
 pub mod input;
 pub mod keys;
 pub mod operations;
+pub mod payments;
 pub mod reconciliations;
 pub mod routes;
 pub mod secrets;

@@ -10,7 +10,8 @@ pub enum AdminFunction {
     /// `admin-endpoints`: endpoint CRUD, secret rotation, test events; API keys.
     Endpoints,
     /// `admin-deliveries`: delivery history, one delivery, resend, an event's deliveries;
-    /// an endpoint's recover and health; the daily reconciliation reports.
+    /// an endpoint's recover and health; the daily reconciliation reports; one payment with
+    /// its transactions.
     Deliveries,
 }
 
@@ -46,10 +47,11 @@ pub enum AdminRoute {
     RevokeApiKey,
     ListAudit,
     ListReconciliations,
+    GetPayment,
 }
 
 /// Every admin route.
-pub const ROUTES: [AdminRoute; 19] = [
+pub const ROUTES: [AdminRoute; 20] = [
     AdminRoute::CreateEndpoint,
     AdminRoute::ListEndpoints,
     AdminRoute::GetEndpoint,
@@ -69,6 +71,7 @@ pub const ROUTES: [AdminRoute; 19] = [
     AdminRoute::RevokeApiKey,
     AdminRoute::ListAudit,
     AdminRoute::ListReconciliations,
+    AdminRoute::GetPayment,
 ];
 
 const ENDPOINTS: &str = "/admin/v1/merchants/{merchantId}/webhook-endpoints";
@@ -121,6 +124,7 @@ impl AdminRoute {
             Self::RollApiKey => "/admin/v1/merchants/{merchantId}/api-keys/{keyId}/roll",
             Self::ListAudit => "/admin/v1/merchants/{merchantId}/audit",
             Self::ListReconciliations => "/admin/v1/merchants/{merchantId}/reconciliations",
+            Self::GetPayment => "/admin/v1/merchants/{merchantId}/payments/{paymentId}",
         }
     }
 
@@ -151,7 +155,8 @@ impl AdminRoute {
             | Self::EndpointHealth
             | Self::ListApiKeys
             | Self::ListAudit
-            | Self::ListReconciliations => return None,
+            | Self::ListReconciliations
+            | Self::GetPayment => return None,
         })
     }
 
@@ -168,7 +173,8 @@ impl AdminRoute {
             | Self::ListEventDeliveries
             | Self::RecoverDeliveries
             | Self::EndpointHealth
-            | Self::ListReconciliations => AdminFunction::Deliveries,
+            | Self::ListReconciliations
+            | Self::GetPayment => AdminFunction::Deliveries,
             _ => AdminFunction::Endpoints,
         }
     }
@@ -284,11 +290,12 @@ mod tests {
             .into_iter()
             .filter(|r| r.function() == AdminFunction::Deliveries)
             .collect();
-        assert_eq!(deliveries.len(), 7);
+        assert_eq!(deliveries.len(), 8);
         assert!(deliveries.iter().all(|r| r.path().contains("deliveries")
             || r.path().ends_with("/recover")
             || r.path().ends_with("/health")
-            || r.path().ends_with("/reconciliations")));
+            || r.path().ends_with("/reconciliations")
+            || r.path().ends_with("/payments/{paymentId}")));
         // API keys are served by admin-endpoints.
         assert!(ROUTES
             .into_iter()
