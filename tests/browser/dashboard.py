@@ -37,6 +37,10 @@ answers 500 twice, then 200, and whose /down path does the same (for recover). S
    (status badge, counts) and its CSV downloads as the API wrote it; a report with
    mismatches (faked in the browser) lists them with amounts in TL and the merchant's order
    ids as text.
+11. the payment page: the faked mismatch's payment link opens the payment the stack made
+   (--declined-payment: captured, then a refund the bank declined with code 51) with its
+   transactions, the declined refund showing its declineCode and what it means; the
+   lookup box finds no unknown payment (404 not_found).
 
 With --shots DIR it writes the screenshots of docs/operations.md there. Prints one line per passed
 step; exits non-zero with the reason on the first failure.
@@ -217,7 +221,7 @@ def reconciliation(page, args):
         "merchantId": "mch_anatolia", "accountId": "acc_anatoliaIsbank", "mode": "test",
         "date": "2026-01-14", "source": "history", "status": "mismatches", "counts": counts,
         "findings": [{"kind": "amount_mismatch", "orderId": hostile, "operation": "capture",
-                      "paymentId": "pay_1", "amount": 10050, "bankAmount": 10000,
+                      "paymentId": args.declined_payment, "amount": 10050, "bankAmount": 10000,
                       "status": "approved", "origin": "api", "settledFromBankRecords": True}],
         "truncated": False, "generatedAt": "2026-01-14T21:15:00.000Z"}]}
     pattern = re.compile(r"/reconciliations\?date=2026-01-14$")
@@ -236,6 +240,27 @@ def reconciliation(page, args):
     assert page.locator("#rc-result img").count() == 0 and page.evaluate("window.pwned") is None
     page.unroute(pattern)
     step("reconciliation: a mismatch lists kind, order id (as text), operation, 100.50 TL against 100.00 TL")
+    payment(page, line, args.declined_payment)
+
+
+def payment(page, line, payment_id):
+    """11. The payment page, from the mismatch line's payment link; then its lookup box."""
+    line.locator('[data-field="payment"] a').click()
+    expect(page).to_have_url(re.compile(f"#/payment/{payment_id}$"))
+    expect(page.locator("#pm-payment")).to_have_attribute("data-payment-id", payment_id, timeout=SOON_MS)
+    expect(page.locator("#pm-payment")).to_have_attribute("data-status", "captured")
+    expect(page.locator('#pm-payment [data-figure="refundableAmount"] b')).to_have_text("200.00 TL")
+    refund = page.locator('#pm-transactions tr[data-type="refund"][data-status="declined"]')
+    expect(refund).to_have_count(1)
+    expect(refund.locator('[data-field="amount"]')).to_have_text("51.00 TL")
+    expect(refund.locator('[data-field="declineCode"] code')).to_have_text("insufficient_funds")
+    expect(refund.locator('[data-field="meaning"]')).to_have_text(re.compile(r"^Insufficient funds on the card\."))
+    expect(refund).to_contain_text("51")
+    step("payment: the mismatch's link opens it; its declined refund shows 51.00 TL, insufficient_funds and its meaning")
+    page.fill("#pm-id", "pay_nobody")
+    page.click("#pm-show")
+    expect(page.locator('#pm-result .failure[data-error-code="not_found"]')).to_contain_text("No such payment.")
+    step("payment: the lookup box finds no pay_nobody (404 not_found)")
 
 
 def launch(page, args, stranger):
@@ -474,6 +499,7 @@ def main():
     ap.add_argument("--down-url", required=True)
     ap.add_argument("--keys-out")
     ap.add_argument("--reconciled-day", required=True)
+    ap.add_argument("--declined-payment", required=True)
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--shots")
     args = ap.parse_args()

@@ -3,7 +3,8 @@
 //! twice, then 200), all on free ports; then `tests/browser/dashboard.py` drives the page in
 //! Debian's headless Chromium with Playwright (see the script for its scenarios; the page
 //! is opened through the printed one-time launch link, which a second browser may not
-//! reuse; a past business day is reconciled first, for the reconciliation page) and must
+//! reuse; a past business day is reconciled first, for the reconciliation page, and a
+//! refund declined, for the payment page) and must
 //! pass. Afterwards the receiver must have seen what the page did (the
 //! resend, the recovered delivery), and the API keys the page issued must work, or not, on
 //! the merchant API as their status says (the rolled one until its expiry, the revoked one
@@ -70,6 +71,21 @@ async fn the_dashboard_works_in_headless_chromium() {
         .await
         .expect("the day is reconciled");
 
+    // AND a captured payment of the page's merchant whose refund of 5100 the bank declined
+    // (the simulator's trigger amount: code 51), for the payment page
+    let declined = stack
+        .payment_in(paygate_tests::keys().anatolia_test, "captured", 20_000)
+        .await;
+    let reply = stack
+        .op(
+            paygate_tests::keys().anatolia_test,
+            &declined,
+            "refund",
+            serde_json::json!({ "amount": 5100 }),
+        )
+        .await;
+    paygate_tests::expect_error(&reply, 422, "provider_declined");
+
     // AND `paygate --local --api-url <stack> dashboard --port 0`, as `make dashboard` runs it
     let seed = root().join("infra/local/seed.json");
     let cli = paygate_cli::Cli::try_parse_from([
@@ -120,6 +136,8 @@ async fn the_dashboard_works_in_headless_chromium() {
         .arg(&keys_out)
         .arg("--reconciled-day")
         .arg(RECONCILED_DAY)
+        .arg("--declined-payment")
+        .arg(&declined)
         .arg("--chromium")
         .arg(&chromium)
         .stdout(Stdio::piped())

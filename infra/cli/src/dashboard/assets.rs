@@ -18,7 +18,7 @@ pub struct Asset {
 const JS: &str = "text/javascript; charset=utf-8";
 
 /// Every file, by path.
-pub const FILES: [(&str, Asset); 9] = [
+pub const FILES: [(&str, Asset); 10] = [
     (
         "/",
         Asset {
@@ -79,6 +79,14 @@ pub const FILES: [(&str, Asset); 9] = [
         "/reconciliation.js",
         Asset {
             body: include_str!("web/reconciliation.js"),
+            content_type: JS,
+            is_page: false,
+        },
+    ),
+    (
+        "/payment.js",
+        Asset {
+            body: include_str!("web/payment.js"),
             content_type: JS,
             is_page: false,
         },

@@ -478,6 +478,16 @@ fn no_asset_builds_html_from_strings_or_loads_from_elsewhere() {
     }
 }
 
+#[test]
+fn the_payment_page_words_every_decline_code_as_the_api_does() {
+    use paygate_domain::{DeclineCode, Lang};
+    let page = super::assets::get("/payment.js").unwrap().body;
+    for code in DeclineCode::ALL {
+        let line = format!("    {}: {:?},", code.as_str(), code.message(Lang::En));
+        assert!(page.contains(&line), "payment.js lacks {line}");
+    }
+}
+
 #[tokio::test]
 async fn api_errors_keep_their_envelope_and_an_unreachable_api_is_explained() {
     let (base, _log) = upstream().await;

@@ -151,6 +151,14 @@ const PG = (() => {
     return String(s).replace("T", " ").replace(/\.\d+Z$/, "Z");
   }
 
+  // Kuruş (integer) as TL: 123456 → "1234.56 TL"; absent → "—".
+  function tl(kurus) {
+    if (typeof kurus !== "number" || !Number.isInteger(kurus)) return "—";
+    const abs = Math.abs(kurus);
+    const sign = kurus < 0 ? "-" : "";
+    return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")} TL`;
+  }
+
   function badge(text, kind) {
     return el("span", { class: `badge ${kind || text}` }, text);
   }
@@ -212,6 +220,6 @@ const PG = (() => {
 
   return {
     state, views, ApiError, call, admin, adminText, seg, el, append, $, showError, notice, clearMessages,
-    attempt, when, badge, secretCard, failure, isoFromLocal, localInput, EVENT_TYPES,
+    attempt, when, tl, badge, secretCard, failure, isoFromLocal, localInput, EVENT_TYPES,
   };
 })();

@@ -1,6 +1,7 @@
 "use strict";
 // The shell: merchant selector, navigation by the URL's fragment (#/endpoints,
-// #/deliveries, #/keys, #/audit, #/reconciliation), the config from the local server.
+// #/deliveries, #/keys, #/audit, #/reconciliation, #/payment[/<id>]), the config from the
+// local server.
 
 (() => {
   const { el, $, call, attempt, clearMessages } = PG;

@@ -4,7 +4,7 @@
 // day as CSV (the API's own, saved as it came). Read-only.
 
 (() => {
-  const { el, admin, adminText, badge, failure, showError, notice, state } = PG;
+  const { el, admin, adminText, badge, failure, showError, notice, state, tl, seg } = PG;
 
   // Istanbul keeps UTC+3 all year (as the API's business days do).
   const ISTANBUL_OFFSET_MS = 3 * 3600 * 1000;
@@ -27,14 +27,6 @@
   // Yesterday's business day in Istanbul, YYYY-MM-DD.
   function yesterday() {
     return new Date(Date.now() + ISTANBUL_OFFSET_MS - DAY_MS).toISOString().slice(0, 10);
-  }
-
-  // Kuruş (integer) as TL: 123456 → "1234.56 TL"; absent → "—".
-  function tl(kurus) {
-    if (typeof kurus !== "number" || !Number.isInteger(kurus)) return "—";
-    const abs = Math.abs(kurus);
-    const sign = kurus < 0 ? "-" : "";
-    return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")} TL`;
   }
 
   PG.views.reconciliation = async (view) => {
@@ -100,7 +92,8 @@
         el("td", {}, f.operation),
         el("td", { "data-field": "amount" }, tl(f.amount)),
         el("td", { "data-field": "bankAmount" }, tl(f.bankAmount)),
-        el("td", {}, f.paymentId ? el("code", {}, f.paymentId) : "—"),
+        el("td", { "data-field": "payment" }, f.paymentId
+          ? el("a", { href: `#/payment/${seg(f.paymentId)}` }, el("code", {}, f.paymentId)) : "—"),
         el("td", {}, notes(f))))));
   }
 
