@@ -208,10 +208,12 @@ impl Protocol for AkbankPos {
     fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
         let body = request::to_json(cfg, req, &self.stamp()).into_bytes();
         let signature = hash::auth_hash(&cfg.secret_key, &body);
-        let url = match req {
-            Request::Report { .. } => cfg.report_url(),
-            _ => cfg.process_url(),
+        let wire = match req {
+            Request::Report { .. } => {
+                Wire::post(cfg.report_url(), request::CONTENT_TYPE, body).report()
+            }
+            _ => Wire::post(cfg.process_url(), request::CONTENT_TYPE, body),
         };
-        Wire::post(url, request::CONTENT_TYPE, body).header(hash::HEADER, signature)
+        wire.header(hash::HEADER, signature)
     }
 }

@@ -139,11 +139,15 @@ impl Protocol for Garanti {
     }
 
     fn encode(&self, cfg: &GarantiConfig, req: &Request<'_>) -> Wire {
-        Wire::post(
+        let wire = Wire::post(
             servlet_url(&cfg.endpoint_url),
             CONTENT_TYPE,
             req.to_xml().into_bytes(),
-        )
+        );
+        match req.txn {
+            request::TxnType::OrderListInq => wire.report(),
+            _ => wire,
+        }
     }
 }
 

@@ -40,6 +40,9 @@ pub struct Wire {
     /// Extra headers (e.g. a signature); values are never logged.
     pub headers: Vec<(&'static str, String)>,
     pub body: Vec<u8>,
+    /// The largest answer read ([`crate::transport::MAX_RESPONSE_BYTES`]; a day's report:
+    /// [`crate::transport::MAX_REPORT_BYTES`], see [`Wire::report`]).
+    pub max_response: usize,
 }
 
 impl Wire {
@@ -50,7 +53,15 @@ impl Wire {
             content_type,
             headers: Vec::new(),
             body,
+            max_response: crate::transport::MAX_RESPONSE_BYTES,
         }
+    }
+
+    /// A day's report (a history-by-date page): read up to
+    /// [`crate::transport::MAX_REPORT_BYTES`] instead of an operation's answer's limit.
+    pub fn report(mut self) -> Self {
+        self.max_response = crate::transport::MAX_REPORT_BYTES;
+        self
     }
 
     /// Adds a header.

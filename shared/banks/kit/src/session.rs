@@ -46,7 +46,13 @@ impl<'a, P: Protocol> Session<'a, P> {
         let answer = self
             .adapter
             .transport
-            .post_with_headers(&wire.url, wire.content_type, &headers, wire.body)
+            .post_limited(
+                &wire.url,
+                wire.content_type,
+                &headers,
+                wire.body,
+                wire.max_response,
+            )
             .await
             .map_err(CallError::Transport)
             .and_then(|raw| <ReplyOf<'r, P>>::decode(&raw).map_err(CallError::Malformed));

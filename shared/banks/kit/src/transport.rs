@@ -13,6 +13,9 @@ use paygate_domain::BankOutcome;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(8);
 /// Largest bank response read.
 pub const MAX_RESPONSE_BYTES: usize = 256 * 1024;
+/// Largest answer of a day's report (a history-by-date page, `Wire::report`): a busy
+/// merchant's day runs to thousands of lines of a few KB each.
+pub const MAX_REPORT_BYTES: usize = 16 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TransportError {
@@ -126,6 +129,19 @@ impl BankTransport {
         headers: &[(&str, &str)],
         body: Vec<u8>,
     ) -> Result<Vec<u8>, TransportError> {
+        self.post_limited(url, content_type, headers, body, MAX_RESPONSE_BYTES)
+            .await
+    }
+
+    /// [`BankTransport::post_with_headers`] reading at most `limit` bytes of the answer.
+    pub async fn post_limited(
+        &self,
+        url: &str,
+        content_type: &str,
+        headers: &[(&str, &str)],
+        body: Vec<u8>,
+        limit: usize,
+    ) -> Result<Vec<u8>, TransportError> {
         let mut request = self
             .client
             .post(url)
@@ -138,7 +154,7 @@ impl BankTransport {
         if !(200..300).contains(&status) {
             return Err(TransportError::Http(status));
         }
-        read_bounded(resp, MAX_RESPONSE_BYTES).await
+        read_bounded(resp, limit).await
     }
 
     /// POSTs an `application/x-www-form-urlencoded` form (already encoded by the caller,
@@ -309,6 +325,17 @@ mod tests {
             .post(&format!("{base}/fits"), "text/plain", Vec::new())
             .await;
         assert_eq!(fits.map(|b| b.len()), Ok(MAX_RESPONSE_BYTES));
+        // A day's report may be larger: one byte over an operation's limit reads whole.
+        let report = t
+            .post_limited(
+                &format!("{base}/declared"),
+                "text/plain",
+                &[],
+                Vec::new(),
+                MAX_REPORT_BYTES,
+            )
+            .await;
+        assert_eq!(report.map(|b| b.len()), Ok(MAX_RESPONSE_BYTES + 1));
     }
 
     #[test]

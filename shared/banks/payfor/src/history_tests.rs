@@ -47,6 +47,24 @@ fn the_request_names_the_day() {
         },
     );
     assert_eq!(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><PayforRequest><MerchantId>085300000009704</MerchantId><UserCode>QNB_API_KULLANICI_3DPAY</UserCode><UserPass>UcBN0</UserPass><MbrId>5</MbrId><SecureType>Report</SecureType><ReqDate>20220518</ReqDate><TxnType>TxnHistory</TxnType><Lang>tr</Lang></PayforRequest>");
+    // A day's report is read up to the report limit (a line is ~4.5 KB), an order's
+    // history up to an operation's.
+    use paygate_bankkit::{
+        transport::{MAX_REPORT_BYTES, MAX_RESPONSE_BYTES},
+        Protocol,
+    };
+    let day_req = Request::DayHistory {
+        req_date: req_date(day),
+    };
+    assert_eq!(
+        crate::PayFor.encode(&creds, &day_req).max_response,
+        MAX_REPORT_BYTES
+    );
+    let order_req = Request::TxnHistory { order_id: "1" };
+    assert_eq!(
+        crate::PayFor.encode(&creds, &order_req).max_response,
+        MAX_RESPONSE_BYTES
+    );
 }
 
 /// MEWS `test_data/payfor/history/daily_history.json` (its state fields): two refused sales

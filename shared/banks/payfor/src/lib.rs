@@ -174,10 +174,14 @@ impl Protocol for PayFor {
     }
 
     fn encode(&self, cfg: &ApiCredentials, req: &Request<'_>) -> Wire {
-        Wire::post(
+        let wire = Wire::post(
             &cfg.endpoint_url,
             request::CONTENT_TYPE,
             request::encode(cfg, req),
-        )
+        );
+        match req {
+            Request::DayHistory { .. } => wire.report(),
+            _ => wire,
+        }
     }
 }
