@@ -159,4 +159,7 @@ A GET /admin/v1/merchants/mch_anatolia/audit?cursor=zz 400 invalid_request => /e
 A GET /admin/v1/merchants/mch_nobody/audit 404 not_found
 A GET /admin/v1/merchants/mch_anatolia/payments/{sale} 200 => /status="refunded" /mode="test"
 A GET /admin/v1/merchants/mch_bosphorus/payments/{sale} 404 not_found
+A GET /admin/v1/merchants/mch_anatolia/reconciliations?date=2026-11-26 200 => /date="2026-11-26" /data=[]
+A GET /admin/v1/merchants/mch_anatolia/reconciliations 400 invalid_request => /error/details/field="date"
+A GET /admin/v1/merchants/mch_nobody/reconciliations?date=2026-11-26 404 not_found
 "#;
