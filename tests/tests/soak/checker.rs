@@ -11,6 +11,9 @@
 //! refund intents. A refund sent twice for one intent is recorded twice on both sides, so
 //! only this check sees it.
 //!
+//! Per reverse intent: one money movement, and an answer that agrees with it
+//! (`reversals.rs`).
+//!
 //! After everything settled, each keyed intent is retried once more: it must get a replayed
 //! or final answer and send nothing to the bank.
 
@@ -25,6 +28,8 @@ use crate::{
     client::{next, Intent, Next},
     harness::{Answer, Soak, CLIENT_ID},
     kills::{BankCall, Trace},
+    plan::Start,
+    reversals,
 };
 
 #[derive(Default)]
@@ -36,14 +41,12 @@ pub struct Report {
     pub double_executions: usize,
     /// Intents that sent more than one transaction to the bank (not a fault by itself).
     pub intents_with_several_bank_transactions: usize,
+    /// What the reverse intents became (`crate::reversals`).
+    pub reversals: reversals::Figures,
 }
 
 /// The whole check, once everything is settled.
-pub async fn check(
-    soak: &Soak,
-    payments: &[(PaymentId, PaymentStatus)],
-    intents: &[Intent],
-) -> Report {
+pub async fn check(soak: &Soak, payments: &[Start], intents: &[Intent]) -> Report {
     let mut report = Report::default();
     let events = soak.events.list_unsent(100_000).await.unwrap();
     report.events = events.len();
@@ -68,11 +71,18 @@ pub async fn check(
             txns.len() > 1
         })
         .count();
+    // intent → every transaction recorded for it.
+    let mut recorded: BTreeMap<usize, Vec<Transaction>> = BTreeMap::new();
 
-    for (id, _) in payments {
+    for Start { id, .. } in payments {
         let v = &mut report.violations;
         let p = soak.payments.get_payment(id).await.unwrap().unwrap();
         let txns = soak.payments.list_transactions(id).await.unwrap();
+        for t in &txns {
+            if let Some(i) = soak.trace.intent_of(&t.id) {
+                recorded.entry(i).or_default().push(t.clone());
+            }
+        }
         let ledger = soak.bank.ledger_of(CLIENT_ID, &p.order_id).unwrap();
         if p.pending.is_some() {
             v.push(format!("{id}: still pending {:?}", p.pending));
@@ -185,6 +195,13 @@ pub async fn check(
             ));
         }
     }
+    report.reversals = reversals::check(
+        &soak.trace,
+        intents,
+        &recorded,
+        &calls,
+        &mut report.violations,
+    );
     report
 }
 

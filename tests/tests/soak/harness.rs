@@ -67,6 +67,11 @@ pub enum Answer {
         status: u16,
         code: String,
         replayed: bool,
+        /// The id and status of the transaction the answer carries (a success's, or a
+        /// refusal's `details.transaction`).
+        transaction: Option<(String, String)>,
+        /// A reverse's `reversal`: its type and `afterSettlement`.
+        reversal: Option<(String, bool)>,
     },
     /// No answer: the handler was killed at this point (the client's time-out).
     Killed(KillPoint),
@@ -79,6 +84,7 @@ impl Answer {
                 status,
                 code,
                 replayed: true,
+                ..
             } => format!("{status} {code} (replayed)"),
             Answer::Http { status, code, .. } => format!("{status} {code}"),
             Answer::Killed(p) => format!("time-out (killed {})", p.name()),
@@ -126,6 +132,18 @@ fn answer(resp: &Response<Body>) -> (Answer, bool) {
             .headers()
             .get("idempotent-replayed")
             .is_some_and(|h| h == "true"),
+        transaction: [&v["transaction"], &v["error"]["details"]["transaction"]]
+            .into_iter()
+            .find_map(|t| {
+                Some((
+                    t["id"].as_str()?.to_owned(),
+                    t["status"].as_str()?.to_owned(),
+                ))
+            }),
+        reversal: v["reversal"]["type"].as_str().map(|t| {
+            let after = v["reversal"]["afterSettlement"].as_bool();
+            (t.to_owned(), after.unwrap_or(false))
+        }),
     };
     let pending = !v["payment"]["pendingOperation"].is_null();
     (answer, pending)
@@ -231,8 +249,8 @@ pub async fn setup() -> Soak {
 
 impl Soak {
     /// A payment in `status` (captured sale or open pre-authorization) and its order at the
-    /// bank.
-    pub async fn create(&self, id: &PaymentId, status: PaymentStatus, amount: i64) {
+    /// bank, `past_cut` or not.
+    pub async fn create(&self, id: &PaymentId, status: PaymentStatus, amount: i64, past_cut: bool) {
         let order = format!("SOAK{}", id.as_str().trim_start_matches("pay_"));
         self.payments
             .save(PaymentChange {
@@ -279,9 +297,9 @@ impl Soak {
                     } else {
                         TestOrderState::Preauth
                     },
-                    // Sales are past the bank's end of day, so refunds go through (and cancels
-                    // are declined); pre-authorizations are today's (capture, cancel).
-                    settled: status == PaymentStatus::Captured,
+                    // Past the bank's end of day refunds go through and voids are declined;
+                    // today's (pre-authorizations, a few sales) are voided, refunds refused.
+                    settled: past_cut,
                 },
             )
             .await
@@ -321,6 +339,7 @@ impl Soak {
             Op::Capture(_) => PaymentOperation::Capture,
             Op::Cancel => PaymentOperation::Cancel,
             Op::Refund(_) => PaymentOperation::Refund,
+            Op::Reverse(_) => PaymentOperation::Reverse,
             Op::Query => PaymentOperation::Query,
         };
         let run = paygate_http::handlers::payment_operation(&self.ops, &self.idem, route, &req);

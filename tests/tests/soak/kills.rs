@@ -25,6 +25,7 @@ use paygate_domain::{
     idempotency::{
         BeginOutcome, IdempotencyRecord, IdempotencyStore, KeyClaim, ScopedKey, StoredResponse,
     },
+    payment::reversal::fallback_refund_id,
     ports::{
         BankOperation, IdGenerator, PaymentChange, PaymentReader, PaymentWriter, PosProvider,
         TestOrders,
@@ -61,6 +62,10 @@ struct RequestCtx {
     intent: Option<usize>,
     switch: Option<Arc<KillSwitch>>,
     signal: Mutex<Option<oneshot::Sender<KillPoint>>>,
+    /// Bank answers and final records so far in this request (a reverse has two of each
+    /// when its void is refused for the cut and it refunds).
+    bank_answers: AtomicUsize,
+    commits: AtomicUsize,
 }
 
 impl RequestCtx {
@@ -91,6 +96,18 @@ async fn kill_point(point: KillPoint) {
     }
 }
 
+/// The kill point after a bank answer or a final record: `first`, or `later` from the
+/// request's second on (a reverse's fall-back refund).
+async fn counted_kill_point(commit: bool, first: KillPoint, later: KillPoint) {
+    let seen = REQUEST
+        .try_with(|c| {
+            let n = if commit { &c.commits } else { &c.bank_answers };
+            n.fetch_add(1, Ordering::SeqCst)
+        })
+        .unwrap_or(0);
+    kill_point(if seen == 0 { first } else { later }).await;
+}
+
 /// Runs `handler` as `intent`'s request: its answer, or the point where it was killed (its
 /// future dropped there).
 pub async fn killable<F: Future>(
@@ -103,6 +120,8 @@ pub async fn killable<F: Future>(
         intent,
         switch,
         signal: Mutex::new(Some(tx)),
+        bank_answers: AtomicUsize::new(0),
+        commits: AtomicUsize::new(0),
     });
     let run = REQUEST.scope(ctx.clone(), handler);
     tokio::select! {
@@ -140,10 +159,18 @@ impl Trace {
         *self.phase.lock().unwrap() = phase;
     }
 
-    /// The intent a transaction was planned by.
+    /// The intent a transaction was planned by: its id was made in the intent's request, or
+    /// it is a reverse's fall-back refund, whose id is derived from its void's
+    /// (`fallback_refund_id`).
     pub fn intent_of(&self, txn: &TransactionId) -> Option<usize> {
         let opaque = txn.as_str().strip_prefix(TransactionId::PREFIX)?;
-        self.ids.lock().unwrap().get(opaque).copied()
+        let ids = self.ids.lock().unwrap();
+        if let Some(i) = ids.get(opaque) {
+            return Some(*i);
+        }
+        let void = TransactionId::parse(txn.as_str().strip_suffix('R')?).ok()?;
+        let intent = ids.get(opaque.strip_suffix('R')?).copied();
+        intent.filter(|_| fallback_refund_id(&void).as_ref() == Some(txn))
     }
 
     pub fn bank_calls(&self) -> Vec<BankCall> {
@@ -236,7 +263,7 @@ impl KillingProvider {
         out: BankOutcome,
     ) -> BankOutcome {
         self.trace.record(kind, op, &out);
-        kill_point(KillPoint::AfterBank).await;
+        counted_kill_point(false, KillPoint::AfterBank, KillPoint::AfterFallbackBank).await;
         out
     }
 }
@@ -309,7 +336,7 @@ impl<P: PaymentWriter> PaymentWriter for KillingPayments<P> {
             .is_some_and(|t| t.status.is_final());
         let result = self.inner.save(change).await;
         if result.is_ok() && records_answer {
-            kill_point(KillPoint::AfterCommit).await;
+            counted_kill_point(true, KillPoint::AfterCommit, KillPoint::AfterFallbackCommit).await;
         }
         result
     }

@@ -4,7 +4,8 @@
 //! errors, late bookings) over DynamoDB (moto) with random write faults (lost answers, 500s,
 //! transaction conflicts, throttling), while the harness kills handlers (drops their
 //! future, as a Lambda dies) after the bank call, after the commit, and around storing the
-//! idempotent answer.
+//! idempotent answer — for a reverse whose void the bank refused past its end-of-day cut,
+//! also after its fall-back refund's bank call and commit.
 //!
 //! Time moves as it does in production: no request outlives its Lambda, so the shared clock
 //! moves only between phases. Phase 1 runs every intent; the intents still asking for a
@@ -20,7 +21,8 @@
 //! --nocapture`, or `make chaos` for a longer run: `PAYGATE_SOAK_OPS`, `PAYGATE_SOAK_SEED`).
 //!
 //! `plan.rs`: the intents; `client.rs`: the SDK-like client; `harness.rs`: the stack;
-//! `kills.rs`: the kill points and what the harness records per intent.
+//! `kills.rs`: the kill points and what the harness records per intent; `reversals.rs`: the
+//! reverse intents' oracle.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod checker;
@@ -28,6 +30,7 @@ mod client;
 mod harness;
 mod kills;
 mod plan;
+mod reversals;
 
 use std::{
     collections::BTreeMap,
@@ -44,7 +47,7 @@ use paygate_domain::{
 use crate::{
     client::{Figures, Intent, Phase},
     harness::{Answer, Soak},
-    plan::{Rng, PREAUTH, SALE},
+    plan::{Rng, Start, PREAUTH, SALE},
 };
 
 /// Intents served at once in phase 1 and in the last retries (the DynamoDB server takes one
@@ -198,17 +201,23 @@ async fn soak() {
     let soak = harness::setup().await;
     let mut rng = Rng(seed | 1);
 
-    // 40 sales and 20 pre-authorizations.
+    // 40 sales past the bank's end-of-day cut (16 of them mostly reversed), 20
+    // pre-authorizations and 6 sales of today.
     let mut payments = Vec::new();
-    for i in 0..60 {
+    for i in 0..66 {
         let id = PaymentId::parse(&format!("pay_soak{i}")).unwrap();
-        let (status, amount) = if i < 40 {
-            (PaymentStatus::Captured, SALE)
-        } else {
-            (PaymentStatus::Authorized, PREAUTH)
+        let (status, amount, past_cut) = match i {
+            0..=39 => (PaymentStatus::Captured, SALE, true),
+            40..=59 => (PaymentStatus::Authorized, PREAUTH, false),
+            _ => (PaymentStatus::Captured, SALE, false),
         };
-        soak.create(&id, status, amount).await;
-        payments.push((id, status));
+        soak.create(&id, status, amount, past_cut).await;
+        payments.push(Start {
+            id,
+            status,
+            past_cut,
+            reverses: (24..40).contains(&i),
+        });
     }
     let intents: Vec<Intent> = plan::intents(&mut rng, seed, &payments, n_ops)
         .into_iter()
@@ -325,6 +334,7 @@ async fn soak() {
         "  approved operations {}, events {}; intents that sent more than one transaction {}",
         report.approved, report.events, report.intents_with_several_bank_transactions
     );
+    println!("  reverse intents: {}", report.reversals);
     println!("  double executions: {}", report.double_executions);
     println!("  violations: {}", report.violations.len());
     for m in &report.violations {

@@ -38,6 +38,8 @@ pub enum Op {
     Capture(Option<i64>),
     Cancel,
     Refund(Option<i64>),
+    /// `POST …/reverse`: a void or a refund, as the gateway decides (absent: all of it).
+    Reverse(Option<i64>),
     Query,
 }
 
@@ -47,21 +49,28 @@ impl Op {
             Op::Capture(_) => "capture",
             Op::Cancel => "cancel",
             Op::Refund(_) => "refund",
+            Op::Reverse(_) => "reverse",
             Op::Query => "query",
         }
     }
 
     pub fn body(self) -> Value {
         match self {
-            Op::Capture(Some(a)) | Op::Refund(Some(a)) => json!({ "amount": a }),
+            Op::Capture(Some(a)) | Op::Refund(Some(a)) | Op::Reverse(Some(a)) => {
+                json!({ "amount": a })
+            }
             _ => json!({}),
         }
     }
 
     pub fn describe(self) -> String {
         match self {
-            Op::Capture(Some(a)) | Op::Refund(Some(a)) => format!("{} {a}", self.path()),
-            Op::Capture(None) | Op::Refund(None) => format!("{} (full)", self.path()),
+            Op::Capture(Some(a)) | Op::Refund(Some(a)) | Op::Reverse(Some(a)) => {
+                format!("{} {a}", self.path())
+            }
+            Op::Capture(None) | Op::Refund(None) | Op::Reverse(None) => {
+                format!("{} (full)", self.path())
+            }
             Op::Cancel | Op::Query => self.path().to_owned(),
         }
     }
@@ -78,6 +87,11 @@ pub enum KillPoint {
     BeforeComplete,
     /// The idempotency store has stored the answer.
     AfterComplete,
+    /// The bank has answered a reverse's second call (the refund after its void was refused
+    /// for the cut).
+    AfterFallbackBank,
+    /// A reverse's second final transaction (the fall-back refund's) has been recorded.
+    AfterFallbackCommit,
 }
 
 impl KillPoint {
@@ -87,6 +101,8 @@ impl KillPoint {
             KillPoint::AfterCommit => "after the commit",
             KillPoint::BeforeComplete => "before complete",
             KillPoint::AfterComplete => "after complete",
+            KillPoint::AfterFallbackBank => "after the fall-back's bank call",
+            KillPoint::AfterFallbackCommit => "after the fall-back's commit",
         }
     }
 }
@@ -119,27 +135,58 @@ impl IntentPlan {
     }
 }
 
+/// A payment the soak starts with: a sale (captured) or a pre-authorization (authorized),
+/// and whether the bank's end-of-day cut has passed for it (a void refused, a refund taken)
+/// or not (a void taken, a refund refused).
+#[derive(Debug, Clone)]
+pub struct Start {
+    pub id: PaymentId,
+    pub status: PaymentStatus,
+    pub past_cut: bool,
+    /// Mostly reversed (most of them in full) rather than refunded.
+    pub reverses: bool,
+}
+
 /// `n_ops` intents over `payments`: 10 % queries; on a pre-authorization half captures
-/// (full or partial), 5 % cancels, the rest refunds (which the bank refuses before the
-/// capture); on a sale 5 % cancels, the rest refunds (5 % of them full). Half carry a key.
-/// About one money intent in six is killed somewhere.
-pub fn intents(
-    rng: &mut Rng,
-    seed: u64,
-    payments: &[(PaymentId, PaymentStatus)],
-    n_ops: usize,
-) -> Vec<IntentPlan> {
+/// (full or partial), 10 % reverses (full, or partial: refused), the rest refunds (which
+/// the bank refuses before the capture); on a sale past the cut 5 % cancels, 10 % reverses
+/// (a third full: a void refused for the cut and its fall-back refund, or the refund of
+/// what is left; the others partial refunds), the rest refunds (5 % of them full) — or, on
+/// the sales marked `reverses`, 80 % reverses (three in four full); on today's sale half
+/// reverses (half full: a void; half partial: a refund the bank refuses before the cut),
+/// 10 % cancels, the rest refunds. Half carry a key. About one money intent in six is killed
+/// somewhere; one reverse in six more between its two steps' bank calls or records (where
+/// it has two).
+pub fn intents(rng: &mut Rng, seed: u64, payments: &[Start], n_ops: usize) -> Vec<IntentPlan> {
     let mut plan = Vec::with_capacity(n_ops);
     for n in 0..n_ops {
-        let (payment, status) =
-            payments[usize::try_from(rng.below(payments.len() as u64)).unwrap()].clone();
+        let start = &payments[usize::try_from(rng.below(payments.len() as u64)).unwrap()];
+        let payment = start.id.clone();
         let roll = rng.below(100);
-        let op = match (status, roll) {
-            (_, 0..=9) => Op::Query,
-            (PaymentStatus::Authorized, 10..=59) => {
+        let op = match (start.status, start.past_cut, roll) {
+            (_, _, 0..=9) => Op::Query,
+            (PaymentStatus::Authorized, _, 10..=59) => {
                 Op::Capture((rng.below(2) == 0).then(|| rng.amount_up_to(PREAUTH)))
             }
-            (_, 10..=14) => Op::Cancel,
+            (PaymentStatus::Authorized, _, 60..=69) => Op::Reverse(match rng.below(4) {
+                0 => Some(PREAUTH),
+                1 => Some(rng.amount_up_to(PREAUTH - 1)),
+                _ => None,
+            }),
+            (_, _, 10..=89) if start.reverses => Op::Reverse(match rng.below(4) {
+                0 => Some(SALE),
+                1 => Some(rng.amount_up_to(6_000)),
+                _ => None,
+            }),
+            (_, true, 10..=14) | (_, false, 60..=69) => Op::Cancel,
+            (_, true, 15..=24) | (_, false, 10..=59) => {
+                let full = rng.below(if start.past_cut { 3 } else { 2 }) == 0;
+                Op::Reverse(match (full, rng.below(2)) {
+                    (true, 0) => Some(SALE),
+                    (true, _) => None,
+                    (false, _) => Some(rng.amount_up_to(6_000)),
+                })
+            }
             _ => Op::Refund((rng.below(20) != 0).then(|| rng.amount_up_to(6_000))),
         };
         let key = (rng.below(2) == 0).then(|| format!("idem-{seed}-{n}"));
@@ -152,6 +199,8 @@ pub fn intents(
             // Without a key nothing is stored: there is no `complete` to die in.
             (_, true, 10..=12) => Some(KillPoint::BeforeComplete),
             (_, true, 13..=15) => Some(KillPoint::AfterComplete),
+            (Op::Reverse(_), _, 16..=23) => Some(KillPoint::AfterFallbackBank),
+            (Op::Reverse(_), _, 24..=31) => Some(KillPoint::AfterFallbackCommit),
             _ => None,
         };
         plan.push(IntentPlan {
