@@ -90,7 +90,7 @@ pub(crate) fn answer(sim: &AkbankSim, terminal_id: &str, req: &Value, range: Ran
         .obj("terminal", terminal(req))
         .raw("txnDetailList", format!("[{}]", lines.join(",")))
         .finish();
-    let zipped = gzip::gzip_stored(data.as_bytes());
+    let zipped = gzip::gzip(data.as_bytes());
     Obj::default()
         .str(
             "data",
