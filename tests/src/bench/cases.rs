@@ -29,8 +29,32 @@ pub const SEEDED_PAYMENT: &str = "pay_anatoliaCapt1";
 /// The merchant whose webhook pipeline the pipeline cases use (an endpoint is registered
 /// for it by [`Ctx::new`]; the seed gives it none).
 pub const PIPELINE_MERCHANT: &str = "mch_bosphorus";
-/// A Maximum card of the seed's İşbank BINs (454360, Luhn-valid).
+/// A Maximum card of the seed's İşbank BINs (454360, Luhn-valid): the first points inquiry's
+/// card ([`points_card`]).
 pub const POINTS_CARD: &str = "4543600000000003";
+
+/// The `n`-th points inquiry's card: [`POINTS_CARD`] for 0, then other Luhn-valid cards of the
+/// same BIN, so a bench that sends more than the per-card limit's inquiries a minute
+/// (`PAYGATE_POINTS_CARD_THROTTLE_PER_MINUTE`, 5) is not refused for it.
+pub fn points_card(n: u64) -> String {
+    let body = format!("454360{:09}", n % 1_000_000_000);
+    // Luhn: double every second digit from the right of the number with its check digit.
+    let sum: u32 = body
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = u32::from(b - b'0');
+            if i % 2 == 0 {
+                let twice = d * 2;
+                twice / 10 + twice % 10
+            } else {
+                d
+            }
+        })
+        .sum();
+    format!("{body}{}", (10 - sum % 10) % 10)
+}
 
 const CALLER: Caller<'static> = Caller {
     merchant_id: MERCHANT,
@@ -63,6 +87,8 @@ pub struct Ctx<'a> {
     /// Lambda and CodeDeploy for the deploy hook.
     pub hook: HookStub,
     seq: AtomicU64,
+    /// Points inquiries made so far ([`points_card`]).
+    points: AtomicU64,
     /// [`Ctx::real_bank`]: the money operations' cases as `tests/tests/aws_calls.rs` counts
     /// them.
     real_bank: bool,
@@ -125,6 +151,7 @@ impl<'a> Ctx<'a> {
             endpoint_secret,
             hook: HookStub::start().await.map_err(|e| e.to_string())?,
             seq: AtomicU64::new(0),
+            points: AtomicU64::new(0),
             real_bank: false,
         })
     }
@@ -318,7 +345,8 @@ impl<'a> Ctx<'a> {
                     "/v1/payments/points/inquiry",
                     &[],
                     Some(&json!({
-                        "card": { "number": POINTS_CARD, "expMonth": "12", "expYear": "2030",
+                        "card": { "number": points_card(self.points.fetch_add(1, Ordering::Relaxed)),
+                                  "expMonth": "12", "expYear": "2030",
                                   "cvv": "123", "holder": "Ayse Yilmaz" },
                         "currency": "TRY"
                     })),
@@ -428,5 +456,32 @@ fn batch(event: Value) -> Invocation {
             Some(f) if f.is_empty() => Ok(()),
             _ => Err(format!("expected no batch item failures, got {a}")),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn points_cards_are_luhn_valid_and_the_first_is_points_card() {
+        assert_eq!(super::points_card(0), super::POINTS_CARD);
+        for n in [1, 2, 17, 999_999_999] {
+            let card = super::points_card(n);
+            assert_eq!(card.len(), 16, "{card}");
+            assert!(card.starts_with("454360"), "{card}");
+            let sum: u32 = card
+                .bytes()
+                .rev()
+                .enumerate()
+                .map(|(i, b)| {
+                    let d = u32::from(b - b'0');
+                    if i % 2 == 1 {
+                        (d * 2) / 10 + (d * 2) % 10
+                    } else {
+                        d
+                    }
+                })
+                .sum();
+            assert_eq!(sum % 10, 0, "{card}");
+        }
     }
 }
