@@ -20,7 +20,7 @@ use std::time::Instant;
 use lambda_http::aws_lambda_events::{apigw::ApiGatewayV2CustomAuthorizerV2Request, sqs::SqsEvent};
 use paygate_compose::{Build, Overrides, Wiring};
 use paygate_tests::bench::{
-    aws_counter::{summary, AwsCounter, EXPECTED},
+    aws_counter::{lease_refills, ops, summary, AwsCounter, EXPECTED},
     cases::{Ctx, REAL_BANK_ACCOUNT, REAL_BANK_KEY},
     events::{self, Caller},
     functions::start_server,
@@ -39,15 +39,23 @@ const NESTPAY_ACCOUNT: &str = REAL_BANK_ACCOUNT;
 struct Counted {
     counter: AwsCounter,
     wiring: Wiring,
+    /// When counting began.
+    origin: Instant,
+    /// The throttle counters' table: a warm event that starts in a later clock minute than
+    /// the key's lease leases again, an expected call the cost model leaves out
+    /// ([`lease_refills`]).
+    throttle_table: String,
 }
 
 impl Counted {
-    /// The calls `run` makes.
+    /// The calls `run` makes, without a throttle lease's refill.
     async fn calls<F: std::future::Future<Output = Value>>(&self, run: F) -> (Value, String) {
         let from = Instant::now();
         let answer = run.await;
-        let calls = self.counter.calls_between(from, Instant::now());
-        (answer, summary(&calls))
+        let before = self.counter.requests_between(self.origin, from);
+        let during = self.counter.requests_between(from, Instant::now());
+        let (calls, _refills) = lease_refills(&before, &during, &self.throttle_table);
+        (answer, summary(&ops(&calls)))
     }
 }
 
@@ -134,7 +142,12 @@ async fn count_every_function() {
         ids: std::sync::Arc::new(paygate_compose::system::RandomIds),
         overrides: Overrides::default(),
     };
-    let c = Counted { counter, wiring };
+    let c = Counted {
+        counter,
+        wiring,
+        origin: Instant::now(),
+        throttle_table: server.tables.throttle.clone(),
+    };
     let ctx = Ctx::new(&server).await.unwrap();
     let mut measured: Vec<(&str, String)> = Vec::new();
 
