@@ -89,6 +89,13 @@ pub struct AdminDeliveries {
 impl Build for AdminDeliveries {
     fn build(w: &Wiring) -> Result<Self, ConfigError> {
         let (db, n) = (&w.aws.dynamo, &w.names);
+        // Reads only: the daily reconciliation reports and one payment with its transactions
+        // (the dashboard's payment page), both items of the payments table.
+        let payments = Arc::new(paygate_aws::dynamo::DynamoPayments::new(
+            db.clone(),
+            n.table(&paygate_aws::dynamo::schema::PAYMENTS)?,
+            n.table(&EVENTS)?,
+        ));
         Ok(Self {
             admin: DeliveriesDeps {
                 merchants: accounts(db, &n.table(&POS_ACCOUNTS)?),
@@ -99,18 +106,8 @@ impl Build for AdminDeliveries {
                 clock: w.clock.clone(),
                 health: endpoints(db, &n.table(&WEBHOOK_ENDPOINTS)?),
                 audit: audit(w)?,
-                // Reads only: the reports of the payments table.
-                reports: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
-                    db.clone(),
-                    n.table(&paygate_aws::dynamo::schema::PAYMENTS)?,
-                    n.table(&EVENTS)?,
-                )),
-                // Reads only: one payment and its transactions (the dashboard's payment page).
-                payments: Arc::new(paygate_aws::dynamo::DynamoPayments::new(
-                    db.clone(),
-                    n.table(&paygate_aws::dynamo::schema::PAYMENTS)?,
-                    n.table(&EVENTS)?,
-                )),
+                reports: payments.clone(),
+                payments,
             },
         })
     }

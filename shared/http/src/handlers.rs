@@ -260,8 +260,18 @@ pub async fn keyed_money_operation(
         answering.as_ref().map(|a| a as &dyn KeyAnswering),
     )
     .await;
-    // An answer that leaves the operation unsettled (no usable answer from the bank, or one
-    // not recorded yet) is not the request's final answer: it is not stored on the key.
+    answered_response(result, lang, answering.as_ref())
+}
+
+/// A money operation's response in `lang`, marked for the idempotency layer: an answer that
+/// leaves the operation unsettled (no usable answer from the bank, or one not recorded yet)
+/// is not the request's final answer and is not stored on the key; one `answering` already
+/// stored with the commit is not stored again.
+pub(crate) fn answered_response(
+    result: Result<OperationBody, OperationError>,
+    lang: Lang,
+    answering: Option<&CommitAnswer>,
+) -> Response<Body> {
     let unsettled = matches!(&result, Err(e) if e.unsettled);
     let mut resp = operation_response(result.map_err(|mut e| {
         e.error = e.error.localized(lang);
@@ -270,7 +280,7 @@ pub async fn keyed_money_operation(
     if unsettled {
         resp.extensions_mut().insert(Unsettled);
     }
-    if answering.as_ref().is_some_and(CommitAnswer::was_stored) {
+    if answering.is_some_and(CommitAnswer::was_stored) {
         resp.extensions_mut().insert(AnswerStored);
     }
     resp

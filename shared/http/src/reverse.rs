@@ -21,11 +21,11 @@ use paygate_payments::{run_reverse, OpError, OperationDeps, RequestScope, Revers
 use crate::{
     error::ApiError,
     handlers::{
-        bound_transaction, caller, operation_body, operation_response, path_payment_id,
+        answered_response, bound_transaction, caller, operation_body, path_payment_id,
         request_deadline, request_lang, transaction_answer, CommitAnswer, OperationBody,
         OperationError,
     },
-    idempotency::{AnswerStored, BoundAnswer, Unsettled},
+    idempotency::BoundAnswer,
 };
 
 /// The route key of the reverse (the HTTP API's `routeKey`).
@@ -91,18 +91,7 @@ pub async fn keyed_reverse(
     let lang = request_lang(req);
     let answering = claim.as_ref().map(|_| CommitAnswer::new(lang));
     let result = reverse_inner(ops, req, claim.as_ref(), answering.as_ref()).await;
-    let unsettled = matches!(&result, Err(e) if e.unsettled);
-    let mut resp = operation_response(result.map_err(|mut e| {
-        e.error = e.error.localized(lang);
-        e
-    }));
-    if unsettled {
-        resp.extensions_mut().insert(Unsettled);
-    }
-    if answering.as_ref().is_some_and(CommitAnswer::was_stored) {
-        resp.extensions_mut().insert(AnswerStored);
-    }
-    resp
+    answered_response(result, lang, answering.as_ref())
 }
 
 /// The answer to a reverse whose `Idempotency-Key` is bound to its first step's transaction.

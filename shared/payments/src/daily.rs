@@ -73,11 +73,14 @@ pub async fn run_daily(
         date: Some(day),
         ..DailyRun::default()
     };
-    let mut done: BTreeMap<MerchantId, Vec<PosAccount>> = BTreeMap::new();
+    let mut by_merchant: BTreeMap<MerchantId, Vec<PosAccount>> = BTreeMap::new();
     for a in accounts {
-        done.entry(a.merchant_id.clone()).or_default().push(a);
+        by_merchant
+            .entry(a.merchant_id.clone())
+            .or_default()
+            .push(a);
     }
-    for (merchant, accounts) in done {
+    for (merchant, accounts) in by_merchant {
         let before = deps.reports.list_reports(&merchant, day).await?;
         for account in accounts {
             let complete = redo == Redo::Incomplete
