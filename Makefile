@@ -175,7 +175,7 @@ chaos: venv
 # (tests/src/bin/handler-cpu.rs: BENCH_CPU_ROUNDS, BENCH_CPU_OPS) and the webhook
 # deliverer's throughput (tests/benches/webhook_throughput.rs: BENCH_WEBHOOK_DELIVERIES).
 bench: venv
-	CARGO_PROFILE_RELEASE_STRIP=false cargo build --release $(addprefix --bin ,$(LAMBDA_BINS))
+	CARGO_PROFILE_RELEASE_STRIP=false cargo build --release $(addprefix -p fn-,$(LAMBDA_BINS))
 	@mkdir -p target/bench
 	gcc -O2 -o target/bench/floor tests/benches/floor/floor.c
 	$(MOTO) BENCH_FLOOR=$(CURDIR)/target/bench/floor cargo run -q -p paygate-tests --bin paygate-bench

@@ -152,7 +152,9 @@ build() {
   toolchain
   local args=() b out since
   for b in "$@"; do
-    args+=(--bin "$b")
+    # By package, never `--bin`: features unify over the packages selected, and the whole
+    # workspace (the CLI's and the tests' AWS-LC, HTTP/2) must not reach a function.
+    args+=(-p "fn-$b")
     rm -f "$lambda_dir/$b.source"
   done
   since="$(date +%s)"

@@ -129,6 +129,7 @@ impl Receiver {
         let app = Router::new()
             .fallback(record_and_answer)
             .with_state(shared.clone());
+        paygate_tls::install_process_default();
         let tls = axum_server::tls_rustls::RustlsConfig::from_pem(cert_pem.clone(), key_pem)
             .await
             .expect("TLS configuration");

@@ -64,21 +64,6 @@ pub struct SignedHttp {
     clock: Arc<dyn Clock>,
 }
 
-/// TLS with the compiled-in Mozilla roots, as the bank and webhook clients use.
-// The one `expect`: the AWS-LC provider always supports the default protocol versions.
-#[allow(clippy::expect_used)]
-fn tls_config() -> rustls::ClientConfig {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .expect("the AWS-LC provider supports the default protocol versions")
-        .with_root_certificates(roots)
-        .with_no_client_auth()
-}
-
 impl SignedHttp {
     /// From Lambda's environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
     /// `AWS_SESSION_TOKEN`, `AWS_REGION`, and `AWS_ENDPOINT_URL` if set). Missing credentials
@@ -120,7 +105,7 @@ impl SignedHttp {
         clock: Arc<dyn Clock>,
     ) -> Result<Self, AwsError> {
         let client = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls_config())
+            .tls_backend_preconfigured(paygate_tls::default_client_config())
             .timeout(TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()

@@ -146,6 +146,7 @@ impl Receiver {
         port: u16,
         clock: fn() -> SystemTime,
     ) -> Result<Self, CliError> {
+        paygate_tls::install_process_default();
         let tls = axum_server::tls_rustls::RustlsConfig::from_pem_file(&paths.cert, &paths.key)
             .await
             .map_err(|e| {

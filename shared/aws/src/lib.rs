@@ -11,11 +11,14 @@
 pub mod cache;
 pub mod dynamo;
 pub mod metrics;
+pub mod sdk_http;
 pub mod secrets;
 pub mod sqs;
 
 #[cfg(feature = "moto")]
 pub mod moto;
+
+pub use sdk_http::https_client;
 
 use aws_credential_types::{
     provider::{
@@ -24,11 +27,6 @@ use aws_credential_types::{
     Credentials,
 };
 use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
-use aws_smithy_runtime_api::client::{
-    connector_metadata::ConnectorMetadata,
-    http::{HttpClient, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector},
-    runtime_components::RuntimeComponents,
-};
 use aws_smithy_types::{retry::RetryConfig, timeout::TimeoutConfig};
 use aws_types::{region::Region, SdkConfig};
 
@@ -161,55 +159,6 @@ impl Clients {
     }
 }
 
-/// The SDK's HTTPS client: rustls (AWS-LC) trusting the compiled-in Mozilla roots
-/// (`webpki-root-certs`) instead of the platform store, which `rustls-native-certs` reads and
-/// parses from disk (the CA bundle and every hashed file) — 79 % of a function's start-up
-/// instructions before (issue 9). The trust store is built when the first connection needs
-/// it, not at init: see [`ConnectOnFirstUse`].
-// The one `expect`: a TLS context holding only a trust store cannot fail to build.
-#[allow(clippy::expect_used)]
-pub fn https_client() -> SharedHttpClient {
-    use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode, TlsContext, TrustStore};
-    let trust = TrustStore::empty()
-        .with_native_roots(false)
-        .with_pem_certificate(WEBPKI_ROOTS_PEM);
-    let context = TlsContext::builder()
-        .with_trust_store(trust)
-        .build()
-        .expect("a TLS context from a trust store alone always builds");
-    SharedHttpClient::new(ConnectOnFirstUse(
-        aws_smithy_http_client::Builder::new()
-            .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
-            .tls_context(context)
-            .build_https(),
-    ))
-}
-
-/// The SDK's hyper client minus its eager validation: `validate_base_client_config` builds a
-/// throw-away connector (and with it the whole TLS trust store, ~10 M instructions) every
-/// time a service client is constructed, three times per function at init. Connectors are
-/// still built, once per timeout setting and cached, by the inner client on first use.
-#[derive(Debug)]
-struct ConnectOnFirstUse(SharedHttpClient);
-
-impl HttpClient for ConnectOnFirstUse {
-    fn http_connector(
-        &self,
-        settings: &HttpConnectorSettings,
-        components: &RuntimeComponents,
-    ) -> SharedHttpConnector {
-        self.0.http_connector(settings, components)
-    }
-
-    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
-        self.0.connector_metadata()
-    }
-}
-
-/// `webpki_root_certs::TLS_SERVER_ROOT_CERTS` as one PEM bundle (the SDK's trust store takes
-/// PEM only), encoded at build time (`build.rs`).
-static WEBPKI_ROOTS_PEM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/webpki_roots.pem"));
-
 /// A deployed function's SDK configuration, from the variables Lambda sets (`var` reads
 /// one): the region from `AWS_REGION` (else `AWS_DEFAULT_REGION`), the credentials from
 /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`
@@ -286,6 +235,7 @@ fn local_config(endpoint: &str, region: &str, retry: RetryConfig) -> SdkConfig {
         .credentials_provider(SharedCredentialsProvider::new(Credentials::new(
             "test", "test", None, None, "static",
         )))
+        .http_client(https_client())
         .retry_config(retry)
         .timeout_config(local_timeout_config())
         .build()
@@ -381,30 +331,6 @@ mod tests {
             );
             assert!(!format!("{err:?}").contains("secretExample"));
         }
-    }
-
-    /// The build-time PEM bundle is exactly the compiled-in roots, in order.
-    #[test]
-    fn the_trust_store_is_the_webpki_roots() {
-        use base64::Engine as _;
-        let text = std::str::from_utf8(WEBPKI_ROOTS_PEM).unwrap();
-        let ders: Vec<Vec<u8>> = text
-            .split("-----END CERTIFICATE-----\n")
-            .filter(|b| !b.is_empty())
-            .map(|b| {
-                let body = b.strip_prefix("-----BEGIN CERTIFICATE-----\n").unwrap();
-                let b64: String = body.lines().collect();
-                base64::engine::general_purpose::STANDARD
-                    .decode(b64)
-                    .unwrap()
-            })
-            .collect();
-        let roots: Vec<&[u8]> = webpki_root_certs::TLS_SERVER_ROOT_CERTS
-            .iter()
-            .map(|c| c.as_ref())
-            .collect();
-        assert!(roots.len() > 100);
-        assert_eq!(ders.iter().map(Vec::as_slice).collect::<Vec<_>>(), roots);
     }
 
     /// SQS and Secrets Manager clients are built when first used, once, whoever holds a

@@ -18,7 +18,7 @@
 
 use tracing::{Level, Metadata, Subscriber};
 use tracing_subscriber::{
-    filter::{filter_fn, EnvFilter, LevelFilter},
+    filter::{filter_fn, LevelFilter, Targets},
     fmt::MakeWriter,
     layer::SubscriberExt,
 };
@@ -85,10 +85,26 @@ impl LogSettings {
         }
     }
 
-    fn filter(&self) -> EnvFilter {
-        EnvFilter::builder()
-            .with_default_directive(self.level.into())
-            .parse_lossy(self.directives.as_deref().unwrap_or_default())
+    /// [`LogSettings::level`] for every target, then `RUST_LOG`'s directives in order: a
+    /// bare level is the level of every target, `target=level` the level of that target and
+    /// its modules (the most specific target wins). A directive that does not parse is
+    /// skipped, not fatal, as `EnvFilter`'s lossy parsing did (its span and field directives,
+    /// `[span{field=value}]`, are not supported: skipped). `Targets` rather than `EnvFilter`:
+    /// the same directives for what the functions log, without linking a regex engine.
+    fn filter(&self) -> Targets {
+        let mut default = self.level;
+        let mut named = Targets::new();
+        for directive in self.directives.as_deref().unwrap_or_default().split(',') {
+            let directive = directive.trim();
+            if directive.contains('=') {
+                if let Ok(one) = directive.parse::<Targets>() {
+                    named.extend(one);
+                }
+            } else if !directive.is_empty() {
+                default = level_of(directive);
+            }
+        }
+        named.with_default(default)
     }
 }
 
@@ -108,16 +124,17 @@ where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
     let fmt = tracing_subscriber::fmt()
-        .with_env_filter(settings.filter())
+        .with_max_level(LevelFilter::TRACE)
         .with_ansi(false)
         .with_target(false)
         .without_time()
         .with_writer(writer);
     let runtime_trace = filter_fn(|m: &Metadata<'_>| passes(m.target(), m.level()));
+    let filter = settings.filter();
     if settings.json {
-        Box::new(fmt.json().finish().with(runtime_trace))
+        Box::new(fmt.json().finish().with(filter).with(runtime_trace))
     } else {
-        Box::new(fmt.finish().with(runtime_trace))
+        Box::new(fmt.finish().with(filter).with(runtime_trace))
     }
 }
 
@@ -263,5 +280,26 @@ mod tests {
         assert_eq!(text.trim(), "INFO paygate info kept", "{text}");
         let text = logged(&settings(&[("RUST_LOG", "lambda_runtime=debug,warn")]));
         assert_eq!(text.trim(), "DEBUG runtime debug kept", "{text}");
+    }
+
+    /// `RUST_LOG`'s directives as `EnvFilter` read them for what the functions log: the most
+    /// specific target wins, a bare level is everyone's, a broken directive is skipped.
+    #[test]
+    fn rust_log_directives_name_targets_and_modules() {
+        let text = logged(&settings(&[("RUST_LOG", "paygate_payments=trace")]));
+        assert!(text.contains("paygate trace kept"), "{text}");
+        assert!(text.contains("paygate info kept"), "{text}");
+        assert!(!text.contains("runtime debug kept"), "{text}");
+        let text = logged(&settings(&[(
+            "RUST_LOG",
+            "trace,paygate_payments::operate=info,lambda_runtime=nonsense,[span{a=1}]",
+        )]));
+        assert!(!text.contains("paygate trace kept"), "{text}");
+        assert!(text.contains("paygate info kept"), "{text}");
+        assert!(text.contains("runtime debug kept"), "{text}");
+        assert!(text.contains("lookalike trace kept"), "{text}");
+        assert!(!text.contains("dropped"), "{text}");
+        let text = logged(&settings(&[("RUST_LOG", "error,paygate_payments=warn")]));
+        assert_eq!(text.trim(), "", "{text}");
     }
 }

@@ -184,6 +184,7 @@ async fn start_receiver_with(http1_only: bool) -> Receiver {
             }),
         );
 
+    paygate_tls::install_process_default();
     let mut tls = axum_server::tls_rustls::RustlsConfig::from_pem(cert_pem.clone(), key_pem)
         .await
         .unwrap();

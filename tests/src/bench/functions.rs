@@ -285,7 +285,15 @@ pub fn build(bins: &[String], release: bool) -> Result<(), String> {
         cmd.arg("--release");
     }
     for b in bins {
-        cmd.arg("--bin").arg(b);
+        if release {
+            // By package: features unify over the packages selected, so a release build
+            // with `--bin` (the whole workspace) would link the CLI's and the tests' AWS-LC
+            // and HTTP/2 into every function (shared/tls). Debug builds for tests share
+            // the workspace's features and artifacts.
+            cmd.arg("-p").arg(format!("fn-{b}"));
+        } else {
+            cmd.arg("--bin").arg(b);
+        }
     }
     let status = cmd.status().map_err(|e| format!("cargo build: {e}"))?;
     if status.success() {

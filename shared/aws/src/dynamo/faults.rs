@@ -224,7 +224,7 @@ pub fn client(
     retry: RetryConfig,
 ) -> aws_sdk_dynamodb::Client {
     let http = SharedHttpClient::new(FaultyHttp {
-        inner: aws_smithy_http_client::Builder::new().build_http(),
+        inner: crate::https_client(),
         plan: plan.clone(),
     });
     let conf = aws_sdk_dynamodb::Config::builder()

@@ -66,25 +66,6 @@ impl TransportError {
     }
 }
 
-/// TLS for bank calls: the compiled-in Mozilla roots (`webpki-roots`, already parsed trust
-/// anchors) instead of the platform store, which the platform verifier read and parsed from
-/// disk at init (issue 9); HTTP/2 or HTTP/1.1.
-// The one `expect`: the AWS-LC provider always supports the default protocol versions.
-#[allow(clippy::expect_used)]
-fn tls_config() -> rustls::ClientConfig {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .expect("the AWS-LC provider supports the default protocol versions")
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    config
-}
-
 /// An HTTP client for bank calls: no redirects, no proxies from the environment, bounded.
 #[derive(Clone, Debug)]
 pub struct BankTransport {
@@ -95,7 +76,7 @@ pub struct BankTransport {
 impl BankTransport {
     pub fn new(timeout: Duration) -> Result<Self, reqwest::Error> {
         let client = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls_config())
+            .tls_backend_preconfigured(paygate_tls::default_client_config())
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(5)))
             .redirect(reqwest::redirect::Policy::none())

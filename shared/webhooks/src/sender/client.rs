@@ -72,7 +72,7 @@ pub enum ConfigError {
     #[error("extra CA certificates: {0}")]
     BadCa(String),
     #[error("cannot build the TLS configuration: {0}")]
-    Tls(rustls::Error),
+    Tls(paygate_tls::rustls::Error),
     #[error("cannot build the HTTP client: {0}")]
     Client(reqwest::Error),
 }
@@ -279,7 +279,7 @@ fn classify(e: &reqwest::Error) -> AttemptError {
                 ResolveError::Lookup { .. } | ResolveError::NoAddress { .. } => AttemptError::Dns,
             };
         }
-        if cause.downcast_ref::<rustls::Error>().is_some() {
+        if cause.downcast_ref::<paygate_tls::rustls::Error>().is_some() {
             return AttemptError::Tls;
         }
     }
