@@ -18,7 +18,8 @@
 //!   time-out is `timeout`, a failure to connect or any I/O failure (refused, reset, closed,
 //!   DNS) is `io` (both transient, retried with the same `ClientRequestToken` where the
 //!   operation has one), a request that cannot be built is `user`, anything else `other`;
-//! - the whole answer read before it is handed over (AWS answers are small JSON documents).
+//! - the answer handed over as it arrives, its body a stream the SDK reads (and bounds) itself,
+//!   as from its own client; an in-memory body would put its bytes into the SDK's TRACE log.
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
@@ -130,14 +131,12 @@ fn to_reqwest(request: HttpRequest) -> Result<reqwest::Request, ConnectorError> 
         .map_err(|e| ConnectorError::user(e.into()))
 }
 
-/// The answer, read whole.
+/// The answer as it arrives: its head, and its body as a stream the SDK reads (as with the
+/// SDK's own client). Never an in-memory body: the SDK logs every answer at TRACE with its
+/// body's `Debug`, which prints in-memory bytes (a secret's value, a bank credential) but
+/// not a stream's.
 async fn from_reqwest(response: reqwest::Response) -> Result<HttpResponse, ConnectorError> {
-    let status = response.status();
-    let headers = response.headers().clone();
-    let body = response.bytes().await.map_err(classify)?;
-    let mut answer = http::Response::new(SdkBody::from(body));
-    *answer.status_mut() = status;
-    *answer.headers_mut() = headers;
+    let answer = http::Response::from(response).map(SdkBody::from_body_1_x);
     HttpResponse::try_from(answer).map_err(|e| ConnectorError::other(e.into(), None))
 }
 
@@ -201,7 +200,8 @@ mod tests {
             let (mut sock, _) = listener.accept().await.unwrap();
             let mut seen = Vec::new();
             let mut buf = [0u8; 4096];
-            while !String::from_utf8_lossy(&seen).contains("{\"Key\":1}") {
+            // The head, then as many body bytes as its content-length says.
+            while !whole_request(&seen) {
                 let n = sock.read(&mut buf).await.unwrap();
                 if n == 0 {
                     break;
@@ -217,6 +217,19 @@ mod tests {
         (format!("http://{addr}/"), task)
     }
 
+    fn whole_request(seen: &[u8]) -> bool {
+        let text = String::from_utf8_lossy(seen).to_ascii_lowercase();
+        let Some(head_end) = text.find("\r\n\r\n") else {
+            return false;
+        };
+        let length = text[..head_end]
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .unwrap_or(0);
+        seen.len() >= head_end + 4 + length
+    }
+
     #[tokio::test]
     async fn sends_the_signed_request_as_is_and_returns_the_whole_answer() {
         let (uri, seen) = server(Some(
@@ -229,7 +242,9 @@ mod tests {
             .unwrap();
         assert_eq!(answer.status().as_u16(), 400);
         assert_eq!(answer.headers().get("x-amzn-requestid"), Some("r-1"));
-        assert_eq!(answer.body().bytes(), Some(&b"{\"__type\":\"Oops\"}"[..]));
+        // A stream, whose `Debug` (the SDK's TRACE log of every answer) shows no content.
+        assert!(answer.body().bytes().is_none());
+        assert!(!format!("{answer:?}").contains("Oops"), "{answer:?}");
         let seen = seen.await.unwrap().to_ascii_lowercase();
         assert!(seen.starts_with("post / http/1.1\r\n"), "{seen}");
         assert!(
@@ -258,17 +273,59 @@ mod tests {
         assert!(err.is_io(), "{err:?}");
     }
 
+    fn dynamo(uri: &str) -> aws_sdk_dynamodb::Client {
+        let conf = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .endpoint_url(uri)
+            .region(aws_sdk_dynamodb::config::Region::new("eu-central-1"))
+            .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+                "AKID", "secret", None, None, "test",
+            ))
+            .retry_config(aws_smithy_types::retry::RetryConfig::disabled())
+            .http_client(https_client())
+            .build();
+        aws_sdk_dynamodb::Client::from_conf(conf)
+    }
+
+    /// Through the SDK: an answer is parsed from the stream, and one cut short is an error,
+    /// never a partial success.
     #[tokio::test]
-    async fn an_answer_cut_short_is_io() {
-        let (uri, _seen) = server(Some(
-            "HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"partial\":",
+    async fn the_sdk_reads_the_answer_and_fails_on_one_cut_short() {
+        let (uri, seen) = server(Some(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/x-amz-json-1.0\r\ncontent-length: 24\r\n\r\n{\"Item\":{\"a\":{\"N\":\"1\"}}}",
         ))
         .await;
-        let err = connector(None)
-            .call(request(&uri, "{\"Key\":1}"))
-            .await
-            .unwrap_err();
-        assert!(err.is_io(), "{err:?}");
+        let got = dynamo(&uri)
+            .get_item()
+            .table_name("t")
+            .key(
+                "Key",
+                aws_sdk_dynamodb::types::AttributeValue::N("1".into()),
+            )
+            .send()
+            .await;
+        let seen = seen.await.unwrap().to_ascii_lowercase();
+        assert!(seen.contains("authorization: aws4-hmac-sha256"), "{seen}");
+        let item = got.unwrap().item.unwrap();
+        assert_eq!(
+            item["a"],
+            aws_sdk_dynamodb::types::AttributeValue::N("1".into())
+        );
+
+        let (uri, _seen) = server(Some(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/x-amz-json-1.0\r\ncontent-length: 100\r\n\r\n{\"Item\":",
+        ))
+        .await;
+        let got = dynamo(&uri)
+            .get_item()
+            .table_name("t")
+            .key(
+                "Key",
+                aws_sdk_dynamodb::types::AttributeValue::N("1".into()),
+            )
+            .send()
+            .await;
+        assert!(got.is_err(), "{got:?}");
     }
 
     #[test]
