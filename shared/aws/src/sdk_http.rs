@@ -273,18 +273,32 @@ mod tests {
         assert!(err.is_io(), "{err:?}");
     }
 
-    fn dynamo(uri: &str) -> aws_sdk_dynamodb::Client {
+    type GetItem = Result<
+        aws_sdk_dynamodb::operation::get_item::GetItemOutput,
+        aws_sdk_dynamodb::error::SdkError<aws_sdk_dynamodb::operation::get_item::GetItemError>,
+    >;
+
+    /// A `GetItem` through the SDK, this client under it, against `uri`.
+    async fn get_item(uri: &str) -> GetItem {
+        use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
         let conf = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .behavior_version(BehaviorVersion::latest())
             .endpoint_url(uri)
-            .region(aws_sdk_dynamodb::config::Region::new("eu-central-1"))
-            .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-                "AKID", "secret", None, None, "test",
-            ))
+            .region(Region::new("eu-central-1"))
+            .credentials_provider(Credentials::new("AKID", "secret", None, None, "test"))
             .retry_config(aws_smithy_types::retry::RetryConfig::disabled())
             .http_client(https_client())
             .build();
         aws_sdk_dynamodb::Client::from_conf(conf)
+            .get_item()
+            .table_name("t")
+            .key("Key", one())
+            .send()
+            .await
+    }
+
+    fn one() -> aws_sdk_dynamodb::types::AttributeValue {
+        aws_sdk_dynamodb::types::AttributeValue::N("1".into())
     }
 
     /// Through the SDK: an answer is parsed from the stream, and one cut short is an error,
@@ -295,36 +309,16 @@ mod tests {
             "HTTP/1.1 200 OK\r\ncontent-type: application/x-amz-json-1.0\r\ncontent-length: 24\r\n\r\n{\"Item\":{\"a\":{\"N\":\"1\"}}}",
         ))
         .await;
-        let got = dynamo(&uri)
-            .get_item()
-            .table_name("t")
-            .key(
-                "Key",
-                aws_sdk_dynamodb::types::AttributeValue::N("1".into()),
-            )
-            .send()
-            .await;
+        let got = get_item(&uri).await;
         let seen = seen.await.unwrap().to_ascii_lowercase();
         assert!(seen.contains("authorization: aws4-hmac-sha256"), "{seen}");
-        let item = got.unwrap().item.unwrap();
-        assert_eq!(
-            item["a"],
-            aws_sdk_dynamodb::types::AttributeValue::N("1".into())
-        );
+        assert_eq!(got.unwrap().item.unwrap()["a"], one());
 
         let (uri, _seen) = server(Some(
             "HTTP/1.1 200 OK\r\ncontent-type: application/x-amz-json-1.0\r\ncontent-length: 100\r\n\r\n{\"Item\":",
         ))
         .await;
-        let got = dynamo(&uri)
-            .get_item()
-            .table_name("t")
-            .key(
-                "Key",
-                aws_sdk_dynamodb::types::AttributeValue::N("1".into()),
-            )
-            .send()
-            .await;
+        let got = get_item(&uri).await;
         assert!(got.is_err(), "{got:?}");
     }
 

@@ -65,7 +65,7 @@ async fn a_half_done_cancel_is_completed_by_the_reconciler() {
             backoff: Duration::from_millis(5),
             budget: Duration::from_secs(10),
         }),
-        BankTransport::new(Duration::from_millis(300)).unwrap(),
+        BankTransport::new(Duration::from_millis(300)),
         creds,
     ));
     let clock = Arc::new(ManualClock::at(super::T0));

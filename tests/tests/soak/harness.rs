@@ -188,7 +188,7 @@ pub async fn setup() -> Soak {
     let provider = Arc::new(KillingProvider {
         inner: Arc::new(NestpayProvider::new(
             paygate_bank_nestpay::Nestpay,
-            BankTransport::new(Duration::from_millis(250)).unwrap(),
+            BankTransport::new(Duration::from_millis(250)),
             creds,
         )),
         trace: trace.clone(),

@@ -573,7 +573,7 @@ async fn the_day_history_lists_what_the_bank_booked() {
         |store| {
             GarantiProvider::new(
                 Garanti::with_step_retry(common::quick_retry()),
-                BankTransport::new(std::time::Duration::from_secs(3)).unwrap(),
+                BankTransport::new(std::time::Duration::from_secs(3)),
                 store,
             )
         },

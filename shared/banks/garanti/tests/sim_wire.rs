@@ -199,7 +199,7 @@ async fn test_orders_register_once_and_only_at_the_simulator() {
     );
     let provider = paygate_bank_garanti::GarantiProvider::new(
         paygate_bank_garanti::Garanti::default(),
-        BankTransport::new(std::time::Duration::from_secs(2)).unwrap(),
+        BankTransport::new(std::time::Duration::from_secs(2)),
         creds,
     );
     let order = TestOrder {

@@ -113,11 +113,7 @@ async fn cancel(answer: &'static str, past: bool) -> (BankOutcome, usize) {
         account.id.clone(),
         AccountCredentials::new(url, Vec::<(String, String)>::new()),
     );
-    let adapter = Adapter::new(
-        Plain,
-        BankTransport::new(Duration::from_secs(2)).unwrap(),
-        creds,
-    );
+    let adapter = Adapter::new(Plain, BankTransport::new(Duration::from_secs(2)), creds);
     let s = adapter.session(&account).await.unwrap();
     let op = BankOperation {
         order_id: "o1".into(),

@@ -2,6 +2,7 @@
 //! money: a request that never left is a plain error; one that may have reached the bank is
 //! an *unknown* outcome, settled later by a status query, never retried blindly.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use paygate_domain::BankOutcome;
@@ -67,23 +68,39 @@ impl TransportError {
 }
 
 /// An HTTP client for bank calls: no redirects, no proxies from the environment, bounded.
+/// Its reqwest client (TLS configuration, connection pool) is built by the first call, not
+/// when a function starts (issue 20: the part of a money function's init that a function
+/// without banks does not do); copies share it.
 #[derive(Clone, Debug)]
 pub struct BankTransport {
-    client: reqwest::Client,
+    client: Arc<OnceLock<reqwest::Client>>,
     timeout: Duration,
 }
 
 impl BankTransport {
-    pub fn new(timeout: Duration) -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder()
+    pub fn new(timeout: Duration) -> Self {
+        Self {
+            client: Arc::new(OnceLock::new()),
+            timeout,
+        }
+    }
+
+    /// The client, built on first use. A client that cannot be built sends nothing:
+    /// [`TransportError::NotSent`].
+    fn client(&self) -> Result<&reqwest::Client, TransportError> {
+        if let Some(client) = self.client.get() {
+            return Ok(client);
+        }
+        let built = reqwest::Client::builder()
             .tls_backend_preconfigured(paygate_tls::default_client_config())
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(5)))
+            .timeout(self.timeout)
+            .connect_timeout(self.timeout.min(Duration::from_secs(5)))
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .user_agent(concat!("paygate/", env!("CARGO_PKG_VERSION")))
-            .build()?;
-        Ok(Self { client, timeout })
+            .build()
+            .map_err(|_| TransportError::NotSent)?;
+        Ok(self.client.get_or_init(|| built))
     }
 
     /// The bound on one call (what a caller budgets per request).
@@ -124,7 +141,7 @@ impl BankTransport {
         limit: usize,
     ) -> Result<Vec<u8>, TransportError> {
         let mut request = self
-            .client
+            .client()?
             .post(url)
             .header(reqwest::header::CONTENT_TYPE, content_type);
         for (name, value) in headers {
@@ -290,7 +307,7 @@ mod tests {
                 });
             }
         });
-        let t = BankTransport::new(Duration::from_secs(5)).unwrap();
+        let t = BankTransport::new(Duration::from_secs(5));
         let started = std::time::Instant::now();
         for path in ["/endless", "/declared"] {
             let got = t
@@ -317,6 +334,24 @@ mod tests {
             )
             .await;
         assert_eq!(report.map(|b| b.len()), Ok(MAX_RESPONSE_BYTES + 1));
+    }
+
+    /// Nothing is built at start-up: the first call builds the client, its copies share it,
+    /// and a refused connection is `NotSent` (the bank never saw it).
+    #[tokio::test]
+    async fn the_client_is_built_by_the_first_call_and_shared() {
+        let transport = BankTransport::new(Duration::from_secs(2));
+        let copy = transport.clone();
+        assert!(transport.client.get().is_none());
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = closed.local_addr().unwrap();
+        drop(closed);
+        let err = copy
+            .post(&format!("http://{addr}/"), "text/xml", b"<a/>".to_vec())
+            .await
+            .unwrap_err();
+        assert_eq!(err, TransportError::NotSent);
+        assert!(transport.client.get().is_some());
     }
 
     #[test]

@@ -471,7 +471,7 @@ async fn the_test_order_helper_fails_against_a_real_bank() {
 fn the_support_matrix_is_all_five_operations() {
     let provider = paygate_bank_posnet::PosnetProvider::new(
         paygate_bank_posnet::Posnet::default(),
-        paygate_bankkit::BankTransport::new(std::time::Duration::from_secs(1)).unwrap(),
+        paygate_bankkit::BankTransport::new(std::time::Duration::from_secs(1)),
         std::sync::Arc::new(paygate_bankkit::MemoryCredentials::default()),
     );
     assert_eq!(provider.code(), "posnet");

@@ -77,7 +77,7 @@ async fn a_partial_close_is_confirmed_by_a_read() {
     store.insert(account.id.clone(), secret(&endpoint, common::PASSWORD));
     let provider = VakifKatilimProvider::new(
         VakifKatilim,
-        paygate_bankkit::BankTransport::new(common::TIMEOUT).unwrap(),
+        paygate_bankkit::BankTransport::new(common::TIMEOUT),
         store,
     );
     paygate_bankkit::sim::testing::register_order(

@@ -58,8 +58,7 @@ impl Banks {
             std::time::Duration::from_secs(300),
         )?;
         Ok(Self {
-            transport: paygate_bankkit::BankTransport::new(timeout)
-                .map_err(|_| ConfigError::Client("bank HTTP client".into()))?,
+            transport: paygate_bankkit::BankTransport::new(timeout),
             credentials: Arc::new(paygate_aws::secrets::SecretsManagerCredentials::new(
                 w.aws.secrets.clone(),
                 prefix,

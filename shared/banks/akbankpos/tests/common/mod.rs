@@ -64,7 +64,7 @@ pub async fn bank() -> Bank {
         |creds| {
             AkbankPosProvider::new(
                 AkbankPos::new(Arc::new(FixedClock)),
-                BankTransport::new(TIMEOUT).unwrap(),
+                BankTransport::new(TIMEOUT),
                 creds,
             )
         },

@@ -91,7 +91,7 @@ pub async fn bank() -> Bank {
 pub async fn bank_with_timeout(timeout_ms: u64) -> Bank {
     let sim_creds = SimCredentials::garanti_test();
     let (server, state) = sim::start(sim_creds.clone()).await.unwrap();
-    let transport = BankTransport::new(Duration::from_millis(timeout_ms)).unwrap();
+    let transport = BankTransport::new(Duration::from_millis(timeout_ms));
     let creds = Arc::new(MemoryCredentials::default());
     let account = account();
     let secret = sim_creds.account_credentials(&server.url);

@@ -68,7 +68,7 @@ pub async fn bank_with(tune: impl FnOnce(SimCredentials) -> SimCredentials) -> B
         "acc_denizbank",
         API_PATH,
         |endpoint| secret(endpoint, SHOP, USER, PASSWORD, true),
-        |creds| InterPosProvider::new(InterPos, BankTransport::new(TIMEOUT).unwrap(), creds),
+        |creds| InterPosProvider::new(InterPos, BankTransport::new(TIMEOUT), creds),
     ))
 }
 
@@ -76,7 +76,6 @@ impl Bank {
     /// Posts a hand-written body to the API and returns the answer's text.
     pub async fn raw(&self, content_type: &str, body: Vec<u8>) -> String {
         let bytes = BankTransport::new(TIMEOUT)
-            .unwrap()
             .post(&self.endpoint(), content_type, body)
             .await
             .unwrap();

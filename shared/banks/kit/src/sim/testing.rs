@@ -228,7 +228,6 @@ impl<P: PosProvider> TestBank<P> {
     /// Posts `json` to the simulator's admin route `path`.
     pub async fn admin(&self, path: &str, json: &str) -> Result<Vec<u8>, TransportError> {
         BankTransport::new(Duration::from_secs(3))
-            .expect("a transport")
             .post(
                 &format!("{}{path}", self.server.url),
                 "application/json",

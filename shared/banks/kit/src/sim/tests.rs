@@ -132,7 +132,7 @@ async fn transport_classifies_what_may_have_reached_the_bank() {
             post(|| async { (axum::http::StatusCode::INTERNAL_SERVER_ERROR, "x") }),
         );
     let server = SimServer::start(router).await.unwrap();
-    let t = BankTransport::new(Duration::from_millis(300)).unwrap();
+    let t = BankTransport::new(Duration::from_millis(300));
     let url = |p: &str| format!("{}{p}", server.url);
     assert_eq!(
         t.post(&url("/ok"), "text/xml", b"<x/>".to_vec())

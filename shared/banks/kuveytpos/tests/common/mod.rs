@@ -68,7 +68,7 @@ pub async fn bank() -> Bank {
         |creds| {
             KuveytPosProvider::new(
                 KuveytPos::new(Arc::new(FixedClock)),
-                BankTransport::new(TIMEOUT).unwrap(),
+                BankTransport::new(TIMEOUT),
                 creds,
             )
         },
@@ -99,7 +99,6 @@ impl Bank {
         body: &str,
     ) -> Result<Vec<u8>, paygate_bankkit::TransportError> {
         BankTransport::new(TIMEOUT)
-            .unwrap()
             .post_with_headers(
                 &self.endpoint(),
                 "text/xml; charset=UTF-8",

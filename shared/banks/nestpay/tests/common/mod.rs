@@ -67,7 +67,7 @@ pub async fn bank_with(tune: impl FnOnce(SimCredentials) -> SimCredentials) -> B
         "acc_isbank",
         API_PATH,
         |endpoint| secret(endpoint, CLIENT_ID, NAME, PASSWORD, Some("maxipuan")),
-        |creds| NestpayProvider::new(Nestpay, BankTransport::new(TIMEOUT).unwrap(), creds),
+        |creds| NestpayProvider::new(Nestpay, BankTransport::new(TIMEOUT), creds),
     ))
 }
 
@@ -79,7 +79,6 @@ impl Bank {
         body: Vec<u8>,
     ) -> paygate_bank_nestpay::response::Reply {
         let bytes = BankTransport::new(TIMEOUT)
-            .unwrap()
             .post(&self.endpoint(), content_type, body)
             .await
             .unwrap();

@@ -57,7 +57,7 @@ pub async fn bank() -> Bank {
         "acc_param",
         API_PATH,
         |endpoint| secret(endpoint, CLIENT_CODE, CLIENT_PASSWORD, GUID),
-        |creds| ParamPosProvider::new(ParamPos, BankTransport::new(TIMEOUT).unwrap(), creds),
+        |creds| ParamPosProvider::new(ParamPos, BankTransport::new(TIMEOUT), creds),
     ))
 }
 
@@ -65,7 +65,6 @@ impl Bank {
     /// Posts a hand-written body to the service and reads the answer.
     pub async fn raw(&self, body: &str) -> paygate_bank_parampos::response::Reply {
         let bytes = BankTransport::new(TIMEOUT)
-            .unwrap()
             .post(
                 &self.endpoint(),
                 "text/xml; charset=utf-8",
@@ -80,7 +79,6 @@ impl Bank {
     /// Moves the service past its end-of-day cut.
     pub async fn end_of_day(&self) {
         BankTransport::new(TIMEOUT)
-            .unwrap()
             .post(
                 &format!("{}/_sim/end-of-day", self.server.url),
                 "application/json",

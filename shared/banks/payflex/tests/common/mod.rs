@@ -70,7 +70,7 @@ pub async fn bank_with(tune: impl FnOnce(SimCredentials) -> SimCredentials) -> B
         "acc_vakifbank",
         VPOS_PATH,
         |endpoint| secret(endpoint, MERCHANT_ID, PASSWORD, TERMINAL),
-        |creds| PayFlexProvider::new(PayFlex, BankTransport::new(TIMEOUT).unwrap(), creds),
+        |creds| PayFlexProvider::new(PayFlex, BankTransport::new(TIMEOUT), creds),
     ))
 }
 
@@ -78,7 +78,6 @@ impl Bank {
     /// Posts a hand-written form body to `path` and returns the answer's text.
     pub async fn raw(&self, path: &str, content_type: &str, body: Vec<u8>) -> String {
         let bytes = BankTransport::new(TIMEOUT)
-            .unwrap()
             .post(&format!("{}{path}", self.server.url), content_type, body)
             .await
             .unwrap();

@@ -68,7 +68,7 @@ pub async fn bank_with(tune: impl FnOnce(SimCredentials) -> SimCredentials) -> B
         "acc_qnb",
         API_PATH,
         |endpoint| secret(endpoint, MERCHANT_ID, USER_CODE, USER_PASS),
-        |creds| PayForProvider::new(PayFor, BankTransport::new(TIMEOUT).unwrap(), creds),
+        |creds| PayForProvider::new(PayFor, BankTransport::new(TIMEOUT), creds),
     ))
 }
 
@@ -76,7 +76,6 @@ impl Bank {
     /// Posts a hand-written body to the API and reads the answer.
     pub async fn raw(&self, body: &str) -> paygate_bank_payfor::response::Reply {
         let bytes = BankTransport::new(TIMEOUT)
-            .unwrap()
             .post(
                 &self.endpoint(),
                 "text/xml; charset=UTF-8",

@@ -69,7 +69,7 @@ impl Bank {
                 ],
             ),
         );
-        let transport = BankTransport::new(timeout).unwrap();
+        let transport = BankTransport::new(timeout);
         let provider = PosnetProvider::new(
             Posnet::with_step_retry(StepRetry {
                 retries: 3,
@@ -85,7 +85,7 @@ impl Bank {
             provider,
             account,
             creds,
-            http: BankTransport::new(Duration::from_secs(3)).unwrap(),
+            http: BankTransport::new(Duration::from_secs(3)),
         }
     }
 

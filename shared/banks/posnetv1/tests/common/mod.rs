@@ -51,7 +51,7 @@ pub async fn bank() -> Bank {
         "acc_albaraka",
         API_PATH,
         |endpoint| secret(endpoint, TERMINAL, ENC_KEY),
-        |creds| PosNetV1Provider::new(PosNetV1::new(), BankTransport::new(TIMEOUT).unwrap(), creds),
+        |creds| PosNetV1Provider::new(PosNetV1::new(), BankTransport::new(TIMEOUT), creds),
     ))
 }
 

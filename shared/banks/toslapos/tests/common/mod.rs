@@ -63,7 +63,7 @@ pub async fn bank() -> Bank {
         |creds| {
             ToslaPosProvider::new(
                 ToslaPos::new(Arc::new(FixedClock)),
-                BankTransport::new(TIMEOUT).unwrap(),
+                BankTransport::new(TIMEOUT),
                 creds,
             )
         },
@@ -74,7 +74,6 @@ impl Bank {
     /// Posts `body` to the API path `path` of the simulator, as is.
     pub async fn raw(&self, path: &str, body: &str) -> Vec<u8> {
         BankTransport::new(TIMEOUT)
-            .unwrap()
             .post(
                 &format!("{}/{path}", self.endpoint()),
                 "application/json",

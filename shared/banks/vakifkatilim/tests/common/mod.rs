@@ -52,9 +52,7 @@ pub async fn bank() -> Bank {
         "acc_vakifkatilim",
         API_PATH,
         |endpoint| secret(endpoint, PASSWORD),
-        |creds| {
-            VakifKatilimProvider::new(VakifKatilim, BankTransport::new(TIMEOUT).unwrap(), creds)
-        },
+        |creds| VakifKatilimProvider::new(VakifKatilim, BankTransport::new(TIMEOUT), creds),
     ))
 }
 
