@@ -78,13 +78,9 @@ async fn ok_handler(headers: HeaderMap, body: Bytes) -> Response {
     }
 }
 
+/// A local HTTPS receiver. The sender speaks HTTP/1.1 only (paygate-tls offers nothing
+/// else), so `Connection: close` ends a connection.
 async fn start_receiver() -> Receiver {
-    start_receiver_with(false).await
-}
-
-/// `http1_only`: offer only HTTP/1.1 in ALPN, so `Connection: close` ends a connection
-/// (over HTTP/2 one connection carries every request).
-async fn start_receiver_with(http1_only: bool) -> Receiver {
     let key = rcgen::generate_simple_self_signed(vec![
         "localhost".to_owned(),
         "127.0.0.1".to_owned(),
@@ -185,14 +181,9 @@ async fn start_receiver_with(http1_only: bool) -> Receiver {
         );
 
     paygate_tls::install_process_default();
-    let mut tls = axum_server::tls_rustls::RustlsConfig::from_pem(cert_pem.clone(), key_pem)
+    let tls = axum_server::tls_rustls::RustlsConfig::from_pem(cert_pem.clone(), key_pem)
         .await
         .unwrap();
-    if http1_only {
-        let mut config = (*tls.get_inner()).clone();
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        tls = axum_server::tls_rustls::RustlsConfig::from_config(Arc::new(config));
-    }
     let handle = axum_server::Handle::new();
     let server = axum_server::from_tcp_rustls(listener, tls)
         .unwrap()
@@ -434,7 +425,7 @@ async fn an_unknown_name_is_a_dns_error() {
 
 #[tokio::test]
 async fn rebinding_a_new_connection_is_checked_against_a_new_answer() {
-    let rx = start_receiver_with(true).await;
+    let rx = start_receiver().await;
     // First answer: the exempt 127.0.0.1. Then the name "rebinds" to 127.0.0.2 (loopback,
     // not exempt), as an attacker's DNS would after the first check.
     let dns = CountingDns::new(&[("rebind.test", &[&["127.0.0.1"], &["127.0.0.2"]])]);
