@@ -442,22 +442,9 @@ pub fn card_number(prefix: &str, len: usize, suffix: &str) -> String {
         .expect("one of ten digits always completes the Luhn sum")
 }
 
-/// The Luhn check.
+/// The Luhn check: the domain's own rule (`paygate_domain::bank::luhn_valid`).
 pub fn luhn_ok(number: &str) -> bool {
-    let sum: u32 = number
-        .bytes()
-        .rev()
-        .enumerate()
-        .map(|(i, b)| {
-            let d = u32::from(b - b'0');
-            match (i % 2, d * 2) {
-                (1, x) if x > 9 => x - 9,
-                (1, x) => x,
-                _ => d,
-            }
-        })
-        .sum();
-    sum.is_multiple_of(10)
+    paygate_domain::bank::luhn_valid(number)
 }
 
 /// A points inquiry request body for `number`.

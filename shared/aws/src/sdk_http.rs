@@ -21,7 +21,7 @@
 //! - the answer handed over as it arrives, its body a stream the SDK reads (and bounds) itself,
 //!   as from its own client; an in-memory body would put its bytes into the SDK's TRACE log.
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use aws_smithy_runtime_api::client::{
@@ -66,7 +66,7 @@ impl HttpClient for ReqwestHttp {
         }
         let connector = SharedHttpConnector::new(Connector {
             timeouts: key,
-            client: Arc::new(OnceLock::new()),
+            client: OnceLock::new(),
         });
         connectors.push((key, connector.clone()));
         connector
@@ -77,7 +77,7 @@ impl HttpClient for ReqwestHttp {
 struct Connector {
     timeouts: Timeouts,
     /// Built by the first request.
-    client: Arc<OnceLock<reqwest::Client>>,
+    client: OnceLock<reqwest::Client>,
 }
 
 impl Connector {
