@@ -42,8 +42,9 @@ impl Providers {
     }
 
     pub fn register(mut self, provider: Arc<dyn PosProvider>) -> Self {
-        self.raw.insert(provider.code(), provider);
-        self.remeasure();
+        let code = provider.code();
+        self.measured.insert(code, self.measure(&provider));
+        self.raw.insert(code, provider);
         self
     }
 
@@ -54,18 +55,20 @@ impl Providers {
         self
     }
 
+    /// Every provider again behind the registry's (new) metrics.
     fn remeasure(&mut self) {
         self.measured = self
             .raw
             .iter()
-            .map(|(code, p)| {
-                let m: Arc<dyn PosProvider> = Arc::new(Measured {
-                    inner: p.clone(),
-                    metrics: self.metrics.clone(),
-                });
-                (*code, m)
-            })
+            .map(|(code, p)| (*code, self.measure(p)))
             .collect();
+    }
+
+    fn measure(&self, provider: &Arc<dyn PosProvider>) -> Arc<dyn PosProvider> {
+        Arc::new(Measured {
+            inner: provider.clone(),
+            metrics: self.metrics.clone(),
+        })
     }
 
     /// The registry's metrics (operations report their outcome there).

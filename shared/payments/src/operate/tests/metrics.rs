@@ -97,3 +97,33 @@ async fn every_outcome_is_reported_by_kind_and_every_bank_call_by_provider() {
         ]
     );
 }
+
+/// The registry's order does not matter: a provider registered after `with_metrics` is
+/// measured too (the composition root may name the metrics first).
+#[tokio::test(start_paused = true)]
+async fn a_provider_registered_after_the_metrics_is_measured() {
+    let mut w = world();
+    let m = Arc::new(RecordingMetrics::new());
+    w.deps.banks = BankAccess::new(
+        w.accounts.clone(),
+        Providers::new()
+            .with_metrics(m.clone())
+            .register(w.bank.clone()),
+    );
+    let id = w
+        .payment(
+            "pay_1",
+            "acc_all",
+            PaymentStatus::Captured,
+            20_000,
+            InitialBankState::Approved,
+        )
+        .await;
+    w.op(&id, TransactionType::Refund, Some(1000))
+        .await
+        .unwrap();
+    assert_eq!(
+        bank_calls(&m),
+        [(PROVIDER_CODE, "refund", OperationOutcome::Approved)]
+    );
+}
