@@ -186,7 +186,8 @@ bench: venv
 # into target/arm64 so the host's target/ is untouched): rustup's aarch64 target when it is
 # installed, else Debian's rustc and arm64 std (apt-get, once); the linker is Debian's
 # aarch64-linux-gnu-gcc. Each template.yaml function's CodeUri is target/lambda/<bin>/,
-# holding only its bootstrap; target/lambda/<bin>.zip beside it is the same as Lambda's zip.
+# holding its bootstrap and partitions.json (the SDK's trimmed partition table,
+# paygate_aws::partitions); target/lambda/<bin>.zip beside it is the same as Lambda's zip.
 # A bootstrap needing a newer glibc than provided.al2023's (2.34) fails the build.
 # target/lambda/<bin>.source records the commit and the hashes of the files each bootstrap
 # was built from; `make bench` reports an arm64 zip only while they match the work tree.
@@ -194,6 +195,7 @@ build-lambda:
 	@bash scripts/arm64.sh build $(LAMBDA_BINS)
 	@for b in $(LAMBDA_BINS); do \
 	  test -f target/lambda/$$b/bootstrap || { echo "missing target/lambda/$$b/bootstrap" >&2; exit 1; }; \
+	  test -f target/lambda/$$b/partitions.json || { echo "missing target/lambda/$$b/partitions.json" >&2; exit 1; }; \
 	done
 
 # Needs AWS credentials for the target account (AWS_PROFILE or the usual AWS_* variables)

@@ -6,7 +6,8 @@
 #   scripts/arm64.sh env          print the build's environment (KEY=value lines) after `toolchain`
 #   scripts/arm64.sh build BIN... release arm64 builds of BIN..., packaged for the template:
 #                                 target/lambda/<bin>/bootstrap (the CodeUri folder holds
-#                                 only it) and target/lambda/<bin>.zip (bootstrap at its root,
+#                                 it and partitions.json, the SDK's trimmed partition table
+#                                 that template.yaml names) and target/lambda/<bin>.zip (both at its root,
 #                                 as Lambda takes it; beside the folder, so SAM does not
 #                                 package the zip into itself), and target/lambda/<bin>.source
 #                                 (what it was built from, below)
@@ -115,6 +116,7 @@ sources_of() {
     sed -n 's|^\(.*\)/src/.*|\1/Cargo.toml|p; s|^\(.*\)/build\.rs$|\1/Cargo.toml|p' <<<"$files"
     echo Cargo.toml
     echo Cargo.lock
+    echo shared/aws/partitions.json
   } | sort -u
 }
 
@@ -170,8 +172,10 @@ build() {
     # Replace, never write through: a running qemu may have the old file open.
     cp "$out" "$lambda_dir/$b/bootstrap.tmp"
     mv -f "$lambda_dir/$b/bootstrap.tmp" "$lambda_dir/$b/bootstrap"
+    # The SDK's trimmed partition table (template.yaml: /var/task/partitions.json).
+    cp "$root/shared/aws/partitions.json" "$lambda_dir/$b/partitions.json"
     rm -f "$lambda_dir/$b.zip"
-    (cd "$lambda_dir/$b" && zip -q -9 -X "../$b.zip" bootstrap)
+    (cd "$lambda_dir/$b" && zip -q -9 -X "../$b.zip" bootstrap partitions.json)
     stamp "$b" "$since"
   done
 }

@@ -159,7 +159,8 @@ def rehearse(template_text, overrides):
     memo = {}
 
     def truth(name):
-        return condition(name, values, conditions, memo)
+        # A condition may test a pseudo parameter (OutsideAwsPartition: AWS::Partition).
+        return condition(name, {**PSEUDO, **values}, conditions, memo)
 
     for section in ("Resources", "Outputs"):
         kept = {}

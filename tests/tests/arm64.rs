@@ -4,7 +4,8 @@
 //! started under Debian's qemu-user-static (`qemu-aarch64-static -L /usr/aarch64-linux-gnu`)
 //! with Lambda's environment and the template's, and sent a real API Gateway event through
 //! the Runtime API stub, twice (the first and a warm event), over moto with the seeded
-//! payment; its answers are checked.
+//! payment; its answers are checked. The SDK reads the bundle's own partitions.json, as
+//! template.yaml has it read `/var/task/partitions.json`.
 //!
 //! Needs the cross toolchain and qemu: `bash scripts/arm64.sh toolchain` (make test runs it).
 //! The build is a no-op when the bootstrap is up to date; cold, it is a few minutes of the
@@ -111,6 +112,19 @@ async fn the_arm64_bootstrap_answers_real_events_under_qemu() {
     let stub = RuntimeStub::start().await.unwrap();
     let mut env = stub.lambda_env(BIN);
     env.extend(stack.env(&function).unwrap());
+    // The template's /var/task/partitions.json: the bundle's own copy, which the SDK reads
+    // building its first client (a bundle without it fails at init).
+    let partitions = lambda.join(BIN).join(paygate_aws::partitions::BUNDLE_FILE);
+    assert!(
+        partitions.is_file(),
+        "{} is in the bundle",
+        partitions.display()
+    );
+    env.retain(|(k, _)| k != paygate_aws::partitions::VAR);
+    env.push((
+        paygate_aws::partitions::VAR.to_owned(),
+        partitions.display().to_string(),
+    ));
     let log = std::fs::File::create(log_path()).unwrap();
     let mut child = Command::new("qemu-aarch64-static")
         .arg("-L")

@@ -11,6 +11,7 @@
 pub mod cache;
 pub mod dynamo;
 pub mod metrics;
+pub mod partitions;
 pub mod sdk_http;
 pub mod secrets;
 pub mod sqs;

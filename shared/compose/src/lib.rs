@@ -97,5 +97,8 @@ pub trait Build: Sized {
 
 /// What a Lambda calls once at init: `T`'s dependencies from the environment.
 pub async fn from_env<T: Build>() -> Result<T, ConfigError> {
+    // Before any SDK client: the SDK panics on a partition file it cannot read.
+    paygate_aws::partitions::check(|name| std::env::var(name).ok())
+        .map_err(|e| ConfigError::Client(e.to_string()))?;
     T::build(&Wiring::from_env().await)
 }

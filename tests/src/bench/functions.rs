@@ -182,6 +182,13 @@ impl LocalRun {
 /// smoke-tests (the binaries test's [`super::hook_stub::HookStub`] answers for them).
 pub const LOCAL_SMOKE_TARGETS: &str = "arn:aws:lambda:eu-central-1:000000000000:function:paygate-local-GetPayment:1,arn:aws:lambda:eu-central-1:000000000000:function:paygate-local-CapturePayment:1";
 
+/// The trimmed SDK partition table every bundle holds (`paygate_aws::partitions`).
+pub fn partitions_file() -> PathBuf {
+    workspace_root()
+        .join("shared/aws")
+        .join(paygate_aws::partitions::BUNDLE_FILE)
+}
+
 /// What the template's references stand for in one local stack.
 pub struct LocalStack<'a> {
     pub server: &'a DevServer,
@@ -197,6 +204,10 @@ impl LocalStack<'_> {
     pub fn resolve(&self, var: &str, value: &TemplateValue) -> Result<String, String> {
         let tables = &self.server.tables;
         let queues = &self.server.queues;
+        if var == paygate_aws::partitions::VAR {
+            // The bundle's copy (`/var/task/…`) is the source file here.
+            return Ok(partitions_file().display().to_string());
+        }
         match value {
             TemplateValue::Literal(s) => Ok(s.clone()),
             TemplateValue::Ref(_) => {

@@ -214,3 +214,62 @@ async fn every_function_binary_answers_a_real_event_through_the_runtime_api() {
         let _ = std::fs::remove_file(log_path(bin));
     }
 }
+
+/// A bundle without its partition table (template.yaml names `/var/task/partitions.json`):
+/// the function stops at init with a message naming the variable and the path, before the
+/// SDK would panic building its first client, and asks for no event.
+#[tokio::test]
+async fn a_missing_partition_table_stops_init_with_a_clear_error() {
+    let f = functions::template_functions()
+        .into_iter()
+        .find(|f| f.bin == "get-payment")
+        .expect("get-payment is a template function");
+    let build = tokio::task::spawn_blocking({
+        let bins = vec![f.bin.clone()];
+        move || functions::build(&bins, false)
+    });
+    let moto = MotoServer::shared().expect("moto server starts (is moto_server installed?)");
+    let run = LocalRun::start(moto, "nopart")
+        .await
+        .expect("dev server starts");
+    let stack = run.stack();
+    build.await.unwrap().expect("get-payment builds");
+    let stub = RuntimeStub::start().await.unwrap();
+    let mut env = stub.lambda_env(&f.bin);
+    env.extend(stack.env(&f).unwrap());
+    let missing = "/var/task/partitions.json";
+    env.retain(|(k, _)| k != paygate_aws::partitions::VAR);
+    env.push((paygate_aws::partitions::VAR.to_owned(), missing.to_owned()));
+    let log = std::env::temp_dir().join(format!(
+        "paygate-binaries-nopart-{}.log",
+        std::process::id()
+    ));
+    let mut child = functions::spawn(&functions::bin_dir("debug").join(&f.bin), &env, &log)
+        .expect("get-payment starts");
+    let deadline = std::time::Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running after {PATIENCE:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    assert!(!status.success(), "{status}: {text}");
+    assert!(
+        text.contains(paygate_aws::partitions::VAR) && text.contains(missing),
+        "the error names the variable and the path: {text}"
+    );
+    assert!(
+        !text.contains("panicked"),
+        "an error, not the SDK's panic: {text}"
+    );
+    assert!(
+        stub.wait_next(1, Duration::from_millis(10)).await.is_none(),
+        "no event asked for"
+    );
+}
