@@ -56,50 +56,34 @@ const COMMERCIAL: &[&str] = &[
 /// variable unset outside the `aws` partition).
 const CHINA: &str = "cn-north-1";
 
+/// The endpoint `$service`'s SDK resolves for a region and the FIPS and dual-stack switches.
+macro_rules! resolve {
+    ($service:ident, $region:expr, $fips:expr, $dual:expr) => {{
+        use $service::config::endpoint::{DefaultResolver, Params, ResolveEndpoint as _};
+        let params = Params::builder()
+            .region($region)
+            .use_fips($fips)
+            .use_dual_stack($dual)
+            .build()
+            .unwrap();
+        DefaultResolver::new()
+            .resolve_endpoint(&params)
+            .await
+            .map(|e| e.url().to_owned())
+    }};
+}
+
 async fn endpoints(regions: &[&str]) -> Vec<String> {
-    use aws_sdk_dynamodb::config::endpoint::ResolveEndpoint as _;
-    use aws_sdk_secretsmanager::config::endpoint::ResolveEndpoint as _;
-    use aws_sdk_sqs::config::endpoint::ResolveEndpoint as _;
     let mut out = Vec::new();
     for region in regions {
         for (fips, dual) in [(false, false), (true, false), (false, true), (true, true)] {
-            let dynamo = aws_sdk_dynamodb::config::endpoint::DefaultResolver::new()
-                .resolve_endpoint(
-                    &aws_sdk_dynamodb::config::endpoint::Params::builder()
-                        .region(*region)
-                        .use_fips(fips)
-                        .use_dual_stack(dual)
-                        .build()
-                        .unwrap(),
-                )
-                .await
-                .map(|e| e.url().to_owned());
-            let sqs = aws_sdk_sqs::config::endpoint::DefaultResolver::new()
-                .resolve_endpoint(
-                    &aws_sdk_sqs::config::endpoint::Params::builder()
-                        .region(*region)
-                        .use_fips(fips)
-                        .use_dual_stack(dual)
-                        .build()
-                        .unwrap(),
-                )
-                .await
-                .map(|e| e.url().to_owned());
-            let secrets = aws_sdk_secretsmanager::config::endpoint::DefaultResolver::new()
-                .resolve_endpoint(
-                    &aws_sdk_secretsmanager::config::endpoint::Params::builder()
-                        .region(*region)
-                        .use_fips(fips)
-                        .use_dual_stack(dual)
-                        .build()
-                        .unwrap(),
-                )
-                .await
-                .map(|e| e.url().to_owned());
             for (service, url) in [
-                ("dynamodb", dynamo),
-                ("sqs", sqs),
-                ("secretsmanager", secrets),
+                ("dynamodb", resolve!(aws_sdk_dynamodb, *region, fips, dual)),
+                ("sqs", resolve!(aws_sdk_sqs, *region, fips, dual)),
+                (
+                    "secretsmanager",
+                    resolve!(aws_sdk_secretsmanager, *region, fips, dual),
+                ),
             ] {
                 let url = url.unwrap_or_else(|e| format!("error: {e}"));
                 out.push(format!(
