@@ -355,8 +355,9 @@ fn every_role_allows_exactly_what_its_function_calls_in_every_mode() {
 
 #[test]
 fn every_function_is_handed_the_variables_its_code_reads_and_no_other_in_every_mode() {
-    // Lambda's own (RUST_LOG: the log filter, read by the logging setup, not the names).
-    let outside_names = ["RUST_LOG"];
+    // Read outside the names: RUST_LOG by the logging setup (the log filter), the partition
+    // table's path by the AWS SDK itself (paygate_aws::partitions).
+    let outside_names = ["RUST_LOG", paygate_aws::partitions::VAR];
     let raw = support::template();
     let globals: BTreeSet<String> = raw["Globals"]["Function"]["Environment"]["Variables"]
         .as_mapping()
