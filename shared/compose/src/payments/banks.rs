@@ -80,6 +80,9 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
     ));
     let (t, c) = (banks.transport, banks.credentials);
     Ok(Providers::new()
+        // Every bank call timed and counted (paygate_payments::providers); named first, so
+        // each provider is wrapped once, as it is registered.
+        .with_metrics(crate::settings::metrics(w))
         .register(sim)
         .register(Arc::new(paygate_bank_nestpay::NestpayProvider::new(
             paygate_bank_nestpay::Nestpay,
@@ -142,9 +145,7 @@ pub fn providers(w: &Wiring) -> Result<Providers, ConfigError> {
             paygate_bank_akbankpos::AkbankPos::new(w.clock.clone()),
             t,
             c,
-        )))
-        // Every bank call timed and counted (paygate_payments::providers).
-        .with_metrics(crate::settings::metrics(w)))
+        ))))
 }
 
 /// The merchants' POS accounts and every registered provider.
